@@ -1,0 +1,120 @@
+"""``tablectl``: the command line of the table controller.
+
+Subcommands:
+
+* ``settle [FILE]``: one round (or JSON Lines of rounds) in, settlement out
+  (shared/contracts/settle.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from decimal import Decimal
+from typing import Any, TextIO
+
+from games.contract import dumps, settle, settlement_json
+from games.round import RoundError
+
+EXIT_OK = 0
+EXIT_REFUSED = 2
+
+
+class InputError(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise InputError(f"{key}: appears twice in one JSON object")
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise InputError(f"{name} is not an amount")
+
+
+def load_json(text: str) -> Any:
+    """JSON with exact numbers: decimals become ``Decimal``, never float; duplicate keys are refused."""
+    try:
+        return json.loads(text, parse_float=Decimal, parse_constant=_constant, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as e:
+        raise InputError(f"input: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+
+
+def _is_json_lines(text: str) -> bool:
+    """JSON Lines when there are two or more non-empty lines and the first is a whole JSON object."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        return isinstance(load_json(lines[0]), dict)
+    except InputError:
+        return False
+
+
+def _settle_one(obj: Any) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise InputError(f"input: a round is a JSON object, not {type(obj).__name__}")
+    return settlement_json(settle(obj))
+
+
+def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        if args.file and args.file != "-":
+            with open(args.file, encoding="utf-8") as f:
+                text = f.read()
+        else:
+            text = stdin.read()
+    except OSError as e:
+        print(f"tablectl settle: {args.file}: {e.strerror}", file=stderr)
+        return EXIT_REFUSED
+
+    if _is_json_lines(text):
+        status = EXIT_OK
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                out = _settle_one(load_json(line))
+            except (RoundError, InputError) as e:
+                out = {"line": number, "error": str(e)}
+                status = EXIT_REFUSED
+            stdout.write(dumps(out) + "\n")
+        return status
+
+    try:
+        out = _settle_one(load_json(text))
+    except (RoundError, InputError) as e:
+        print(f"tablectl settle: {e}", file=stderr)
+        return EXIT_REFUSED
+    stdout.write(dumps(out, indent=2) + "\n")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tablectl", description="Casino card table controller")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser(
+        "settle",
+        help="settle one round (JSON) or a day's rounds (JSON Lines) by the rules",
+        description="Read one round as JSON (or JSON Lines, one round per line) from FILE or standard input "
+        "and write what every wager pays (shared/contracts/settle.md).",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="the round(s); standard input when omitted or '-'")
+    p.set_defaults(handler=cmd_settle)
+    return parser
+
+
+def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
+         stderr: TextIO | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.handler(args, stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

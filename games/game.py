@@ -1,0 +1,73 @@
+"""What every game module declares, so that input checks and settlement share one shape.
+
+Each game (``games.ultimate_texas_holdem`` and the others) subclasses
+``Game`` with the facts of its rules: how many cards each place receives,
+which wagers exist, which of them a paytable settles, which the payout limit
+covers, the legal decisions, and ``settle``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, ClassVar, Mapping
+
+from games.paytable import Paytable
+from games.paytables import letters, paytable
+from games.round import Decision, Round, RoundError, Seat, Settlement
+
+
+class Game:
+    name: ClassVar[str]
+    short: ClassVar[str]  # the abbreviation clauses are cited with: UTH, JHE, HCF, RET
+    hole_cards: ClassVar[int]
+    dealer_cards: ClassVar[int]
+    community_cards: ClassVar[int]  # 0 when the game has none
+    community_names: ClassVar[tuple[str, ...]] = ()  # RET: the places of the cross (R25)
+    bonus_cards: ClassVar[int] = 0  # UTH Six Card Bonus box
+    wagers: ClassVar[tuple[str, ...]]  # every wager placed before no more bets, in output order
+    antes: ClassVar[tuple[str, ...]]  # the wagers required to receive cards
+    decision_keys: ClassVar[tuple[str, ...]]  # seat keys that carry the decision
+    #: wager (or paytable-settled bet) -> paytable wager name
+    paytable_of: ClassVar[Mapping[str, str]]
+    #: wagers whose winnings the payout limit does NOT cover (RULINGS R6)
+    not_covered: ClassVar[frozenset[str]] = frozenset({"progressive", "envy"})
+    has_envy: ClassVar[bool] = False
+
+    # -- input -------------------------------------------------------------------------
+    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
+        raise NotImplementedError
+
+    def validate(self, round: Round) -> None:
+        """Game rules about the wagers and decisions beyond the shape of the input."""
+        raise NotImplementedError
+
+    def decision_legal(self, seat: Seat, round: Round) -> None:
+        """Raise ``RoundError`` if the seat's decision is not one the rules allow."""
+
+    # -- paytables -----------------------------------------------------------------------
+    def table(self, round: Round, wager: str) -> Paytable:
+        """The paytable ``wager`` is settled by in this round (its letter from ``round.paytables``)."""
+        name = self.paytable_of[wager]
+        return paytable(self.name, name, round.paytables.get(name))
+
+    def paytable_required(self, wager: str) -> bool:
+        """True when the rules give this wager more than one paytable, so its letter must be named."""
+        return len(letters(self.name, self.paytable_of[wager])) > 1
+
+    # -- settlement ---------------------------------------------------------------------------
+    def settle(self, round: Round) -> Settlement:
+        raise NotImplementedError
+
+    def covered(self, wagers: Mapping[str, Any]) -> frozenset[str]:
+        return frozenset(k for k in wagers if k not in self.not_covered)
+
+
+def require_equal(seat: Seat, wager: str, other: str, clause: str) -> None:
+    a, b = seat.wagers.get(wager), seat.wagers.get(other)
+    if a is None:
+        raise RoundError(f"seats[{seat.index}].wagers.{wager}", f"required with {other} ({clause})")
+    if a != b:
+        raise RoundError(
+            f"seats[{seat.index}].wagers.{wager}",
+            f"must equal the {other} ({b}), not {a} ({clause})",
+        )

@@ -1,0 +1,38 @@
+"""The Ultimate Pairs wager of UTH (ch.7 §F(5), ch.12 §E) and RET (ch.7 §E(2)(b), ch.12 §E).
+
+It is settled on the player's first two cards alone; one line of UTH paytable B
+also needs the dealer's two cards (RULINGS R22).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from games.cards import ACE, JACK, KING, QUEEN, Card
+
+
+def ultimate_pairs_made(player: Sequence[Card], dealer: Sequence[Card] = ()) -> frozenset[str]:
+    """The Ultimate Pairs lines two cards make (RULINGS R22)."""
+    a, b = player
+    made: set[str] = set()
+    if a.rank == b.rank:
+        r = a.rank
+        if r == ACE:
+            made.add("pair_of_aces")
+            if {a.suit, b.suit} == {"h", "d"}:
+                made.add("pair_of_player_aces_of_hearts_and_diamonds")
+            if len(dealer) == 2 and all(c.rank == ACE for c in dealer):
+                made.add("pair_of_player_aces_and_dealer_aces")
+        elif r in (JACK, QUEEN, KING):
+            made.add("pair_of_jacks_queens_or_kings")
+        else:  # 2s to 10s: "a pair of tens or less" (R22)
+            made.add("pair_of_tens_or_less")
+        return frozenset(made)
+    high, low = (a, b) if a.rank > b.rank else (b, a)
+    if high.rank == ACE and low.rank in (KING, QUEEN, JACK):
+        suited = "of_the_same_suit" if high.suit == low.suit else "of_different_suits"
+        if low.rank == KING:
+            made.add(f"ace_and_king_{suited}")
+        else:
+            made.add(f"ace_and_queen_or_jack_{suited}")
+    return frozenset(made)

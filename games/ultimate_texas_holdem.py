@@ -1,0 +1,224 @@
+"""Ultimate Texas Hold 'Em Poker (MLGCA v1.5), "UTH".
+
+Each player makes an Ante and an equal Blind (ch.7 §F(1)), may add Trips
+(§F(2)), Progressive (§F(3)), Six Card Bonus (§F(4), only with Trips, R21b),
+Ultimate Pairs (§F(5)), Bad Beat (§F(6)) and Play the Board (§F(7)).  Each
+player and the dealer receive two cards; five community cards are shared.  The
+Play wager is 4× or 3× the Ante before the flop (ch.11 §B(1)), 2× after it
+(§D(1)), 1× after the river or fold (§F).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Mapping, Sequence
+
+from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
+from games.game import Game, require_equal
+from games.paytables import paytable
+from games.poker import PAIR, PokerHand, best_hand, lines_made
+from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.settlement import (
+    EnvyCandidate,
+    ProgressiveMeters,
+    apply_payout_limit,
+    by_paytable,
+    compare,
+    envy_bonuses,
+    line_result,
+    lose,
+    push,
+    settlement_order,
+    versus,
+)
+from games.ultimate_pairs import ultimate_pairs_made
+
+SUPER_ROYAL_RANKS = frozenset({ACE, KING, QUEEN, JACK, TEN, NINE})
+PLAY_MULTIPLES = (4, 3, 2, 1)  # ch.11 §B(1): 3 or 4; §D(1): 2; §F: 1
+
+
+def six_card_bonus_made(player: Sequence[Card], bonus_box: Sequence[Card]) -> frozenset[str]:
+    """Lines of the Six Card Bonus (ch.6 §F, ch.7 §F(4), RULINGS R21).
+
+    The six cards are the player's two and the four of the Six Card Bonus box;
+    the super royal is A-K-Q-J-10-9 of one suit among them, every other line
+    is the best five of the six.
+    """
+    six = list(player) + list(bonus_box)
+    made = set(lines_made(best_hand(six)))
+    for suit in "cdhs":
+        if SUPER_ROYAL_RANKS <= {c.rank for c in six if c.suit == suit}:
+            made.add("super_royal")
+            made.add("super_royal_diamonds" if suit == "d" else "super_royal_hearts_spades_or_clubs")
+    return frozenset(made)
+
+
+class UltimateTexasHoldem(Game):
+    name = "ultimate_texas_holdem"
+    short = "UTH"
+    hole_cards = 2
+    dealer_cards = 2
+    community_cards = 5
+    bonus_cards = 4
+    wagers = (
+        "ante",
+        "blind",
+        "trips",
+        "six_card_bonus",
+        "ultimate_pairs",
+        "bad_beat",
+        "play_the_board",
+        "progressive",
+    )
+    antes = ("ante", "blind")
+    decision_keys = ("play", "fold")
+    paytable_of = {
+        "blind": "blind",
+        "trips": "trips",
+        "six_card_bonus": "six_card_bonus",
+        "ultimate_pairs": "ultimate_pairs",
+        "bad_beat": "bad_beat",
+        "play_the_board": "play_the_board",
+        "progressive": "progressive",
+    }
+    # R6 and ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
+    not_covered = frozenset({"progressive", "envy", "six_card_bonus"})
+    has_envy = True
+
+    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
+        play, fold = obj.get("play"), obj.get("fold", False)
+        if fold is not False and fold is not True:
+            raise RoundError(f"{where}.fold", "must be true or false")
+        if fold:
+            if play is not None:
+                raise RoundError(where, "a player either plays or folds, not both (UTH ch.11 §F)")
+            return Decision(fold=True)
+        if play is None:
+            raise RoundError(where, 'needs a decision: "play": 4, 3, 2 or 1, or "fold": true (UTH ch.11 §B-§F)')
+        if isinstance(play, bool) or not isinstance(play, int) or play not in PLAY_MULTIPLES:
+            raise RoundError(
+                f"{where}.play",
+                f"must be 4 or 3 (before the flop), 2 (after the flop) or 1 (after the river), not {play!r} "
+                "(UTH ch.11 §B(1), §D(1), §F)",
+            )
+        return Decision(multiples=(play,))
+
+    def validate(self, round: Round) -> None:
+        for seat in round.seats:
+            require_equal(seat, "blind", "ante", "UTH ch.7 §F(1): Ante and Blind in equal amounts")
+            if "six_card_bonus" in seat.wagers and "trips" not in seat.wagers:
+                raise RoundError(
+                    f"seats[{seat.index}].wagers.six_card_bonus",
+                    "needs a Trips wager at the same seat (UTH ch.7 §F(4)(b), RULINGS R21b)",
+                )
+
+    def settle(self, round: Round) -> Settlement:
+        community = list(round.community)
+        dealer = best_hand(list(round.dealer) + community)
+        qualifies = dealer.category >= PAIR  # ch.11 §H(1): less than a pair, the Ante is returned
+        progressive = round.progressive
+        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        board_made = lines_made(best_hand(community))
+
+        seats: list[SeatSettlement] = []
+        hands: dict[int, PokerHand] = {}
+        for seat in settlement_order(round.seats):
+            hand = best_hand(list(seat.cards) + community)  # R24a: the player's two and the five community cards
+            hands[seat.seat] = hand
+            w = seat.wagers
+            ante = w["ante"]
+            results: dict[str, WagerResult] = {}
+            versus_dealer = compare(hand.value, dealer.value)
+            if seat.decision.fold:
+                # ch.11 §F(2): the Ante and Blind are collected (R7).
+                results["ante"] = lose(ante)
+                results["blind"] = lose(w["blind"])
+            else:
+                # ch.11 §H: Ante pushes when the dealer does not qualify; Blind and Play are
+                # settled on the comparison either way.
+                results["ante"] = versus(ante, versus_dealer) if qualifies else push(ante)
+                if versus_dealer > 0:
+                    # ch.12 §B; ch.11 §H(3)(c): a winning hand below the table's lowest line pushes (R20).
+                    results["blind"] = line_result(
+                        w["blind"], self.table(round, "blind").line_for(lines_made(hand)), unmatched="push"
+                    )
+                else:
+                    results["blind"] = versus(w["blind"], versus_dealer)
+                results["play"] = versus(ante * seat.decision.multiples[0], versus_dealer)
+            # ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
+            if "trips" in w:
+                results["trips"] = by_paytable(w["trips"], self.table(round, "trips"), lines_made(hand))
+            if "six_card_bonus" in w:
+                results["six_card_bonus"] = by_paytable(
+                    w["six_card_bonus"],
+                    self.table(round, "six_card_bonus"),
+                    six_card_bonus_made(seat.cards, round.bonus_cards),
+                )
+            if "ultimate_pairs" in w:
+                results["ultimate_pairs"] = by_paytable(
+                    w["ultimate_pairs"], self.table(round, "ultimate_pairs"), ultimate_pairs_made(seat.cards, round.dealer)
+                )
+            if "bad_beat" in w:
+                results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
+            if "play_the_board" in w:
+                results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
+            if "progressive" in w:
+                assert meters is not None
+                # ch.11 §J, ch.12 §D(4): paid at the meter when this seat's turn comes (R4).
+                results["progressive"] = meters.settle(
+                    w["progressive"], self.table(round, "progressive").line_for(lines_made(hand))
+                )
+            seats.append(
+                SeatSettlement(
+                    seat=seat.seat,
+                    hand={"hand": hand.name, "cards": card_texts(hand.cards)},
+                    wagers=results,
+                    covered=self.covered(results),
+                )
+            )
+
+        if progressive and progressive.envy:
+            self._envy(round, seats, hands)
+        for s in seats:
+            apply_payout_limit(s, round.payout_limit)
+        return Settlement(
+            game=self.name,
+            dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
+            seats=seats,
+            meters=meters.meters if meters else {},
+        )
+
+    def _bad_beat(self, round: Round, amount: Decimal, hand: PokerHand, dealer: PokerHand) -> WagerResult:
+        """RULINGS R24b: paid by the losing hand's line when it is three of a kind or better."""
+        c = compare(hand.value, dealer.value)
+        if c == 0:
+            return lose(amount)
+        losing = hand if c < 0 else dealer
+        return by_paytable(amount, self.table(round, "bad_beat"), lines_made(losing))
+
+    def _envy(self, round: Round, seats: list[SeatSettlement], hands: Mapping[int, PokerHand]) -> None:
+        """ch.11 §J(2)(e), ch.12 §D(5)-(6), RULINGS R24, R24a, R24c."""
+        progressive = round.progressive
+        assert progressive is not None and progressive.envy
+        table = paytable(self.name, "envy", progressive.envy)
+        by_seat = {s.seat: s for s in round.seats}
+        candidates = []
+        for s in seats:
+            seat = by_seat[s.seat]
+            side = any(k in seat.wagers for k in self.wagers if k not in self.antes)
+            candidates.append(
+                EnvyCandidate(
+                    seat=s.seat,
+                    has_progressive="progressive" in seat.wagers,
+                    made=lines_made(hands[s.seat]),
+                    # ch.11 §F(3): a folded hand stays on the layout only under a pending wager (R24c)
+                    cards_on_layout=not seat.decision.fold or side,
+                )
+            )
+        for seat_no, result in envy_bonuses(
+            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
+        ).items():
+            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
+
+
+GAME = UltimateTexasHoldem()

@@ -1,0 +1,98 @@
+"""`make bench`: figures for people on standard output, and for machines in bench.json.
+
+Format: shared/contracts/bench.md.  Every figure compared with a baseline has
+the baseline measured in this same run (eval7 for the evaluator).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import eval7  # noqa: E402
+
+from games.cards import DECK  # noqa: E402
+from games.contract import parse_round  # noqa: E402
+from games.poker import value  # noqa: E402
+from games.registry import GAMES  # noqa: E402
+from roundgen import GAMES as GAME_NAMES  # noqa: E402
+from roundgen import random_round  # noqa: E402
+
+
+def bench_evaluator(n: int) -> list[dict]:
+    rng = random.Random(1)
+    hands = [rng.sample(DECK, 7) for _ in range(n)]
+    ref_hands = [[eval7.Card(c.text) for c in h] for h in hands]  # conversion outside the timed loop
+    best_ours = best_ref = 0.0
+    for _ in range(3):
+        t = time.perf_counter()
+        for h in hands:
+            value(h)
+        best_ours = max(best_ours, n / (time.perf_counter() - t))
+        t = time.perf_counter()
+        for h in ref_hands:
+            eval7.evaluate(h)
+        best_ref = max(best_ref, n / (time.perf_counter() - t))
+    what = f"{n} random seven-card hands, best of 3 runs, per-hand Python loop"
+    return [
+        {"name": "evaluator.seven_card.project", "value": round(best_ours), "unit": "hands/s", "what": what},
+        {"name": "evaluator.seven_card.reference", "value": round(best_ref), "unit": "hands/s",
+         "what": f"eval7 {getattr(eval7, '__version__', '')}".strip() + ", per-hand loop, same process; " + what},
+    ]
+
+
+def bench_settle(rounds: int) -> list[dict]:
+    figures = []
+    for name in GAME_NAMES:
+        if name not in GAMES:
+            continue
+        game = GAMES[name]
+        rng = random.Random(2)
+        parsed = [parse_round(random_round(rng, name, seats=6, all_wagers=True)) for _ in range(rounds)]
+        times = []
+        for r in parsed:
+            t = time.perf_counter_ns()
+            game.settle(r)
+            times.append((time.perf_counter_ns() - t) / 1e6)
+        times.sort()
+        what = f"{rounds} random six-seat rounds with every wager offered, settle() on a parsed round"
+        figures.append({"name": f"settle.{name}.six_seats", "value": round(statistics.median(times), 4),
+                        "unit": "ms", "stat": "median", "what": what})
+        figures.append({"name": f"settle.{name}.six_seats", "value": round(times[int(len(times) * 0.99) - 1], 4),
+                        "unit": "ms", "stat": "p99", "what": what})
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default="bench.json")
+    parser.add_argument("--hands", type=int, default=200_000)
+    parser.add_argument("--rounds", type=int, default=2_000)
+    args = parser.parse_args()
+
+    figures = bench_evaluator(args.hands) + bench_settle(args.rounds)
+    result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
+    width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
+    for f in figures:
+        label = f["name"] + (f" ({f['stat']})" if "stat" in f else "")
+        print(f"{label:<{width}} {f['value']:>14,} {f['unit']}")
+    ours, ref = figures[0]["value"], figures[1]["value"]
+    print(f"evaluator: the project's evaluator runs at {ours / ref:.2f}x eval7 (measured in this run)")
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

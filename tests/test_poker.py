@@ -1,0 +1,160 @@
+"""The poker evaluator (UTH/JHE/RET ch.6, RULINGS R8), checked against combinatorics and eval7."""
+
+import itertools
+import random
+from collections import Counter
+
+import eval7
+import pytest
+
+from games.cards import DECK, CardError, check_distinct, parse_card, parse_cards
+from games.poker import CATEGORY_NAMES, best_hand, lines_made, straight_top, value
+
+# The standard counts of the 2,598,960 five-card hands (any combinatorics text; e.g. Wikipedia "Poker probability").
+FIVE_CARD_COUNTS = {
+    "royal_flush": 4,
+    "straight_flush": 36,
+    "four_of_a_kind": 624,
+    "full_house": 3_744,
+    "flush": 5_108,
+    "straight": 10_200,
+    "three_of_a_kind": 54_912,
+    "two_pair": 123_552,
+    "pair": 1_098_240,
+    "high_card": 1_302_540,
+}
+DISTINCT_FIVE_CARD_RANKS = 7_462
+
+
+@pytest.mark.slow
+def test_all_five_card_hands_category_counts_and_distinct_ranks():
+    counts: Counter[str] = Counter()
+    values = set()
+    for hand in itertools.combinations(DECK, 5):
+        v = value(hand)
+        counts[CATEGORY_NAMES[v >> 20]] += 1
+        values.add(v)
+    assert dict(counts) == FIVE_CARD_COUNTS
+    assert sum(counts.values()) == 2_598_960
+    assert len(values) == DISTINCT_FIVE_CARD_RANKS
+
+
+def _eval7_cards(cards):
+    return [eval7.Card(c.text) for c in cards]
+
+
+@pytest.mark.parametrize("size", [7, 6, 5])
+def test_full_ordering_matches_eval7_on_random_hands(size):
+    """Differential test: the order of hands (and their ties) equals that of eval7, an independent evaluator."""
+    n = 200_000 if size == 7 else 30_000
+    rng = random.Random(20261125 + size)
+    hands = [rng.sample(DECK, size) for _ in range(n)]
+    ours = [value(h) for h in hands]
+    theirs = [eval7.evaluate(_eval7_cards(h)) for h in hands]
+    pairs = sorted(zip(ours, theirs))
+    for (a, x), (b, y) in zip(pairs, pairs[1:]):
+        # sorted by our value: theirs must not decrease, and ties must be ties in both
+        assert (a == b) == (x == y), (a, b, x, y)
+        assert x <= y
+    # and the category agrees (eval7 names a royal flush a straight flush)
+    names = {"Straight Flush": {"straight_flush", "royal_flush"}}
+    for v, t in zip(ours[:5000], theirs[:5000]):
+        expected = names.get(eval7.handtype(t), {eval7.handtype(t).lower().replace(" ", "_")})
+        mine = CATEGORY_NAMES[v >> 20]
+        assert mine in expected or (mine == "three_of_a_kind" and "trips" in expected) or (
+            mine == "four_of_a_kind" and "quads" in expected
+        ), (mine, eval7.handtype(t))
+
+
+def test_best_hand_cards_are_the_hand():
+    rng = random.Random(7)
+    for _ in range(20_000):
+        cards = rng.sample(DECK, 7)
+        hand = best_hand(cards)
+        assert len(hand.cards) == 5 and set(hand.cards) <= set(cards)
+        assert value(hand.cards) == hand.value == value(cards)
+
+
+@pytest.mark.parametrize(
+    "cards, name, shown",
+    [
+        # UTH ch.6 §B: the ace plays low only in A-2-3-4-5, shown 5 high first
+        ("As Ks 2c 3d 4h 5s 9c", "straight", "5s 4h 3d 2c As"),
+        ("Qh Qs 2c 3d 4h 5s 9c", "pair", "Qh Qs 9c 5s 4h"),
+        ("Ah Kh Qh Jh Th 9h 8h", "royal_flush", "Ah Kh Qh Jh Th"),
+        ("9h Kh Qh Jh Th 2c 8h", "straight_flush", "Kh Qh Jh Th 9h"),
+        ("Ah 2h 3h 4h 5h Kc Kd", "straight_flush", "5h 4h 3h 2h Ah"),
+        ("Kh Ah 2c 3d 4s Qc Jd", "high_card", "Ah Kh Qc Jd 4s"),  # K-A-2-3-4 is no straight
+        ("7c 7d 7h 9s 9c 9d 2s", "full_house", "9s 9c 9d 7c 7d"),  # two trips: the higher is the three
+        ("5c 5d 5h 5s Kc Kd Ah", "four_of_a_kind", "5c 5d 5h 5s Ah"),
+        ("4c 4d 8h 8s Jc Jd 2s", "two_pair", "Jc Jd 8h 8s 4c"),  # third pair plays as the kicker
+        ("2d 7d 9d Jd Kd Ad 3c", "flush", "Ad Kd Jd 9d 7d"),
+    ],
+)
+def test_named_hands(cards, name, shown):
+    hand = best_hand(parse_cards(cards.split()))
+    assert hand.name == name
+    assert " ".join(c.text for c in hand.cards) == shown
+
+
+@pytest.mark.parametrize(
+    "better, worse",
+    [
+        ("As Ad Kc 7d 3h", "As Ad Qc Jd 9h"),  # R8: the pair first, then kickers highest first
+        ("Ks Kd 2c 2d 3h", "Qs Qd Jc Jd Ah"),  # two pair: the higher pair decides
+        ("Ks Kd 3c 3d 2h", "Ks Kh 2c 2s Ah"),  # then the lower pair
+        ("6s 5d 4c 3d 2h", "5s 4d 3c 2d Ah"),  # A-5 is the lowest straight
+        ("2s 2d 2c 3d 3h", "Ks Qs 9s 8s 7s"),  # categories first (ch.6 §D)
+    ],
+)
+def test_comparisons(better, worse):
+    assert value(parse_cards(better.split())) > value(parse_cards(worse.split()))
+
+
+def test_suits_never_break_ties():
+    # ch.6 §C, R8
+    assert value(parse_cards("As Kd Qc Jd 9h".split())) == value(parse_cards("Ad Kc Qh Js 9s".split()))
+
+
+def test_straight_top():
+    assert straight_top(sum(1 << r for r in (14, 2, 3, 4, 5))) == 5
+    assert straight_top(sum(1 << r for r in (13, 14, 2, 3, 4))) == 0
+    assert straight_top(sum(1 << r for r in (10, 11, 12, 13, 14, 2))) == 14
+
+
+@pytest.mark.parametrize(
+    "cards, made, not_made",
+    [
+        ("Ts Td 2c 5h 8d", {"pair", "pair_of_tens_or_better", "pair_of_6s_to_10s", "pair_of_6s_or_better", "less_than_a_straight"}, {"pair_of_jacks_or_better"}),
+        ("Js Jd 2c 5h 8d", {"pair_of_jacks_or_better", "pair_of_tens_or_better", "pair_of_6s_or_better"}, {"pair_of_6s_to_10s"}),
+        ("5s 5d 2c Kh 8d", {"pair"}, {"pair_of_6s_or_better", "pair_of_6s_to_10s", "pair_of_tens_or_better"}),
+        ("5s 6d 7c 8h 9d", {"straight"}, {"less_than_a_straight"}),
+    ],
+)
+def test_lines_made(cards, made, not_made):
+    got = lines_made(best_hand(parse_cards(cards.split())))
+    assert made <= got
+    assert not (not_made & got)
+
+
+@pytest.mark.parametrize("text", ["10s", "as", "AS", "Ax", "A", "", "Ahh", " As"])
+def test_bad_cards_are_refused(text):
+    with pytest.raises(CardError):
+        parse_card(text)
+
+
+def test_non_string_card_refused():
+    with pytest.raises(CardError):
+        parse_card(14)
+
+
+def test_a_card_twice_is_refused_naming_both_places():
+    with pytest.raises(CardError, match="seats.*already in dealer"):
+        check_distinct([("dealer", parse_cards(["As", "Kd"])), ("seats[0].cards", parse_cards(["As", "2c"]))])
+    with pytest.raises(CardError, match="appears twice"):
+        check_distinct([("community", parse_cards(["As", "As"]))])
+
+
+def test_best_hand_needs_five_to_seven_cards():
+    with pytest.raises(ValueError):
+        best_hand(parse_cards(["As", "Ks", "Qs", "Js"]))
