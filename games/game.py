@@ -8,12 +8,31 @@ covers, the legal decisions, and ``settle``.
 
 from __future__ import annotations
 
-from decimal import Decimal
-from typing import Any, ClassVar, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping, Sequence
+
+from games.cards import Card
 
 from games.paytable import Paytable
 from games.paytables import letters, paytable
 from games.round import Decision, Round, RoundError, Seat, Settlement
+
+
+@dataclass(frozen=True)
+class Street:
+    """One decision of the player, asked clockwise from seat 1 (RULINGS R1).
+
+    ``shown`` community cards are face up when it is asked; ``multiples`` are
+    the wagers allowed (multiples of an Ante); ``may_check`` defers the decision
+    to the next street; ``may_fold`` ends the player's hand.
+    """
+
+    name: str
+    shown: int
+    multiples: tuple[int, ...]
+    may_check: bool
+    may_fold: bool
+    clause: str
 
 
 class Game:
@@ -32,6 +51,12 @@ class Game:
     #: wagers whose winnings the payout limit does NOT cover (RULINGS R6)
     not_covered: ClassVar[frozenset[str]] = frozenset({"progressive", "envy"})
     has_envy: ClassVar[bool] = False
+    #: the player's decisions, in the order they are asked
+    streets: ClassVar[tuple[Street, ...]]
+
+    def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
+        """The wagers the player holding ``cards`` may make at ``street`` (HCF narrows them by hand, R16)."""
+        return street.multiples
 
     # -- input -------------------------------------------------------------------------
     def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:

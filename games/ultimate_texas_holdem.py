@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any, Mapping, Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
-from games.game import Game, require_equal
+from games.game import Game, Street, require_equal
 from games.paytables import paytable
 from games.poker import PAIR, PokerHand, best_hand, lines_made
 from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
@@ -34,7 +34,6 @@ from games.settlement import (
 from games.ultimate_pairs import ultimate_pairs_made
 
 SUPER_ROYAL_RANKS = frozenset({ACE, KING, QUEEN, JACK, TEN, NINE})
-PLAY_MULTIPLES = (4, 3, 2, 1)  # ch.11 §B(1): 3 or 4; §D(1): 2; §F: 1
 
 
 def six_card_bonus_made(player: Sequence[Card], bonus_box: Sequence[Card]) -> frozenset[str]:
@@ -84,6 +83,11 @@ class UltimateTexasHoldem(Game):
     # R6 and ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
     not_covered = frozenset({"progressive", "envy", "six_card_bonus"})
     has_envy = True
+    streets = (
+        Street("before_the_flop", 0, (4, 3), may_check=True, may_fold=False, clause="UTH ch.11 §B(1)"),
+        Street("after_the_flop", 3, (2,), may_check=True, may_fold=False, clause="UTH ch.11 §D(1)"),
+        Street("after_the_river", 5, (1,), may_check=False, may_fold=True, clause="UTH ch.11 §F"),
+    )
 
     def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
         play, fold = obj.get("play"), obj.get("fold", False)
@@ -95,7 +99,7 @@ class UltimateTexasHoldem(Game):
             return Decision(fold=True)
         if play is None:
             raise RoundError(where, 'needs a decision: "play": 4, 3, 2 or 1, or "fold": true (UTH ch.11 §B-§F)')
-        if isinstance(play, bool) or not isinstance(play, int) or play not in PLAY_MULTIPLES:
+        if isinstance(play, bool) or not isinstance(play, int) or play not in {m for st in self.streets for m in st.multiples}:
             raise RoundError(
                 f"{where}.play",
                 f"must be 4 or 3 (before the flop), 2 (after the flop) or 1 (after the river), not {play!r} "

@@ -33,7 +33,7 @@ def _progressive(rng: random.Random, game: str, letter: str, envy: bool) -> dict
         meters[meter] = floor + Decimal(rng.randrange(0, 5_000_000)) / 100
     unit = rng.choice([Decimal(1), Decimal(5)])
     block: dict = {"unit": unit, "meters": meters, "reset": reset}
-    if envy:
+    if envy and game != "jackpot_holdem":  # JHE has no Envy Bonus
         envy_letters = letters(game, "envy")
         if game == "high_card_flush":
             if letter in envy_letters:

@@ -1,0 +1,368 @@
+"""High Card Flush (MLGCA v1.0), "HCF".
+
+Each player makes an Ante (ch.7 §F(1)) and may add a Flush Bonus (§F(2)), a
+Straight Flush Bonus (§F(3)) and a Progressive Jackpot wager (§F(4)).  Each
+player and the dealer receive seven cards (ch.10 §B).  After looking at the
+seven cards a player folds or places a Raise of 1×, 2× or 3× the Ante, as far
+as the player's own longest flush allows (ch.11 §B(1)-(3), RULINGS R16).
+
+Hands (ch.6):
+
+* The High Card Flush hand is the longest flush among the seven cards, two to
+  seven cards of one suit (ch.6 §C, RULINGS R14).  Between two suits of equal
+  length the one with the higher cards, compared highest first, forms the hand;
+  two hands of equal length compare their flush cards highest first (ch.6 §D).
+* The Straight Flush Bonus and Progressive hands are runs of consecutive ranks
+  in one suit (ch.6 §E); the ace plays high (Q-K-A) or low (A-2-3), never
+  around the corner (K-A-2), and the length is that of the longest run
+  (RULINGS R17).  Progressive paytables D and E also pay the suited
+  9-10-J-Q-K-A (R18); Straight Flush Bonus paytable G also pays four of a kind
+  (R19).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
+from games.game import Game, Street
+from games.paytables import paytable
+from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.settlement import (
+    EnvyCandidate,
+    ProgressiveMeters,
+    apply_payout_limit,
+    by_paytable,
+    compare,
+    envy_bonuses,
+    lose,
+    push,
+    settlement_order,
+    versus,
+    win,
+)
+
+RAISE_MULTIPLES = (1, 2, 3)
+SIDE_WAGERS = ("flush_bonus", "straight_flush_bonus", "progressive")
+SUITED_NINE_TO_ACE = "suited_nine_ten_jack_queen_king_ace"
+FOUR_OF_A_KIND = "four_of_a_kind"
+_NINE_TO_ACE = frozenset(range(NINE, ACE + 1))
+
+
+# -- the High Card Flush hand (ch.6 §C-§D, RULINGS R14) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class FlushHand:
+    """A player's or the dealer's High Card Flush hand: the flush cards, best first.
+
+    ``value`` orders hands: the flush length first, then the ranks of the flush
+    cards highest first (ch.6 §D(1): the hand holding the highest card the other
+    does not hold is higher; for two sets of equal size that is the same as
+    comparing highest first).  Equal values tie (ch.6 §D(2)); suits never rank
+    (ch.6 §B).
+    """
+
+    value: int
+    cards: tuple[Card, ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.cards)
+
+    @property
+    def name(self) -> str:
+        return f"flush_{len(self.cards)}"  # settle contract: flush_7 .. flush_2
+
+    @property
+    def high(self) -> int:
+        """The rank of the highest card of the flush."""
+        return self.cards[0].rank
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        return tuple(c.rank for c in self.cards)
+
+
+def _flush_value(ranks: Sequence[int]) -> int:
+    # length, then up to seven ranks of 4 bits each; equal lengths have equally many ranks,
+    # so the padding never decides.
+    value = len(ranks)
+    for i in range(7):
+        value = (value << 4) | (ranks[i] if i < len(ranks) else 0)
+    return value
+
+
+def flush_hand(cards: Sequence[Card]) -> FlushHand:
+    """The highest High Card Flush hand of ``cards`` (ch.6 §C-§D, ch.11 §B(5)(b), RULINGS R14).
+
+    Seven cards always hold at least two of one suit, so the hand is at least a
+    two-card flush.  When two suits are equal in length *and* in every rank the
+    hands are the same in value; the suit first in ``c d h s`` is shown.
+    """
+    best: tuple[int, ...] | None = None
+    best_cards: tuple[Card, ...] = ()
+    for suit in SUIT_CHARS:
+        suited = sorted((c for c in cards if c.suit == suit), key=lambda c: c.rank, reverse=True)
+        key = (len(suited), *(c.rank for c in suited))
+        if best is None or key > best:
+            best, best_cards = key, tuple(suited)
+    if len(best_cards) < 2:
+        raise ValueError(f"no two cards of one suit among {card_texts(cards)}: not a High Card Flush hand")
+    return FlushHand(_flush_value([c.rank for c in best_cards]), best_cards)
+
+
+def dealer_qualifies(dealer: FlushHand) -> bool:
+    """At least a three-card flush nine high, or any flush of four or more (ch.11 §B(5)(c)-(d), RULINGS R15)."""
+    return dealer.length >= 4 or (dealer.length == 3 and dealer.high >= NINE)
+
+
+def max_raise(flush_length: int) -> int:
+    """The largest Raise, in Antes, the player's own longest flush allows (ch.11 §B(1)-(3), RULINGS R16)."""
+    if flush_length >= 6:
+        return 3
+    if flush_length == 5:
+        return 2
+    return 1
+
+
+# -- straight flushes (ch.6 §E, RULINGS R17-R19) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StraightFlushRun:
+    """The longest run of consecutive ranks in one suit; ``cards`` highest first (an ace low last)."""
+
+    cards: tuple[Card, ...]
+
+    @property
+    def length(self) -> int:
+        return len(self.cards)
+
+
+def straight_flush_run(cards: Sequence[Card]) -> StraightFlushRun:
+    """The longest straight flush run among ``cards`` (RULINGS R17).
+
+    The ace counts as rank 1 as well as 14, so Q-K-A and A-2-3 are runs; ranks
+    1 and 14 are not adjacent, so K-A-2 is not.  Of two runs of equal length the
+    one with the higher top card is shown (the length alone is what pays).
+    """
+    best: tuple[int, int, str] = (0, 0, "")  # (length, top rank, suit)
+    for suit in SUIT_CHARS:
+        ranks = {c.rank for c in cards if c.suit == suit}
+        if ACE in ranks:
+            ranks.add(1)
+        run = 0
+        for r in range(1, ACE + 1):
+            run = run + 1 if r in ranks else 0
+            if run and (run, r) > best[:2]:
+                best = (run, r, suit)
+    length, top, suit = best
+    by_rank = {c.rank: c for c in cards if c.suit == suit}
+    return StraightFlushRun(tuple(by_rank[r if r != 1 else ACE] for r in range(top, top - length, -1)))
+
+
+def has_suited_nine_to_ace(cards: Sequence[Card]) -> bool:
+    """9-10-J-Q-K-A of one suit among the cards (progressive D and E, RULINGS R18)."""
+    return any(_NINE_TO_ACE <= {c.rank for c in cards if c.suit == s} for s in SUIT_CHARS)
+
+
+def has_four_of_a_kind(cards: Sequence[Card]) -> bool:
+    """Four cards of one rank among the seven (Straight Flush Bonus G, RULINGS R19)."""
+    return max(Counter(c.rank for c in cards).values()) >= 4
+
+
+def lines_made(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
+    """The paytable line keys the seven cards make, for each wager paid by a table.
+
+    A longer flush or run makes every shorter one too: ch.6 §C and §E define
+    each length only by "cards of the same suit (in consecutive rank)", and a
+    six-card flush or a five-card run contains such hands of every shorter
+    length; the wagers are on "a four-card flush or higher" / "a three-card
+    straight flush or higher" (ch.7 §F(2)-(4)).  Paying stays right because
+    RULINGS R5 pays only the highest line made, and ``Paytable.line_for`` walks
+    the table in its printed order, highest first: the line of the longest run
+    is paid whenever the table prints it (a five-card run on Progressive B pays
+    the $900 five-card line, not the $50 four-card one), and a table that
+    printed no line for that length would pay the next lower line it prints
+    rather than nothing.  The suited 9-A sits above the six-card line in
+    Progressive D and E (R18), and four of a kind between the four- and
+    three-card lines of Straight Flush Bonus G (R19), as printed.
+
+    Keys: ``flush_bonus``, ``straight_flush_bonus``, ``progressive``, ``envy``.
+    """
+    flush = flush_hand(cards).length
+    run = straight_flush_run(cards).length
+    flushes = frozenset(f"flush_{k}" for k in range(4, flush + 1))  # ch.7 §F(2): four-card or higher
+    straights = {f"straight_flush_{k}" for k in range(3, run + 1)}  # ch.7 §F(3)-(4): three-card or higher
+    if has_suited_nine_to_ace(cards):
+        straights.add(SUITED_NINE_TO_ACE)
+    bonus = set(straights)
+    if has_four_of_a_kind(cards):
+        bonus.add(FOUR_OF_A_KIND)
+    return {
+        "flush_bonus": flushes,
+        "straight_flush_bonus": frozenset(bonus),
+        "progressive": frozenset(straights),
+        "envy": frozenset(straights),  # ch.12 §E(5): the Envy tables list straight flushes only
+    }
+
+
+# -- the game ---------------------------------------------------------------------------------
+
+
+class HighCardFlush(Game):
+    name = "high_card_flush"
+    short = "HCF"
+    hole_cards = 7
+    dealer_cards = 7
+    community_cards = 0
+    wagers = ("ante", "flush_bonus", "straight_flush_bonus", "progressive")
+    antes = ("ante",)
+    decision_keys = ("raise", "fold")
+    paytable_of = {
+        "flush_bonus": "flush_bonus",
+        "straight_flush_bonus": "straight_flush_bonus",
+        "progressive": "progressive",
+    }
+    # RULINGS R6 and ch.12 §D: every wager is covered but the Progressive and the Envy Bonus.
+    not_covered = frozenset({"progressive", "envy"})
+    has_envy = True
+    # ch.11 §B: one decision, after the player has seen all seven cards: Raise or fold.
+    streets = (Street("raise", 0, RAISE_MULTIPLES, may_check=False, may_fold=True, clause="HCF ch.11 §B"),)
+
+    def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
+        """R16: the Raise allowed by the player's own longest flush."""
+        allowed = max_raise(flush_hand(cards).length)
+        return tuple(m for m in street.multiples if m <= allowed)
+
+    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
+        raise_, fold = obj.get("raise"), obj.get("fold", False)
+        if fold is not False and fold is not True:
+            raise RoundError(f"{where}.fold", "must be true or false")
+        if fold:
+            if raise_ is not None:
+                raise RoundError(where, "a player either raises or folds, not both (HCF ch.11 §B)")
+            return Decision(fold=True)
+        if raise_ is None:
+            raise RoundError(where, 'needs a decision: "raise": 1, 2 or 3, or "fold": true (HCF ch.11 §B)')
+        if isinstance(raise_, bool) or not isinstance(raise_, int) or raise_ not in RAISE_MULTIPLES:
+            raise RoundError(
+                f"{where}.raise",
+                f"must be 1, 2 or 3 (times the Ante), not {raise_!r} (HCF ch.11 §B(1)-(3), RULINGS R16)",
+            )
+        return Decision(multiples=(raise_,))
+
+    def validate(self, round: Round) -> None:
+        """Nothing beyond the contract's checks: HCF has one Ante and no companion wager (ch.7 §F).
+
+        The Progressive unit (R3), the paytable letters and the Envy table letter
+        (R18a) are checked by ``games.contract``; the Raise by ``decision_legal``.
+        """
+
+    def decision_legal(self, seat: Seat, round: Round) -> None:
+        if seat.decision.fold:
+            return
+        multiple = seat.decision.multiples[0]
+        flush = flush_hand(seat.cards).length
+        allowed = max_raise(flush)
+        if multiple > allowed:
+            limit = "exactly 1×" if allowed == 1 else f"1× to {allowed}×"
+            raise RoundError(
+                f"seats[{seat.index}].raise",
+                f"the player's longest flush is {flush} cards, which allows a Raise of {limit} the Ante, "
+                f"not {multiple}× (HCF ch.11 §B(1)-(3), RULINGS R16)",
+            )
+
+    def settle(self, round: Round) -> Settlement:
+        dealer = flush_hand(round.dealer)
+        qualifies = dealer_qualifies(dealer)
+        progressive = round.progressive
+        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+
+        seats: list[SeatSettlement] = []
+        made_by_seat: dict[int, dict[str, frozenset[str]]] = {}
+        # ch.11 §B(5): counterclockwise from the dealer's right (R1); each seat's Ante and Raise,
+        # then its side wagers (§B(6)-(9)), so a Progressive is paid at the meter when its turn comes (R4).
+        for seat in settlement_order(round.seats):
+            hand = flush_hand(seat.cards)
+            made = lines_made(seat.cards)
+            made_by_seat[seat.seat] = made
+            w = seat.wagers
+            ante = w["ante"]
+            results: dict[str, WagerResult] = {}
+            if seat.decision.fold:
+                # ch.11 §B: a player who does not raise forfeits the Ante (R7); no Raise was made.
+                results["ante"] = lose(ante)
+            else:
+                raised = ante * seat.decision.multiples[0]
+                if not qualifies:
+                    # ch.11 §B(5)(c): the Ante is paid 1 to 1 (ch.12 §A) and the Raise returned.
+                    results["ante"] = win(ante, ante)
+                    results["raise"] = push(raised)
+                else:
+                    # ch.11 §B(5)(d)(i)-(iii), ch.12 §A: higher wins 1 to 1, lower loses, equal pushes.
+                    c = compare(hand.value, dealer.value)
+                    results["ante"] = versus(ante, c)
+                    results["raise"] = versus(raised, c)
+            # ch.11 §B(6)-(8), R7: side wagers on the player's seven cards, folded or not.
+            for side in ("flush_bonus", "straight_flush_bonus"):
+                if side in w:
+                    results[side] = by_paytable(w[side], self.table(round, side), made[side])
+            if "progressive" in w:
+                assert meters is not None
+                # ch.11 §B(9)(d), ch.12 §E(3): at the meter when this seat's turn comes (R4).
+                results["progressive"] = meters.settle(
+                    w["progressive"], self.table(round, "progressive").line_for(made["progressive"])
+                )
+            seats.append(
+                SeatSettlement(
+                    seat=seat.seat,
+                    hand={"hand": hand.name, "cards": card_texts(hand.cards)},
+                    wagers=results,
+                    covered=self.covered(results),
+                )
+            )
+
+        if progressive and progressive.envy:
+            self._envy(round, seats, made_by_seat)
+        for s in seats:
+            apply_payout_limit(s, round.payout_limit)
+        return Settlement(
+            game=self.name,
+            dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
+            seats=seats,
+            meters=meters.meters if meters else {},
+        )
+
+    def _envy(
+        self, round: Round, seats: list[SeatSettlement], made_by_seat: Mapping[int, Mapping[str, frozenset[str]]]
+    ) -> None:
+        """ch.11 §B(9)(e), ch.12 §E(4)-(5), RULINGS R18a, R24 (option), R24c."""
+        progressive = round.progressive
+        assert progressive is not None and progressive.envy
+        table = paytable(self.name, "envy", progressive.envy)
+        by_seat = {s.seat: s for s in round.seats}
+        candidates = []
+        for s in seats:
+            seat = by_seat[s.seat]
+            pending = any(k in seat.wagers for k in SIDE_WAGERS)
+            candidates.append(
+                EnvyCandidate(
+                    seat=s.seat,
+                    has_progressive="progressive" in seat.wagers,
+                    made=made_by_seat[s.seat]["envy"],
+                    # ch.11 §B(4)(a): a folded hand's cards are collected unless a Flush Bonus,
+                    # Straight Flush Bonus or Progressive wager keeps them on the layout (R24c).
+                    cards_on_layout=not seat.decision.fold or pending,
+                )
+            )
+        for seat_no, result in envy_bonuses(
+            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
+        ).items():
+            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
+
+
+GAME = HighCardFlush()

@@ -1,0 +1,162 @@
+"""Jackpot Hold 'Em (MLGCA v1.0), "JHE".
+
+Each player makes an Ante and an equal X-tra Bonus (ch.7 §F(1)), and may add
+a Player Bonus (§F(2)) and a Progressive Payout Wager (§F(3)).  Each player
+and the dealer receive two cards; five community cards are shared (ch.8 §D,
+ch.10 §B).  The Play wager (R9: the "Player Wager" of ch.7 §F(1)) is 3× the
+Ante with one community card shown (ch.11 §B, §C(1)), 2× with three (§E(1)),
+1× with five, or the player folds (§G) -- RULINGS R11.
+
+Settlement (ch.11 §I, ch.12 §A-§B, RULINGS R12): the dealer qualifies with a
+pair or better.  When it does not, the Ante is returned and the X-tra Bonus
+and Play are settled by comparing hands; when it does, all three are settled
+by the comparison.  A winning X-tra Bonus pays by its paytable, and a winning
+hand below a straight pushes it.  Player Bonus (ch.11 §J, ch.12 §C) and
+Progressive (ch.11 §K, ch.12 §D) are paid on the player's best five of seven
+whatever the dealer holds, also for a folded player (ch.11 §G(3)-(4), R7).
+There is no Envy Bonus in JHE.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from games.cards import card_texts
+from games.game import Game, Street, require_equal
+from games.poker import PAIR, ROYAL_FLUSH, PokerHand, best_hand, lines_made
+from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
+from games.settlement import (
+    ProgressiveMeters,
+    apply_payout_limit,
+    by_paytable,
+    compare,
+    line_result,
+    lose,
+    push,
+    settlement_order,
+    versus,
+)
+
+
+
+def jackpot_lines_made(hand: PokerHand) -> frozenset[str]:
+    """Every paytable line key a JHE hand makes.
+
+    Beside ``games.poker.lines_made`` the Progressive paytables split the
+    royal flush by suit (ch.12 §D(2)-(6)(a)-(b), RULINGS R13): diamonds, or
+    spades, hearts or clubs.  The royal's suit is that of its five cards
+    (seven cards cannot hold two royal flushes).
+    """
+    made = set(lines_made(hand))
+    if hand.category == ROYAL_FLUSH:
+        suit = hand.cards[0].suit
+        made.add("royal_flush_diamonds" if suit == "d" else "royal_flush_spades_hearts_or_clubs")
+    return frozenset(made)
+
+
+class JackpotHoldem(Game):
+    name = "jackpot_holdem"
+    short = "JHE"
+    hole_cards = 2
+    dealer_cards = 2
+    community_cards = 5
+    wagers = ("ante", "xtra_bonus", "player_bonus", "progressive")
+    antes = ("ante", "xtra_bonus")
+    decision_keys = ("play", "fold")
+    paytable_of = {
+        "xtra_bonus": "xtra_bonus",
+        "player_bonus": "player_bonus",
+        "progressive": "progressive",
+    }
+    # ch.12 §F(2), R6: every JHE wager is capped except the Progressive (the default).
+    has_envy = False
+    # R11: the first community card is shown before the first decision (ch.11 §B).
+    streets = (
+        Street("one_card_shown", 1, (3,), may_check=True, may_fold=False, clause="JHE ch.11 §C(1)"),
+        Street("three_cards_shown", 3, (2,), may_check=True, may_fold=False, clause="JHE ch.11 §E(1)"),
+        Street("five_cards_shown", 5, (1,), may_check=False, may_fold=True, clause="JHE ch.11 §G"),
+    )
+
+    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
+        play, fold = obj.get("play"), obj.get("fold", False)
+        if fold is not False and fold is not True:
+            raise RoundError(f"{where}.fold", "must be true or false")
+        if fold:
+            if play is not None:
+                raise RoundError(where, "a player either places a Play Wager or folds, not both (JHE ch.11 §G)")
+            return Decision(fold=True)
+        if play is None:
+            raise RoundError(
+                where, 'needs a decision: "play": 3, 2 or 1, or "fold": true (JHE ch.11 §C-§G, RULINGS R11)'
+            )
+        if isinstance(play, bool) or not isinstance(play, int) or play not in {m for st in self.streets for m in st.multiples}:
+            raise RoundError(
+                f"{where}.play",
+                f"must be 3 (one community card shown), 2 (three shown) or 1 (five shown), not {play!r} "
+                "(JHE ch.11 §C(1), §E(1), §G, RULINGS R11)",
+            )
+        return Decision(multiples=(play,))
+
+    def validate(self, round: Round) -> None:
+        for seat in round.seats:
+            require_equal(seat, "xtra_bonus", "ante", "JHE ch.7 §F(1): Ante and X-tra Bonus in equal amounts")
+
+    def settle(self, round: Round) -> Settlement:
+        community = list(round.community)
+        dealer = best_hand(list(round.dealer) + community)
+        qualifies = dealer.category >= PAIR  # ch.2 §B(8)(a), ch.11 §I: the dealer qualifies with a pair or better
+        progressive = round.progressive
+        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+
+        seats: list[SeatSettlement] = []
+        for seat in settlement_order(round.seats):  # ch.11 §I(1)-(2): from the dealer's right (R1)
+            # The player's two cards and the five community cards (ch.11 §I(2)(b)); listed first so
+            # that the player's own cards are shown where two could serve.
+            hand = best_hand(list(seat.cards) + community)
+            made = jackpot_lines_made(hand)
+            w = seat.wagers
+            ante = w["ante"]
+            results: dict[str, WagerResult] = {}
+            if seat.decision.fold:
+                # ch.11 §G(2): the Ante and X-tra Bonus are collected (R7).
+                results["ante"] = lose(ante)
+                results["xtra_bonus"] = lose(w["xtra_bonus"])
+            else:
+                versus_dealer = compare(hand.value, dealer.value)
+                # ch.11 §I(1): a dealer below a pair returns the Ante; §I(3) otherwise.
+                results["ante"] = versus(ante, versus_dealer) if qualifies else push(ante)
+                if versus_dealer > 0:
+                    # ch.11 §I(3)(b), ch.12 §B(1); R12: a winning hand below a straight pushes
+                    # (the paytable's "less than a Straight" line).
+                    results["xtra_bonus"] = line_result(
+                        w["xtra_bonus"], self.table(round, "xtra_bonus").line_for(made), unmatched="push"
+                    )
+                else:
+                    results["xtra_bonus"] = versus(w["xtra_bonus"], versus_dealer)
+                # ch.12 §A: the Play pays 1 to 1, settled on the comparison whether or not the dealer qualifies.
+                results["play"] = versus(ante * seat.decision.multiples[0], versus_dealer)
+            if "player_bonus" in w:
+                # ch.11 §J(2): paid whatever the dealer holds; ch.11 §G(3)(a): also for a folded player (R7).
+                results["player_bonus"] = by_paytable(w["player_bonus"], self.table(round, "player_bonus"), made)
+            if "progressive" in w:
+                assert meters is not None
+                # ch.11 §K, ch.12 §E(11): paid at the meter when this seat's turn comes (R4); §G(4)(a) folded too.
+                results["progressive"] = meters.settle(w["progressive"], self.table(round, "progressive").line_for(made))
+            s = SeatSettlement(
+                seat=seat.seat,
+                hand={"hand": hand.name, "cards": card_texts(hand.cards)},
+                wagers=results,
+                covered=self.covered(results),
+            )
+            apply_payout_limit(s, round.payout_limit)  # ch.12 §F, R6
+            seats.append(s)
+
+        return Settlement(
+            game=self.name,
+            dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
+            seats=seats,
+            meters=meters.meters if meters else {},
+        )
+
+
+GAME = JackpotHoldem()

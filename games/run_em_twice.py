@@ -1,0 +1,282 @@
+"""Run 'Em Twice Poker (MLGCA v1.0), "RET".
+
+A player competes only against the posted paytable (RET ch.7 §E(1)): two equal
+Antes, then up to three bets of one to three times an Ante -- the 1st Run
+wager (ch.11 §B), the 2nd Run wager (§D) and the Center wager (§F) -- or a
+fold at any of those decisions (RULINGS R26).  There is no dealer hand.  The
+five community cards lie in a cross (ch.8 §D(2), RULINGS R25): the 1st Run
+hand is the player's two cards and the horizontal line (left, center, right),
+the 2nd Run hand the player's two cards and the vertical line (top, center,
+bottom) (ch.11 §I(1)-(2)).
+
+Optional wagers (ch.7 §E(2)): Five Card Bonus on the five community cards
+alone, Ultimate Pairs on the player's two cards, Progressive on the better of
+the two Run hands, with the Envy Bonus (ch.12 §F-§I, RULINGS R29).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any, Mapping, Sequence
+
+from games.cards import Card, card_texts
+from games.game import Game, Street, require_equal
+from games.paytable import Paytable
+from games.paytables import paytable
+from games.poker import PokerHand, best_hand, lines_made
+from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
+from games.settlement import (
+    EnvyCandidate,
+    ProgressiveMeters,
+    apply_payout_limit,
+    by_paytable,
+    envy_bonuses,
+    line_result,
+    lose,
+    push,
+    settlement_order,
+    win,
+)
+from games.ultimate_pairs import ultimate_pairs_made
+
+BET_MULTIPLES = (1, 2, 3)  # ch.11 §B(1)(a), §D, §F: one to three times an Ante (R26)
+#: the three bets in the order they are made, each with the clause that offers it
+BETS = (
+    ("first_run", "RET ch.11 §B(1)"),
+    ("second_run", "RET ch.11 §D"),
+    ("center", "RET ch.11 §F"),
+)
+SIDE_WAGERS = ("five_card_bonus", "ultimate_pairs", "progressive")
+
+# Places of the cross in Round.community (games.contract reads them in community_names order).
+LEFT, CENTER, RIGHT, TOP, BOTTOM = range(5)
+
+
+def run_hands(player: Sequence[Card], community: Sequence[Card]) -> tuple[PokerHand, PokerHand]:
+    """The 1st and 2nd Run hands (ch.11 §I(1)-(2), RULINGS R25).
+
+    The player's cards come first so that the cards shown favour them where two
+    cards of one rank could serve (games.poker.best_hand).
+    """
+    first = best_hand([*player, community[LEFT], community[CENTER], community[RIGHT]])
+    second = best_hand([*player, community[TOP], community[CENTER], community[BOTTOM]])
+    return first, second
+
+
+class RunEmTwice(Game):
+    name = "run_em_twice"
+    short = "RET"
+    hole_cards = 2
+    dealer_cards = 0  # no dealer hand: players play against the paytable (ch.7 §E(1))
+    community_cards = 5
+    community_names = ("left", "center", "right", "top", "bottom")  # RULINGS R25
+    wagers = ("ante_1", "ante_2", "five_card_bonus", "ultimate_pairs", "progressive")
+    antes = ("ante_1", "ante_2")
+    decision_keys = ("bets", "fold")
+    # The Run and Center wagers share the single Run paytable (ch.12 §B, RULINGS R27-R28).
+    paytable_of = {
+        "first_run": "run",
+        "second_run": "run",
+        "center": "run",
+        "five_card_bonus": "five_card_bonus",
+        "ultimate_pairs": "ultimate_pairs",
+        "progressive": "progressive",
+    }
+    # R6, ch.12 §C: everything but the Progressive wager and the Envy Bonus is capped (the default).
+    has_envy = True
+    # ch.11 §B-§G: three decisions, each 1-3x an Ante or fold; no check (R26).  The two outside
+    # cards of the horizontal line are shown after the first, those of the vertical line after the second.
+    streets = (
+        Street("first_run", 0, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §B(1)"),
+        Street("second_run", 2, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §D"),
+        Street("center", 4, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §F"),
+    )
+
+    # -- input -------------------------------------------------------------------------
+    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
+        fold = obj.get("fold", False)
+        if fold is not False and fold is not True:
+            raise RoundError(f"{where}.fold", "must be true or false")
+        field = f"{where}.bets"
+        if "bets" not in obj:
+            raise RoundError(
+                field,
+                'missing: the decisions are "bets": [k1, k2, k3] (1st Run, 2nd Run, Center), or the bets made '
+                'before a fold with "fold": true ("bets": [] folds at the first decision) '
+                "(RET ch.11 §B, §D, §F, RULINGS R26)",
+            )
+        bets = obj["bets"]
+        if not isinstance(bets, list):
+            raise RoundError(field, f"must be a list of one to three multiples of an Ante, not {bets!r} (RULINGS R26)")
+        if len(bets) > len(BETS):
+            raise RoundError(
+                field,
+                f"at most three bets (1st Run, 2nd Run, Center), not {len(bets)} (RET ch.7 §E(1), ch.11 §B, §D, §F)",
+            )
+        for i, k in enumerate(bets):
+            if isinstance(k, bool) or not isinstance(k, int) or k not in BET_MULTIPLES:
+                wager, clause = BETS[i]
+                raise RoundError(
+                    field,
+                    f"bet {i + 1} ({wager.replace('_', ' ')}) must be 1, 2 or 3 times the Ante, not {k!r} "
+                    f"({clause}, RULINGS R26)",
+                )
+        if fold and len(bets) == len(BETS):
+            raise RoundError(
+                field,
+                "three bets were made, so there is no decision left to fold at (RET ch.11 §F-§G, RULINGS R26)",
+            )
+        if not fold and len(bets) < len(BETS):
+            wager, clause = BETS[len(bets)]
+            raise RoundError(
+                field,
+                f"holds {len(bets)} bet(s): at the next decision the player either places the "
+                f"{wager.replace('_', ' ')} wager or folds; give it or \"fold\": true ({clause}, RULINGS R26)",
+            )
+        return Decision(multiples=tuple(bets), fold=fold)
+
+    def validate(self, round: Round) -> None:
+        for seat in round.seats:
+            require_equal(seat, "ante_2", "ante_1", "RET ch.7 §E(1): two ante wagers of equal amounts, RULINGS R26")
+
+    # -- settlement ----------------------------------------------------------------------
+    def settle(self, round: Round) -> Settlement:
+        community = list(round.community)
+        run_table = self.table(round, "first_run")
+        progressive = round.progressive
+        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        # ch.12 §D, RULINGS R29: the Five Card Bonus is the five community cards alone.
+        board_made = lines_made(best_hand(community))
+
+        seats: list[SeatSettlement] = []
+        better_hands: dict[int, PokerHand] = {}
+        for seat in settlement_order(round.seats):
+            first, second = run_hands(seat.cards, community)
+            better = first if first.value >= second.value else second
+            better_hands[seat.seat] = better
+            w = seat.wagers
+            results: dict[str, WagerResult] = {}
+            self._main(results, w, seat.decision, run_table, first, second)
+            # ch.11 §H, §B(3), §D(2), §F(2): side wagers are settled whatever the player did (R7).
+            if "five_card_bonus" in w:
+                results["five_card_bonus"] = by_paytable(
+                    w["five_card_bonus"], self.table(round, "five_card_bonus"), board_made
+                )
+            if "ultimate_pairs" in w:
+                # ch.7 §E(2)(b): the player's two cards only (R22, R29); there are no dealer cards.
+                results["ultimate_pairs"] = by_paytable(
+                    w["ultimate_pairs"], self.table(round, "ultimate_pairs"), ultimate_pairs_made(seat.cards)
+                )
+            if "progressive" in w:
+                assert meters is not None
+                # ch.12 §F(5): the better Run hand (R29); §F(6)(v): paid at the meter on this seat's turn (R4).
+                results["progressive"] = meters.settle(
+                    w["progressive"], self.table(round, "progressive").line_for(lines_made(better))
+                )
+            seats.append(
+                SeatSettlement(
+                    seat=seat.seat,
+                    hand={
+                        "first_run": {"hand": first.name, "cards": card_texts(first.cards)},
+                        "second_run": {"hand": second.name, "cards": card_texts(second.cards)},
+                    },
+                    wagers=results,
+                    covered=self.covered(results),
+                )
+            )
+
+        if progressive and progressive.envy:
+            self._envy(round, seats, better_hands)
+        for s in seats:
+            apply_payout_limit(s, round.payout_limit)
+        return Settlement(game=self.name, seats=seats, meters=meters.meters if meters else {}, dealer=None)
+
+    def _main(
+        self,
+        results: dict[str, WagerResult],
+        w: Mapping[str, Decimal],
+        decision: Decision,
+        run_table: Paytable,
+        first: PokerHand,
+        second: PokerHand,
+    ) -> None:
+        """The Antes, Run wagers and Center wager, in the contract's output order."""
+        ante_1, ante_2 = w["ante_1"], w["ante_2"]
+        amounts = [ante * k for ante, k in zip((ante_1, ante_2, ante_1), decision.multiples)]
+        if decision.fold:
+            # ch.11 §B(2), §D(1), §F(1): a fold loses both Antes and the Run wagers already made (R7, R26).
+            results["ante_1"] = lose(ante_1)
+            if len(amounts) > 0:
+                results["first_run"] = lose(amounts[0])
+            results["ante_2"] = lose(ante_2)
+            if len(amounts) > 1:
+                results["second_run"] = lose(amounts[1])
+            return
+        # ch.12 §B, RULINGS R27: each Run wager by the Run paytable (a pair of 6s to 10s pushes,
+        # anything below loses); ch.12 §A: its Ante wins 1 to 1, pushes or loses with it.
+        first_run = line_result(amounts[0], run_table.line_for(lines_made(first)))
+        second_run = line_result(amounts[1], run_table.line_for(lines_made(second)))
+        results["ante_1"] = _ante_follows(ante_1, first_run)
+        results["first_run"] = first_run
+        results["ante_2"] = _ante_follows(ante_2, second_run)
+        results["second_run"] = second_run
+        results["center"] = self._center(amounts[2], run_table, first, second, first_run, second_run)
+
+    @staticmethod
+    def _center(
+        amount: Decimal,
+        run_table: Paytable,
+        first: PokerHand,
+        second: PokerHand,
+        first_run: WagerResult,
+        second_run: WagerResult,
+    ) -> WagerResult:
+        """RULINGS R28, ch.11 §I(3)(b)-(d).
+
+        Wins when either Run hand wins, at the Run paytable odds of the higher
+        of the two hands; pushes when neither wins and at least one pushes;
+        loses when both lose.
+        """
+        results = (first_run.result, second_run.result)
+        if "win" in results:
+            higher = first if first.value >= second.value else second
+            return line_result(amount, run_table.line_for(lines_made(higher)))
+        if "push" in results:
+            return push(amount)
+        return lose(amount)
+
+    def _envy(self, round: Round, seats: list[SeatSettlement], better_hands: Mapping[int, PokerHand]) -> None:
+        """ch.12 §G-§I, RULINGS R24, R24c, R29: for every other seat whose better Run hand qualifies."""
+        progressive = round.progressive
+        assert progressive is not None and progressive.envy
+        table = paytable(self.name, "envy", progressive.envy)
+        by_seat = {s.seat: s for s in round.seats}
+        candidates = []
+        for s in seats:
+            seat = by_seat[s.seat]
+            side = any(k in seat.wagers for k in SIDE_WAGERS)
+            candidates.append(
+                EnvyCandidate(
+                    seat=s.seat,
+                    has_progressive="progressive" in seat.wagers,
+                    made=lines_made(better_hands[s.seat]),
+                    # ch.11 §B(2)-(3), §D, §F: a folded hand is collected unless a wager is pending (R24c).
+                    cards_on_layout=not seat.decision.fold or side,
+                )
+            )
+        for seat_no, result in envy_bonuses(
+            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
+        ).items():
+            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
+
+
+def _ante_follows(ante: Decimal, run: WagerResult) -> WagerResult:
+    """ch.12 §A, RULINGS R27: the Ante wins 1 to 1 when its Run hand wins, pushes on a push, else loses."""
+    if run.result == "win":
+        return win(ante, ante)
+    if run.result == "push":
+        return push(ante)
+    return lose(ante)
+
+
+GAME = RunEmTwice()
