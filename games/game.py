@@ -15,7 +15,8 @@ from games.cards import Card
 
 from games.paytable import Paytable
 from games.paytables import letters, paytable
-from games.round import Decision, Round, RoundError, Seat, Settlement
+from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement
+from games.settlement import EnvyCandidate, envy_bonuses
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,38 @@ class Game:
     # -- settlement ---------------------------------------------------------------------------
     def settle(self, round: Round) -> Settlement:
         raise NotImplementedError
+
+    def cards_on_layout(self, seat: Seat) -> bool:
+        """RULINGS R24c: a folded hand stays on the layout only while a side or Progressive wager is pending.
+
+        (UTH ch.11 §F(3), HCF ch.11 §B(4)(a), RET ch.11 §B(2)-(3), §D, §F.)
+        """
+        return not seat.decision.fold or any(w in seat.wagers for w in self.wagers if w not in self.antes)
+
+    def pay_envy(self, round: Round, seats: list[SeatSettlement], envy_made: Mapping[int, frozenset[str]]) -> None:
+        """Add the Envy Bonus of every seat with a Progressive wager (R18a, R24, R24c, R29).
+
+        ``envy_made`` is, per seat, the Envy table lines its qualifying hand makes
+        (UTH: the final five-card hand, R24a; HCF: the seven cards; RET: the better Run hand).
+        """
+        progressive = round.progressive
+        if progressive is None or progressive.envy is None:
+            return
+        table = paytable(self.name, "envy", progressive.envy)
+        by_seat = {s.seat: s for s in round.seats}
+        candidates = [
+            EnvyCandidate(
+                seat=s.seat,
+                has_progressive="progressive" in by_seat[s.seat].wagers,
+                made=envy_made[s.seat],
+                cards_on_layout=self.cards_on_layout(by_seat[s.seat]),
+            )
+            for s in seats
+        ]
+        bonuses = envy_bonuses(candidates, table, progressive.unit, progressive.envy_requires_progressive_wager)
+        for s in seats:
+            if s.seat in bonuses:
+                s.wagers["envy"] = bonuses[s.seat]
 
     def covered(self, wagers: Mapping[str, Any]) -> frozenset[str]:
         return frozenset(k for k in wagers if k not in self.not_covered)

@@ -28,15 +28,12 @@ from typing import Any, Mapping, Sequence
 
 from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
 from games.game import Game, Street
-from games.paytables import paytable
 from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    EnvyCandidate,
     ProgressiveMeters,
     apply_payout_limit,
     by_paytable,
     compare,
-    envy_bonuses,
     lose,
     push,
     settlement_order,
@@ -326,8 +323,7 @@ class HighCardFlush(Game):
                 )
             )
 
-        if progressive and progressive.envy:
-            self._envy(round, seats, made_by_seat)
+        self.pay_envy(round, seats, {n: made["envy"] for n, made in made_by_seat.items()})
         for s in seats:
             apply_payout_limit(s, round.payout_limit)
         return Settlement(
@@ -336,33 +332,6 @@ class HighCardFlush(Game):
             seats=seats,
             meters=meters.meters if meters else {},
         )
-
-    def _envy(
-        self, round: Round, seats: list[SeatSettlement], made_by_seat: Mapping[int, Mapping[str, frozenset[str]]]
-    ) -> None:
-        """ch.11 §B(9)(e), ch.12 §E(4)-(5), RULINGS R18a, R24 (option), R24c."""
-        progressive = round.progressive
-        assert progressive is not None and progressive.envy
-        table = paytable(self.name, "envy", progressive.envy)
-        by_seat = {s.seat: s for s in round.seats}
-        candidates = []
-        for s in seats:
-            seat = by_seat[s.seat]
-            pending = any(k in seat.wagers for k in SIDE_WAGERS)
-            candidates.append(
-                EnvyCandidate(
-                    seat=s.seat,
-                    has_progressive="progressive" in seat.wagers,
-                    made=made_by_seat[s.seat]["envy"],
-                    # ch.11 §B(4)(a): a folded hand's cards are collected unless a Flush Bonus,
-                    # Straight Flush Bonus or Progressive wager keeps them on the layout (R24c).
-                    cards_on_layout=not seat.decision.fold or pending,
-                )
-            )
-        for seat_no, result in envy_bonuses(
-            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
-        ).items():
-            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
 
 
 GAME = HighCardFlush()

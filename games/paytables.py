@@ -725,7 +725,7 @@ def _index(tables: list[Paytable]) -> dict[tuple[str, str, str], Paytable]:
 
 
 PAYTABLES: dict[tuple[str, str, str], Paytable] = _index(_TABLES)
-del _TABLES
+
 
 _LETTERS: dict[tuple[str, str], tuple[str, ...]] = {}
 for (_g, _w, _l) in PAYTABLES:

@@ -22,15 +22,12 @@ from typing import Any, Mapping, Sequence
 from games.cards import Card, card_texts
 from games.game import Game, Street, require_equal
 from games.paytable import Paytable
-from games.paytables import paytable
 from games.poker import PokerHand, best_hand, lines_made
 from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    EnvyCandidate,
     ProgressiveMeters,
     apply_payout_limit,
     by_paytable,
-    envy_bonuses,
     line_result,
     lose,
     push,
@@ -185,8 +182,7 @@ class RunEmTwice(Game):
                 )
             )
 
-        if progressive and progressive.envy:
-            self._envy(round, seats, better_hands)
+        self.pay_envy(round, seats, {n: lines_made(h) for n, h in better_hands.items()})
         for s in seats:
             apply_payout_limit(s, round.payout_limit)
         return Settlement(game=self.name, seats=seats, meters=meters.meters if meters else {}, dealer=None)
@@ -244,30 +240,6 @@ class RunEmTwice(Game):
         if "push" in results:
             return push(amount)
         return lose(amount)
-
-    def _envy(self, round: Round, seats: list[SeatSettlement], better_hands: Mapping[int, PokerHand]) -> None:
-        """ch.12 §G-§I, RULINGS R24, R24c, R29: for every other seat whose better Run hand qualifies."""
-        progressive = round.progressive
-        assert progressive is not None and progressive.envy
-        table = paytable(self.name, "envy", progressive.envy)
-        by_seat = {s.seat: s for s in round.seats}
-        candidates = []
-        for s in seats:
-            seat = by_seat[s.seat]
-            side = any(k in seat.wagers for k in SIDE_WAGERS)
-            candidates.append(
-                EnvyCandidate(
-                    seat=s.seat,
-                    has_progressive="progressive" in seat.wagers,
-                    made=lines_made(better_hands[s.seat]),
-                    # ch.11 §B(2)-(3), §D, §F: a folded hand is collected unless a wager is pending (R24c).
-                    cards_on_layout=not seat.decision.fold or side,
-                )
-            )
-        for seat_no, result in envy_bonuses(
-            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
-        ).items():
-            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
 
 
 def _ante_follows(ante: Decimal, run: WagerResult) -> WagerResult:

@@ -15,16 +15,13 @@ from typing import Any, Mapping, Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
 from games.game import Game, Street, require_equal
-from games.paytables import paytable
 from games.poker import PAIR, PokerHand, best_hand, lines_made
-from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    EnvyCandidate,
     ProgressiveMeters,
     apply_payout_limit,
     by_paytable,
     compare,
-    envy_bonuses,
     line_result,
     lose,
     push,
@@ -181,8 +178,7 @@ class UltimateTexasHoldem(Game):
                 )
             )
 
-        if progressive and progressive.envy:
-            self._envy(round, seats, hands)
+        self.pay_envy(round, seats, {n: lines_made(h) for n, h in hands.items()})
         for s in seats:
             apply_payout_limit(s, round.payout_limit)
         return Settlement(
@@ -199,30 +195,6 @@ class UltimateTexasHoldem(Game):
             return lose(amount)
         losing = hand if c < 0 else dealer
         return by_paytable(amount, self.table(round, "bad_beat"), lines_made(losing))
-
-    def _envy(self, round: Round, seats: list[SeatSettlement], hands: Mapping[int, PokerHand]) -> None:
-        """ch.11 §J(2)(e), ch.12 §D(5)-(6), RULINGS R24, R24a, R24c."""
-        progressive = round.progressive
-        assert progressive is not None and progressive.envy
-        table = paytable(self.name, "envy", progressive.envy)
-        by_seat = {s.seat: s for s in round.seats}
-        candidates = []
-        for s in seats:
-            seat = by_seat[s.seat]
-            side = any(k in seat.wagers for k in self.wagers if k not in self.antes)
-            candidates.append(
-                EnvyCandidate(
-                    seat=s.seat,
-                    has_progressive="progressive" in seat.wagers,
-                    made=lines_made(hands[s.seat]),
-                    # ch.11 §F(3): a folded hand stays on the layout only under a pending wager (R24c)
-                    cards_on_layout=not seat.decision.fold or side,
-                )
-            )
-        for seat_no, result in envy_bonuses(
-            candidates, table, progressive.unit, progressive.envy_requires_progressive_wager
-        ).items():
-            next(s for s in seats if s.seat == seat_no).wagers["envy"] = result
 
 
 GAME = UltimateTexasHoldem()
