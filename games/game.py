@@ -54,6 +54,7 @@ class Game:
     has_envy: ClassVar[bool] = False
     #: the player's decisions, in the order they are asked
     streets: ClassVar[tuple[Street, ...]]
+    decision_ruling: ClassVar[str] = ""  # the RULINGS entry that reads the decisions, cited in refusals
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
         """The wagers the player holding ``cards`` may make at ``street`` (HCF narrows them by hand, R16)."""
@@ -61,7 +62,28 @@ class Game:
 
     # -- input -------------------------------------------------------------------------
     def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
-        raise NotImplementedError
+        """The decision of a game with one wager to make (``decision_keys[0]``) or fold: UTH, JHE, HCF.
+
+        The allowed multiples and the clauses come from ``streets``.
+        """
+        key = self.decision_keys[0]
+        made, fold = obj.get(key), obj.get("fold", False)
+        fold_clause = next(st.clause for st in self.streets if st.may_fold)
+        if fold is not False and fold is not True:
+            raise RoundError(f"{where}.fold", "must be true or false")
+        choices = " or ".join(f"{'/'.join(map(str, st.multiples))} ({st.clause})" for st in self.streets)
+        if self.decision_ruling:
+            choices += f" ({self.decision_ruling})"
+        if fold:
+            if made is not None:
+                raise RoundError(where, f'a player either makes the "{key}" wager or folds, not both ({fold_clause})')
+            return Decision(fold=True)
+        if made is None:
+            raise RoundError(where, f'needs a decision: "{key}": {choices}, or "fold": true')
+        allowed = {m for st in self.streets for m in st.multiples}
+        if isinstance(made, bool) or not isinstance(made, int) or made not in allowed:
+            raise RoundError(f"{where}.{key}", f"must be {choices} times the Ante, not {made!r}")
+        return Decision(multiples=(made,))
 
     def validate(self, round: Round) -> None:
         """Game rules about the wagers and decisions beyond the shape of the input."""

@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
 from games.game import Game, Street
-from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.round import Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     ProgressiveMeters,
     apply_payout_limit,
@@ -218,6 +218,7 @@ class HighCardFlush(Game):
     community_cards = 0
     wagers = ("ante", "flush_bonus", "straight_flush_bonus", "progressive")
     antes = ("ante",)
+    decision_ruling = "RULINGS R16"
     decision_keys = ("raise", "fold")
     paytable_of = {
         "flush_bonus": "flush_bonus",
@@ -234,23 +235,6 @@ class HighCardFlush(Game):
         """R16: the Raise allowed by the player's own longest flush."""
         allowed = max_raise(flush_hand(cards).length)
         return tuple(m for m in street.multiples if m <= allowed)
-
-    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
-        raise_, fold = obj.get("raise"), obj.get("fold", False)
-        if fold is not False and fold is not True:
-            raise RoundError(f"{where}.fold", "must be true or false")
-        if fold:
-            if raise_ is not None:
-                raise RoundError(where, "a player either raises or folds, not both (HCF ch.11 §B)")
-            return Decision(fold=True)
-        if raise_ is None:
-            raise RoundError(where, 'needs a decision: "raise": 1, 2 or 3, or "fold": true (HCF ch.11 §B)')
-        if isinstance(raise_, bool) or not isinstance(raise_, int) or raise_ not in RAISE_MULTIPLES:
-            raise RoundError(
-                f"{where}.raise",
-                f"must be 1, 2 or 3 (times the Ante), not {raise_!r} (HCF ch.11 §B(1)-(3), RULINGS R16)",
-            )
-        return Decision(multiples=(raise_,))
 
     def validate(self, round: Round) -> None:
         """Nothing beyond the contract's checks: HCF has one Ante and no companion wager (ch.7 §F).

@@ -19,12 +19,11 @@ There is no Envy Bonus in JHE.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
 
 from games.cards import card_texts
 from games.game import Game, Street, require_equal
 from games.poker import PAIR, ROYAL_FLUSH, PokerHand, best_hand, lines_made
-from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
+from games.round import Round, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     ProgressiveMeters,
     apply_payout_limit,
@@ -62,6 +61,7 @@ class JackpotHoldem(Game):
     community_cards = 5
     wagers = ("ante", "xtra_bonus", "player_bonus", "progressive")
     antes = ("ante", "xtra_bonus")
+    decision_ruling = "RULINGS R11"
     decision_keys = ("play", "fold")
     paytable_of = {
         "xtra_bonus": "xtra_bonus",
@@ -76,26 +76,6 @@ class JackpotHoldem(Game):
         Street("three_cards_shown", 3, (2,), may_check=True, may_fold=False, clause="JHE ch.11 §E(1)"),
         Street("five_cards_shown", 5, (1,), may_check=False, may_fold=True, clause="JHE ch.11 §G"),
     )
-
-    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
-        play, fold = obj.get("play"), obj.get("fold", False)
-        if fold is not False and fold is not True:
-            raise RoundError(f"{where}.fold", "must be true or false")
-        if fold:
-            if play is not None:
-                raise RoundError(where, "a player either places a Play Wager or folds, not both (JHE ch.11 §G)")
-            return Decision(fold=True)
-        if play is None:
-            raise RoundError(
-                where, 'needs a decision: "play": 3, 2 or 1, or "fold": true (JHE ch.11 §C-§G, RULINGS R11)'
-            )
-        if isinstance(play, bool) or not isinstance(play, int) or play not in {m for st in self.streets for m in st.multiples}:
-            raise RoundError(
-                f"{where}.play",
-                f"must be 3 (one community card shown), 2 (three shown) or 1 (five shown), not {play!r} "
-                "(JHE ch.11 §C(1), §E(1), §G, RULINGS R11)",
-            )
-        return Decision(multiples=(play,))
 
     def validate(self, round: Round) -> None:
         for seat in round.seats:

@@ -69,6 +69,7 @@ class RunEmTwice(Game):
     community_names = ("left", "center", "right", "top", "bottom")  # RULINGS R25
     wagers = ("ante_1", "ante_2", "five_card_bonus", "ultimate_pairs", "progressive")
     antes = ("ante_1", "ante_2")
+    decision_ruling = "RULINGS R26"
     decision_keys = ("bets", "fold")
     # The Run and Center wagers share the single Run paytable (ch.12 §B, RULINGS R27-R28).
     paytable_of = {

@@ -11,12 +11,12 @@ Play wager is 4× or 3× the Ante before the flop (ch.11 §B(1)), 2× after it
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
 from games.game import Game, Street, require_equal
 from games.poker import PAIR, PokerHand, best_hand, lines_made
-from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
+from games.round import Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     ProgressiveMeters,
     apply_payout_limit,
@@ -85,24 +85,6 @@ class UltimateTexasHoldem(Game):
         Street("after_the_flop", 3, (2,), may_check=True, may_fold=False, clause="UTH ch.11 §D(1)"),
         Street("after_the_river", 5, (1,), may_check=False, may_fold=True, clause="UTH ch.11 §F"),
     )
-
-    def parse_decision(self, obj: Mapping[str, Any], where: str) -> Decision:
-        play, fold = obj.get("play"), obj.get("fold", False)
-        if fold is not False and fold is not True:
-            raise RoundError(f"{where}.fold", "must be true or false")
-        if fold:
-            if play is not None:
-                raise RoundError(where, "a player either plays or folds, not both (UTH ch.11 §F)")
-            return Decision(fold=True)
-        if play is None:
-            raise RoundError(where, 'needs a decision: "play": 4, 3, 2 or 1, or "fold": true (UTH ch.11 §B-§F)')
-        if isinstance(play, bool) or not isinstance(play, int) or play not in {m for st in self.streets for m in st.multiples}:
-            raise RoundError(
-                f"{where}.play",
-                f"must be 4 or 3 (before the flop), 2 (after the flop) or 1 (after the river), not {play!r} "
-                "(UTH ch.11 §B(1), §D(1), §F)",
-            )
-        return Decision(multiples=(play,))
 
     def validate(self, round: Round) -> None:
         for seat in round.seats:
