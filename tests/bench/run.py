@@ -55,8 +55,6 @@ def bench_evaluator(n: int) -> list[dict]:
 def bench_settle(rounds: int) -> list[dict]:
     figures = []
     for name in GAME_NAMES:
-        if name not in GAMES:
-            continue
         game = GAMES[name]
         rng = random.Random(2)
         parsed = [parse_round(random_round(rng, name, seats=6, all_wagers=True)) for _ in range(rounds)]
