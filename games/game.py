@@ -9,6 +9,7 @@ covers, the legal decisions, and ``settle``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, ClassVar, Mapping, Sequence
 
 from games.cards import Card
@@ -47,6 +48,8 @@ class Game:
     wagers: ClassVar[tuple[str, ...]]  # every wager placed before no more bets, in output order
     antes: ClassVar[tuple[str, ...]]  # the wagers required to receive cards
     decision_keys: ClassVar[tuple[str, ...]]  # seat keys that carry the decision
+    #: the wagers the decisions create, in order (Play; Raise; 1st Run, 2nd Run, Center)
+    decision_wagers: ClassVar[tuple[str, ...]]
     #: wager (or paytable-settled bet) -> paytable wager name
     paytable_of: ClassVar[Mapping[str, str]]
     #: wagers whose winnings the payout limit does NOT cover (RULINGS R6)
@@ -55,6 +58,13 @@ class Game:
     #: the player's decisions, in the order they are asked
     streets: ClassVar[tuple[Street, ...]]
     decision_ruling: ClassVar[str] = ""  # the RULINGS entry that reads the decisions, cited in refusals
+
+    def decision_amounts(self, seat: Seat) -> dict[str, Decimal]:
+        """The wagers the seat's decisions made so far, each a multiple of its Ante (RET: of each Ante in turn, R26)."""
+        return {
+            name: seat.wagers[self.antes[i % len(self.antes)]] * k
+            for i, (name, k) in enumerate(zip(self.decision_wagers, seat.decision.multiples))
+        }
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
         """The wagers the player holding ``cards`` may make at ``street`` (HCF narrows them by hand, R16)."""

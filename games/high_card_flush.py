@@ -219,6 +219,7 @@ class HighCardFlush(Game):
     wagers = ("ante", "flush_bonus", "straight_flush_bonus", "progressive")
     antes = ("ante",)
     decision_ruling = "RULINGS R16"
+    decision_wagers = ("raise",)
     decision_keys = ("raise", "fold")
     paytable_of = {
         "flush_bonus": "flush_bonus",

@@ -62,6 +62,7 @@ class JackpotHoldem(Game):
     wagers = ("ante", "xtra_bonus", "player_bonus", "progressive")
     antes = ("ante", "xtra_bonus")
     decision_ruling = "RULINGS R11"
+    decision_wagers = ("play",)
     decision_keys = ("play", "fold")
     paytable_of = {
         "xtra_bonus": "xtra_bonus",

@@ -70,6 +70,7 @@ class RunEmTwice(Game):
     wagers = ("ante_1", "ante_2", "five_card_bonus", "ultimate_pairs", "progressive")
     antes = ("ante_1", "ante_2")
     decision_ruling = "RULINGS R26"
+    decision_wagers = ("first_run", "second_run", "center")
     decision_keys = ("bets", "fold")
     # The Run and Center wagers share the single Run paytable (ch.12 §B, RULINGS R27-R28).
     paytable_of = {

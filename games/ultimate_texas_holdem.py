@@ -67,6 +67,7 @@ class UltimateTexasHoldem(Game):
         "progressive",
     )
     antes = ("ante", "blind")
+    decision_wagers = ("play",)
     decision_keys = ("play", "fold")
     paytable_of = {
         "blind": "blind",
