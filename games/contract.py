@@ -302,11 +302,11 @@ def dumps(value: Any, indent: int | None = None) -> str:
         if isinstance(v, Decimal):
             return str(v)
         if isinstance(v, dict):
-            items = [f"{json.dumps(k)}: {enc(x, level + 1)}" for k, x in v.items()]
+            items = [f"{json.dumps(k, ensure_ascii=False)}: {enc(x, level + 1)}" for k, x in v.items()]
             return _join("{", "}", items, indent, level)
         if isinstance(v, (list, tuple)):
             return _join("[", "]", [enc(x, level + 1) for x in v], indent, level)
-        return json.dumps(v)
+        return json.dumps(v, ensure_ascii=False)
 
     return enc(value, 0)
 
