@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "bench"))
 
 import eval7  # noqa: E402
 
@@ -79,7 +80,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2_000)
     args = parser.parse_args()
 
-    figures = bench_evaluator(args.hands) + bench_settle(args.rounds)
+    import lockout  # tests/bench/lockout.py: the panel and progressive simulators, real drivers
+
+    figures = bench_evaluator(args.hands) + bench_settle(args.rounds) + lockout.run()
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -87,6 +90,15 @@ def main() -> int:
         print(f"{label:<{width}} {f['value']:>14,} {f['unit']}")
     ours, ref = figures[0]["value"], figures[1]["value"]
     print(f"evaluator: the project's evaluator runs at {ours / ref:.2f}x eval7 (measured in this run)")
+    by = {(f["name"], f.get("stat")): f["value"] for f in figures}
+    if ("lockout.no_more_bets", "median") in by:
+        from drivers.panel import PanelDriver
+
+        aim = PanelDriver.POLL_INTERVAL * 1000 + 2 * by[("modbus.round_trip", "median")]
+        print(
+            f"lock-out after no more bets: median {by[('lockout.no_more_bets', 'median')]} ms, "
+            f"p99 {by[('lockout.no_more_bets', 'p99')]} ms; aim: one panel poll + two round trips = {aim:.2f} ms"
+        )
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -1,0 +1,199 @@
+"""Driver of the dealer's button panel (Modbus RTU or TCP).
+
+The panel debounces its buttons itself and counts presses; this driver polls
+(every 25 ms by default) and turns new presses into :class:`ButtonPress`
+events, in the order they were pressed, exactly once each:
+
+* ``press_seq`` counts every press; press number n's button code sits in
+  ``ring[(n-1) % 64]``, so the order of up to 64 presses between two polls is
+  known;
+* each button also has its own press counter: if more than 64 presses happened
+  between two polls (or the ring disagrees with the counters) the driver emits
+  the counters' increments instead -- none lost, none doubled, order by button;
+* a power-up of the panel (``boot_id`` changes) restarts the counting from 0:
+  the presses made since that power-up are delivered, none is invented from
+  the jump of the counters.
+
+Presses made while the panel could not be reached are delivered when it
+answers again, flagged ``after_outage=True``: the controller decides whether a
+late "no more bets" still counts.
+
+    async with PanelDriver("tcp://127.0.0.1:5021") as panel:
+        async for press in panel.presses():
+            print(press.button, press.multiple)   # "bet", 2 for bet_2x
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from drivers.modbus import ModbusDevice
+from drivers.registers import (
+    BUTTONS,
+    LAMPS,
+    PANEL,
+    PANEL_HEADER_COUNT,
+    PANEL_RING_BASE,
+    PANEL_RING_SIZE,
+    Table,
+)
+
+__all__ = ["ButtonPress", "KeySwitch", "PanelDriver"]
+
+BET_MULTIPLES = {"bet_1x": 1, "bet_2x": 2, "bet_3x": 3, "bet_4x": 4}
+
+
+@dataclass(frozen=True)
+class ButtonPress:
+    button: str  # a name of drivers.registers.BUTTONS, with bet_Nx reported as "bet"
+    multiple: int | None = None  # 1..4 for "bet", else None
+    seq: int = 0  # the panel's press number (mod 65536); 0 when recovered from counters
+    after_outage: bool = False  # pressed while the panel could not be reached
+    seen_at: float = 0.0  # time.monotonic() when the driver saw it
+
+    @classmethod
+    def of(cls, raw_button: str, **kw) -> ButtonPress:
+        if raw_button in BET_MULTIPLES:
+            return cls("bet", BET_MULTIPLES[raw_button], **kw)
+        return cls(raw_button, None, **kw)
+
+
+@dataclass(frozen=True)
+class KeySwitch:
+    on: bool
+    supervisor_id: int  # 0 when off
+
+
+class PanelDriver(ModbusDevice):
+    MAP = PANEL
+    POLL_INTERVAL = 0.025
+
+    def __init__(self, *args, **kw) -> None:
+        super().__init__(*args, **kw)
+        self._queue: asyncio.Queue[ButtonPress] = asyncio.Queue()  # unbounded: a press is never dropped
+        self._boot: int | None = None
+        self._seq = 0
+        self._counts: list[int] = []
+        self._missed_poll = False
+        self._key: KeySwitch | None = None
+        self._key_callbacks: list[Callable[[KeySwitch], None]] = []
+
+    # ---- events ---------------------------------------------------------------
+
+    async def next_press(self, timeout: float | None = None) -> ButtonPress:
+        return await asyncio.wait_for(self._queue.get(), timeout)
+
+    async def presses(self) -> AsyncIterator[ButtonPress]:
+        while True:
+            yield await self._queue.get()
+
+    def pending(self) -> int:
+        return self._queue.qsize()
+
+    @property
+    def key(self) -> KeySwitch | None:
+        """The key switch as of the last poll (``None`` before the first)."""
+        return self._key
+
+    def on_key_change(self, callback: Callable[[KeySwitch], None]) -> None:
+        self._key_callbacks.append(callback)
+
+    # ---- commands -------------------------------------------------------------
+
+    async def key_switch(self) -> KeySwitch:
+        """Read the supervisor key switch now."""
+        (on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1)
+        (sup,) = await self.read_regs(Table.INPUT_REGISTER, self.MAP["supervisor_id"].address, 1)
+        return KeySwitch(bool(on), sup if on else 0)
+
+    async def set_light(self, name: str, on: bool) -> None:
+        """Light of a button (``"no_more_bets"``, ``"bet_2x"``...) or a lamp
+        (``"ready"``, ``"fault"``)."""
+        if name not in BUTTONS and name not in LAMPS:
+            raise ValueError(f"no light named {name!r}; lights: {', '.join(BUTTONS + LAMPS)}")
+        await self.write_point(f"light.{name}", bool(on))
+
+    async def lights(self) -> dict[str, bool]:
+        names = [p for p in self.MAP.in_table(Table.COIL) if p.name.startswith("light.")]
+        bits = await self.read_bits(Table.COIL, 0, self.MAP.span(Table.COIL))
+        return {p.name[len("light."):]: bits[p.address] for p in names}
+
+    async def buzz(self) -> None:
+        """Sound the 'refused' buzzer once."""
+        await self.write_point("buzzer", True)
+
+    # ---- polling --------------------------------------------------------------
+
+    async def _poll(self) -> None:
+        try:
+            header = await self.read_regs(Table.INPUT_REGISTER, 0, PANEL_HEADER_COUNT, command=False)
+            (key_on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1,
+                                             command=False)
+        except Exception:
+            self._missed_poll = True
+            raise
+        hb, version, seq, supervisor, boot = header[0:5]
+        counts = header[PANEL_HEADER_COUNT - len(BUTTONS):]
+        self._note_heartbeat(hb, version)
+        key = KeySwitch(bool(key_on), supervisor if key_on else 0)
+        if key != self._key:
+            first = self._key is None
+            self._key = key
+            if not first:
+                for cb in list(self._key_callbacks):
+                    try:
+                        cb(key)
+                    except Exception:  # noqa: BLE001 - a listener's bug must not stop the poll loop
+                        self._log.exception("key callback failed")
+        if self._boot is None:  # first contact: what was pressed before is history
+            self._boot, self._seq, self._counts = boot, seq, counts
+            self._missed_poll = False
+            return
+        if self._boot != boot:  # the panel powered up again: its counting restarted from 0
+            self._log.warning("panel restarted; press counting starts again", boot_id=boot)
+            self._boot, self._seq, self._counts = boot, 0, [0] * len(BUTTONS)
+        await self._emit_new(seq, counts)
+
+    async def _emit_new(self, seq: int, counts: list[int]) -> None:
+        new = (seq - self._seq) & 0xFFFF
+        deltas = Counter({BUTTONS[i]: (c - o) & 0xFFFF for i, (c, o) in enumerate(zip(counts, self._counts))
+                          if c != o})
+        if not new and not deltas:
+            self._missed_poll = False
+            return
+        after_outage = self._missed_poll
+        now = time.monotonic()
+        presses: list[ButtonPress] = []
+        if 0 < new <= PANEL_RING_SIZE:
+            ring = await self._read_ring(self._seq, new)
+            names = [BUTTONS[c - 1] if 1 <= c <= len(BUTTONS) else None for c in ring]
+            if None not in names and Counter(names) == deltas:
+                presses = [ButtonPress.of(n, seq=(self._seq + 1 + k) & 0xFFFF, after_outage=after_outage,
+                                          seen_at=now) for k, n in enumerate(names)]  # type: ignore[arg-type]
+            else:
+                self._log.warning("press ring disagrees with press counters; using counters",
+                                  ring=ring, counters=dict(deltas))
+        elif new:
+            self._log.warning("more presses than the ring holds since last poll; order by button", presses=new)
+        if not presses:
+            presses = [ButtonPress.of(b, seq=0, after_outage=after_outage, seen_at=now)
+                       for b in BUTTONS for _ in range(deltas.get(b, 0))]
+        self._seq, self._counts = seq, counts
+        self._missed_poll = False
+        for p in presses:
+            self._log.debug("button press", button=p.button, multiple=p.multiple, seq=p.seq)
+            self._queue.put_nowait(p)
+
+    async def _read_ring(self, last_seq: int, new: int) -> list[int]:
+        """Codes of presses last_seq+1 .. last_seq+new, in press order."""
+        first = last_seq % PANEL_RING_SIZE  # ring slot of press number last_seq+1
+        out: list[int] = []
+        while len(out) < new:
+            slot = (first + len(out)) % PANEL_RING_SIZE
+            n = min(new - len(out), PANEL_RING_SIZE - slot)
+            out += await self.read_regs(Table.INPUT_REGISTER, PANEL_RING_BASE + slot, n, command=False)
+        return out

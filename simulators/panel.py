@@ -1,0 +1,143 @@
+"""Simulated dealer's button panel (Modbus TCP or RTU over a pty).
+
+    python -m simulators.panel            # Modbus TCP on a free loopback port
+    python -m simulators.panel --rtu      # Modbus RTU on a new /dev/pts/N, 115200 8N1
+
+Prints ``listening <url> control tcp://127.0.0.1:<port>`` and serves.
+
+The panel's firmware debounces each contact: a change of the contact counts
+only once the contact has held still for ``DEBOUNCE_MS``; each debounced press
+increments ``press_seq`` and the button's own counter and is written into the
+press ring (see ``docs/protocols-modbus.md``).  The contact is simulated as a
+waveform in the panel's own time base, so a bouncing press is debounced the
+same way however loaded the host is.
+
+Control commands (besides those of ``simulators.modbus_device``):
+
+  {"cmd": "press", "button": "deal"}                  one clean press
+  {"cmd": "press", "button": "deal", "bounce": 5}     the contact bounces 5 times
+                                                      on closing and on opening
+  {"cmd": "press", "button": "deal", "hold_ms": 2}    a touch shorter than the
+                                                      debounce time: not a press
+  {"cmd": "press", "button": "seat_3", "count": 50}   50 presses in one burst
+  {"cmd": "press", "buttons": ["seat_1", "bet_2x"]}   a burst, in this order
+        -> {"registered": n, "seq": press_seq, "at": CLOCK_MONOTONIC of the last press}
+  {"cmd": "key", "on": true, "supervisor": 4711}      the floor supervisor's key
+  {"cmd": "reboot"}                                   power cycle: counters restart
+  {"cmd": "outputs"}                                  lights, buzzer, buzz count
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+from pymodbus.constants import ExcCodes
+
+from drivers.registers import BUTTONS, LAMPS, PANEL, PANEL_RING_SIZE, Table, button_code
+from simulators.modbus_device import ControlError, ModbusDeviceSim, now
+
+DEBOUNCE_MS = 5.0
+BOUNCE_STEP_MS = 0.3
+DEFAULT_HOLD_MS = 60.0
+BUZZ_SECONDS = 0.2
+
+
+def contact_waveform(bounce: int, hold_ms: float) -> list[tuple[float, bool]]:
+    """(time in ms, contact closed) transitions of one press; open after the last."""
+    t = 0.0
+    wave = [(t, True)]
+    for _ in range(bounce):
+        wave += [(t + BOUNCE_STEP_MS, False), (t + 2 * BOUNCE_STEP_MS, True)]
+        t += 2 * BOUNCE_STEP_MS
+    t = max(t, hold_ms)
+    wave.append((t, False))
+    for _ in range(bounce):
+        wave += [(t + BOUNCE_STEP_MS, True), (t + 2 * BOUNCE_STEP_MS, False)]
+        t += 2 * BOUNCE_STEP_MS
+    return wave
+
+
+def debounce(wave: list[tuple[float, bool]], window_ms: float = DEBOUNCE_MS, stable: bool = False) -> int:
+    """Presses the firmware registers for a contact waveform: the debounced
+    state follows the contact only after it held still for ``window_ms``; each
+    open -> closed change of the debounced state is one press."""
+    presses = 0
+    for i, (t, closed) in enumerate(wave):
+        held = (wave[i + 1][0] if i + 1 < len(wave) else float("inf")) - t
+        if held >= window_ms and closed != stable:
+            stable = closed
+            presses += closed
+    return presses
+
+
+class PanelSim(ModbusDeviceSim):
+    """Dealer's button panel with debounced press counters, lights, buzzer and key switch."""
+
+    MAP = PANEL
+
+    def __init__(self, unit: int | None = None) -> None:
+        self.buzz_count = 0
+        self._buzz_off: asyncio.TimerHandle | None = None
+        super().__init__(unit)
+
+    def power_up(self) -> None:
+        super().power_up()
+        self.store.set("boot_id", random.randrange(1, 0x10000))
+        self.buzz_count = 0
+
+    # ---- firmware -----------------------------------------------------------------
+
+    def register_press(self, button: str) -> int:
+        seq = (self.store.get("press_seq") + 1) & 0xFFFF
+        self.store.set("press_seq", seq)
+        self.store.set(f"count.{button}", (self.store.get(f"count.{button}") + 1) & 0xFFFF)
+        self.store.set(f"ring.{(seq - 1) % PANEL_RING_SIZE}", button_code(button))
+        return seq
+
+    def on_write(self, table: Table, address: int, values: list[Any]) -> ExcCodes | None:
+        buzzer = self.MAP["buzzer"].address
+        err = super().on_write(table, address, values)
+        if table is Table.COIL and address <= buzzer < address + len(values) and values[buzzer - address]:
+            self.buzz_count += 1
+            if self._buzz_off is not None:
+                self._buzz_off.cancel()
+            self._buzz_off = asyncio.get_running_loop().call_later(
+                BUZZ_SECONDS, lambda: self.store.set("buzzer", False))
+        return err
+
+    # ---- the physical side ----------------------------------------------------------
+
+    async def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
+        name = cmd.get("cmd")
+        if name == "press":
+            buttons = list(cmd["buttons"]) if "buttons" in cmd else [cmd["button"]] * int(cmd.get("count", 1))
+            for b in buttons:
+                if b not in BUTTONS:
+                    raise ControlError(f"no button {b!r}")
+            bounce = int(cmd.get("bounce", 0))
+            hold = float(cmd.get("hold_ms", DEFAULT_HOLD_MS))
+            registered = 0
+            for b in buttons:
+                for _ in range(debounce(contact_waveform(bounce, hold))):
+                    self.register_press(b)
+                    registered += 1
+            return {"registered": registered, "seq": self.store.get("press_seq"), "at": now()}
+        if name == "key":
+            on = bool(cmd.get("on", True))
+            supervisor = int(cmd.get("supervisor", 0)) if on else 0
+            self.store.set("key_switch", on)
+            self.store.set("supervisor_id", supervisor)
+            return {}
+        if name == "reboot":
+            self.power_up()
+            return {"boot_id": self.store.get("boot_id")}
+        if name == "outputs":
+            return {"lights": {n: self.store.get(f"light.{n}") for n in BUTTONS + LAMPS},
+                    "buzzer": self.store.get("buzzer"), "buzz_count": self.buzz_count}
+        return await super().control(cmd)
+
+
+if __name__ == "__main__":
+    raise SystemExit(PanelSim.main())

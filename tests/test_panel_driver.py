@@ -1,0 +1,338 @@
+"""The dealer's button panel driver against its simulator (Modbus TCP and RTU
+over a pty) and against pymodbus's own simulator datastore with our map.
+
+What matters: every press reaches the controller exactly once, in order --
+however the contact bounces, however fast the presses come, and across an
+outage of the panel.  "Nothing else arrived" is proved without sleeping: a
+marker press is sent last and must be the next event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+import pytest
+from modbus_helpers import Control, peer_cell, peer_config, run, start_peer, start_sim
+
+from drivers.modbus import DeviceOffline, Health
+from drivers.panel import ButtonPress, KeySwitch, PanelDriver
+from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
+from simulators.panel import contact_waveform, debounce
+
+WAIT = 5.0
+MARKER = "shuffle"
+
+
+@pytest.fixture(scope="module")
+def sim():
+    p = start_sim("simulators.panel")
+    yield p
+    p.stop()
+
+
+@pytest.fixture(scope="module")
+def rtu_sim():
+    p = start_sim("simulators.panel", "--rtu")
+    yield p
+    p.stop()
+
+
+def with_panel(sim_proc, body, **driver_kw):
+    async def main():
+        ctl = Control(sim_proc.control)
+        await ctl("reset")
+        panel = PanelDriver(sim_proc.url, **driver_kw)
+        try:
+            await panel.start()
+            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await body(panel, ctl)
+        finally:
+            await panel.close()
+            await ctl("reset")
+            await ctl.close()
+
+    run(main)
+
+
+async def presses_until_marker(panel: PanelDriver, ctl: Control) -> list[ButtonPress]:
+    """Press the marker, then collect every event up to and including it."""
+    await ctl("press", button=MARKER)
+    got = []
+    while True:
+        p = await panel.next_press(timeout=WAIT)
+        got.append(p)
+        if p.button == MARKER:
+            return got
+
+
+async def ordered_presses(panel: PanelDriver, ctl: Control) -> None:
+    seq = ["seat_1", "bet_2x", "seat_2", "check", "seat_3", "fold", "no_more_bets", "deal", "bet_4x",
+           "confirm", "undo", "void_round", "bet_1x", "bet_3x"]
+    for b in seq:
+        assert (await ctl("press", button=b))["registered"] == 1
+    got = await presses_until_marker(panel, ctl)
+    assert [(p.button, p.multiple) for p in got] == [
+        ("seat_1", None), ("bet", 2), ("seat_2", None), ("check", None), ("seat_3", None), ("fold", None),
+        ("no_more_bets", None), ("deal", None), ("bet", 4), ("confirm", None), ("undo", None),
+        ("void_round", None), ("bet", 1), ("bet", 3), (MARKER, None)]
+    assert [p.seq for p in got] == list(range(got[0].seq, got[0].seq + len(got)))
+    assert not any(p.after_outage for p in got)
+
+
+def test_presses_in_order_tcp(sim):
+    with_panel(sim, ordered_presses)
+
+
+def test_bouncing_button_is_one_press(sim):
+    async def body(panel, ctl):
+        assert (await ctl("press", button="no_more_bets", bounce=8))["registered"] == 1
+        got = await presses_until_marker(panel, ctl)
+        assert [p.button for p in got] == ["no_more_bets", MARKER]
+
+    with_panel(sim, body)
+
+
+def test_touch_shorter_than_debounce_is_no_press(sim):
+    async def body(panel, ctl):
+        assert (await ctl("press", button="deal", hold_ms=2))["registered"] == 0
+        assert [p.button for p in await presses_until_marker(panel, ctl)] == [MARKER]
+
+    with_panel(sim, body)
+
+
+def test_debouncer_in_panel_firmware():
+    assert debounce(contact_waveform(0, 60)) == 1
+    assert debounce(contact_waveform(20, 60)) == 1
+    assert debounce(contact_waveform(3, 1)) == 0
+    # two real presses 10 ms apart (contact open 10 ms > debounce) are two
+    wave = contact_waveform(2, 30) + [(t + 40, c) for t, c in contact_waveform(2, 30)]
+    assert debounce(wave) == 2
+
+
+def test_burst_within_one_poll_keeps_order(sim):
+    """A burst of presses registered between two polls (up to the ring size)."""
+
+    async def body(panel, ctl):
+        burst = [BUTTONS[(7 * i) % len(BUTTONS)] for i in range(PANEL_RING_SIZE - 1)]
+        burst = [b for b in burst if b != MARKER]
+        r = await ctl("press", buttons=burst)
+        assert r["registered"] == len(burst)
+        got = await presses_until_marker(panel, ctl)
+        names = [p.button if p.multiple is None else f"bet_{p.multiple}x" for p in got[:-1]]
+        assert names == burst
+
+    with_panel(sim, body)
+
+
+def test_many_presses_none_lost_none_doubled(sim):
+    """More presses between two polls than the ring holds: the counters still
+    account for every one."""
+
+    async def body(panel, ctl):
+        want = Counter()
+        for rnd in range(3):
+            burst = [BUTTONS[(i * 5 + rnd) % len(BUTTONS)] for i in range(230)]
+            burst = [b for b in burst if b != MARKER]
+            want.update(burst)
+            assert (await ctl("press", buttons=burst))["registered"] == len(burst)
+        for _ in range(40):  # and some one at a time, as fast as the control port goes
+            await ctl("press", button="seat_4")
+            want["seat_4"] += 1
+        got = await presses_until_marker(panel, ctl)
+        names = Counter(p.button if p.multiple is None else f"bet_{p.multiple}x" for p in got[:-1])
+        assert names == want
+
+    with_panel(sim, body)
+
+
+def test_key_switch(sim):
+    async def body(panel, ctl):
+        changes: list[KeySwitch] = []
+        changed = asyncio.Event()
+        panel.on_key_change(lambda k: (changes.append(k), changed.set()))
+        assert await panel.key_switch() == KeySwitch(False, 0)
+        await ctl("key", on=True, supervisor=4711)
+        assert await panel.key_switch() == KeySwitch(True, 4711)
+        await asyncio.wait_for(changed.wait(), WAIT)
+        assert changes[-1] == KeySwitch(True, 4711) and panel.key == KeySwitch(True, 4711)
+        await ctl("key", on=False)
+        assert await panel.key_switch() == KeySwitch(False, 0)
+
+    with_panel(sim, body)
+
+
+def test_lights_and_buzzer(sim):
+    async def body(panel, ctl):
+        await panel.set_light("no_more_bets", True)
+        await panel.set_light("bet_3x", True)
+        await panel.set_light("fault", True)
+        await panel.set_light("bet_3x", False)
+        out = await ctl("outputs")
+        on = {n for n, v in out["lights"].items() if v}
+        assert on == {"no_more_bets", "fault"}
+        lights = await panel.lights()
+        assert {n for n, v in lights.items() if v} == on and set(lights) == set(BUTTONS) | {"ready", "fault"}
+        await panel.buzz()
+        await panel.buzz()
+        assert (await ctl("outputs"))["buzz_count"] == 2
+        with pytest.raises(ValueError):
+            await panel.set_light("seat_7", True)
+
+    with_panel(sim, body)
+
+
+async def outage_keeps_presses(panel: PanelDriver, ctl: Control) -> None:
+    await ctl("stop_answering")
+    await panel.wait_for_health(Health.OFFLINE, timeout=WAIT)
+    with pytest.raises(DeviceOffline):
+        await panel.set_light("deal", True)
+    with pytest.raises(DeviceOffline):
+        await panel.buzz()
+    with pytest.raises(DeviceOffline):
+        await panel.key_switch()
+    await ctl("press", button="void_round")  # pressed while the controller cannot hear the panel
+    out = await ctl("outputs")
+    assert out["buzz_count"] == 0 and not out["lights"]["deal"]
+    await ctl("resume")
+    await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+    got = await presses_until_marker(panel, ctl)
+    assert [(p.button, p.after_outage) for p in got] == [("void_round", True), (MARKER, False)]
+    await panel.set_light("deal", True)
+    assert (await ctl("outputs"))["lights"]["deal"]
+
+
+def test_stop_answering_offline_then_recovers_without_losing_presses(sim):
+    with_panel(sim, outage_keeps_presses)
+
+
+def test_frozen_heartbeat_goes_offline(sim):
+    async def body(panel, ctl):
+        await ctl("freeze_heartbeat", on=True)
+        await panel.wait_for_health(Health.OFFLINE, timeout=WAIT)
+        assert "heartbeat" in panel.health_reason
+        with pytest.raises(DeviceOffline):
+            await panel.buzz()
+        await ctl("freeze_heartbeat", on=False)
+        await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+        await panel.buzz()
+
+    with_panel(sim, body, heartbeat_stale_after=0.5)
+
+
+def test_panel_reboot_invents_no_presses(sim):
+    async def body(panel, ctl):
+        await ctl("press", button="seat_2", count=3)
+        got = await presses_until_marker(panel, ctl)
+        assert [p.button for p in got] == ["seat_2"] * 3 + [MARKER]
+        await ctl("reboot")  # counters back to 0: neither 65533 presses nor a negative count
+        got = await presses_until_marker(panel, ctl)
+        assert [p.button for p in got] == [MARKER]
+        assert got[0].seq == 1
+
+    with_panel(sim, body)
+
+
+def test_rtu_over_pty(rtu_sim):
+    assert rtu_sim.url.startswith("rtu:///dev/")
+
+    async def body(panel, ctl):
+        await ordered_presses(panel, ctl)
+        assert (await ctl("press", button="confirm", bounce=6))["registered"] == 1
+        assert [p.button for p in await presses_until_marker(panel, ctl)] == ["confirm", MARKER]
+        await ctl("key", on=True, supervisor=12)
+        assert await panel.key_switch() == KeySwitch(True, 12)
+        await outage_keeps_presses(panel, ctl)
+
+    with_panel(rtu_sim, body)
+
+
+# --------------------------------------------------------------------------
+# against a peer we did not write: pymodbus's simulator datastore
+# --------------------------------------------------------------------------
+
+
+def test_against_pymodbus_simulator():
+    """The peer is a plain register store: the test plays the panel firmware by
+    writing its cells (counter, sequence number, ring), the driver must turn
+    that into presses; the driver's writes must land in the peer's coils."""
+
+    async def main():
+        server, store, url = await start_peer(PANEL, {"version": 1, "boot_id": 99, "press_seq": 65534,
+                                                     "count.deal": 65535}, unit=2)
+        panel = PanelDriver(url)
+
+        def firmware_press(button: str) -> None:
+            seq = peer_cell(PANEL, store, "press_seq")
+            seq.value = (seq.value + 1) & 0xFFFF
+            c = peer_cell(PANEL, store, f"count.{button}")
+            c.value = (c.value + 1) & 0xFFFF
+            peer_cell(PANEL, store, f"ring.{(seq.value - 1) % PANEL_RING_SIZE}").value = button_code(button)
+
+        try:
+            await panel.start()
+            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+            for b in ("deal", "seat_5", "bet_3x", "deal"):  # crosses 65535 -> 0 in seq and in count.deal
+                firmware_press(b)
+            got = [await panel.next_press(timeout=WAIT) for _ in range(4)]
+            assert [(p.button, p.multiple, p.seq) for p in got] == [
+                ("deal", None, 65535), ("seat_5", None, 0), ("bet", 3, 1), ("deal", None, 2)]
+
+            store.registers[peer_first_di_cell()].value |= 1  # key switch on
+            peer_cell(PANEL, store, "supervisor_id").value = 321
+            assert await panel.key_switch() == KeySwitch(True, 321)
+
+            await panel.set_light("seat_5", True)
+            addr = PANEL["light.seat_5"].address
+            assert store.registers[addr // 16].value & (1 << (addr % 16))
+            await panel.buzz()
+            assert store.registers[0].value & 1
+        finally:
+            await panel.close()
+            await server.shutdown()
+
+    run(main)
+
+
+def peer_first_di_cell() -> int:
+    return -(-PANEL.span(Table.COIL) // 16)
+
+
+def test_two_units_share_one_bus():
+    """Progressive (unit 1) and panel (unit 2) on one line, as on an RS-485
+    bus: the two drivers share one ModbusBus (one lock, one connection)."""
+    from pymodbus.datastore import ModbusServerContext, ModbusSimulatorContext
+    from pymodbus.server import ModbusTcpServer
+
+    from drivers.progressive import ProgressiveDriver
+    from drivers.registers import PROGRESSIVE
+
+    async def main():
+        prog_store = ModbusSimulatorContext(peer_config(PROGRESSIVE, {"version": 1, "accepted.6": 1}), None)
+        panel_store = ModbusSimulatorContext(peer_config(PANEL, {"version": 1, "boot_id": 5}), None)
+        server = ModbusTcpServer(ModbusServerContext(devices={1: prog_store, 2: panel_store}, single=False),
+                                 address=("127.0.0.1", 0))
+        await server.serve_forever(background=True)
+        url = f"tcp://127.0.0.1:{server.transport.sockets[0].getsockname()[1]}"
+        prog, panel = ProgressiveDriver(url), PanelDriver(url)
+        try:
+            assert prog.bus is panel.bus and (prog.unit, panel.unit) == (1, 2)
+            await prog.start()
+            await panel.start()
+            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+            seq = peer_cell(PANEL, panel_store, "press_seq")
+            seq.value = 1
+            peer_cell(PANEL, panel_store, "count.no_more_bets").value = 1
+            peer_cell(PANEL, panel_store, "ring.0").value = button_code("no_more_bets")
+            assert (await panel.next_press(timeout=WAIT)).button == "no_more_bets"
+            await asyncio.gather(*(prog.lock_out(True) for _ in range(5)), panel.set_light("deal", True))
+            assert prog_store.registers[0].value & 1
+            assert await prog.accepted_seats() == {6}
+        finally:
+            await prog.close()
+            await panel.close()
+            await server.shutdown()
+        assert prog.bus._closed  # the last user closed the shared connection
+
+    run(main)
