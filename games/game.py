@@ -13,11 +13,10 @@ from decimal import Decimal
 from typing import Any, ClassVar, Mapping, Sequence
 
 from games.cards import Card
-
 from games.paytable import Paytable
 from games.paytables import letters, paytable
-from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement
-from games.settlement import EnvyCandidate, envy_bonuses
+from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses
 
 
 @dataclass(frozen=True)
@@ -115,6 +114,50 @@ class Game:
     # -- settlement ---------------------------------------------------------------------------
     def settle(self, round: Round) -> Settlement:
         raise NotImplementedError
+
+    # The steps every game's settle() shares: open the meters, pay each seat's Progressive at
+    # its turn, then Envy, the payout limit and the result.
+    @staticmethod
+    def open_meters(round: Round) -> ProgressiveMeters | None:
+        p = round.progressive
+        return ProgressiveMeters(p.unit, p.meters, p.reset) if p else None
+
+    def settle_progressive(
+        self,
+        round: Round,
+        meters: ProgressiveMeters | None,
+        seat: Seat,
+        made: frozenset[str],
+        results: dict[str, WagerResult],
+    ) -> None:
+        """The seat's Progressive wager, paid at the meter when this seat's turn comes (R4).
+
+        (UTH ch.12 §D(4), JHE ch.12 §E(11), HCF ch.12 §E(3), RET ch.12 §F(6)(v).)
+        """
+        amount = seat.wagers.get("progressive")
+        if amount is None:
+            return
+        assert meters is not None  # games.contract refuses a progressive wager without its block
+        results["progressive"] = meters.settle(amount, self.table(round, "progressive").line_for(made))
+
+    def seat_result(self, seat: Seat, hand: dict[str, Any], results: dict[str, WagerResult]) -> SeatSettlement:
+        return SeatSettlement(seat=seat.seat, hand=hand, wagers=results, covered=self.covered(results))
+
+    def finish(
+        self,
+        round: Round,
+        seats: list[SeatSettlement],
+        meters: ProgressiveMeters | None,
+        *,
+        envy_made: Mapping[int, frozenset[str]] | None = None,
+        dealer: dict[str, Any] | None = None,
+    ) -> Settlement:
+        """Envy Bonuses (games that have them), the payout limit per seat (R6), the settlement."""
+        if envy_made is not None:
+            self.pay_envy(round, seats, envy_made)
+        for s in seats:
+            apply_payout_limit(s, round.payout_limit)
+        return Settlement(game=self.name, dealer=dealer, seats=seats, meters=meters.meters if meters else {})
 
     def cards_on_layout(self, seat: Seat) -> bool:
         """RULINGS R24c: a folded hand stays on the layout only while a side or Progressive wager is pending.

@@ -30,8 +30,6 @@ from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
 from games.game import Game, Street
 from games.round import Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    ProgressiveMeters,
-    apply_payout_limit,
     by_paytable,
     compare,
     lose,
@@ -261,8 +259,7 @@ class HighCardFlush(Game):
     def settle(self, round: Round) -> Settlement:
         dealer = flush_hand(round.dealer)
         qualifies = dealer_qualifies(dealer)
-        progressive = round.progressive
-        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        meters = self.open_meters(round)
 
         seats: list[SeatSettlement] = []
         made_by_seat: dict[int, dict[str, frozenset[str]]] = {}
@@ -279,7 +276,7 @@ class HighCardFlush(Game):
                 # ch.11 §B: a player who does not raise forfeits the Ante (R7); no Raise was made.
                 results["ante"] = lose(ante)
             else:
-                raised = ante * seat.decision.multiples[0]
+                raised = self.decision_amounts(seat)["raise"]
                 if not qualifies:
                     # ch.11 §B(5)(c): the Ante is paid 1 to 1 (ch.12 §A) and the Raise returned.
                     results["ante"] = win(ante, ante)
@@ -293,29 +290,15 @@ class HighCardFlush(Game):
             for side in ("flush_bonus", "straight_flush_bonus"):
                 if side in w:
                     results[side] = by_paytable(w[side], self.table(round, side), made[side])
-            if "progressive" in w:
-                assert meters is not None
-                # ch.11 §B(9)(d), ch.12 §E(3): at the meter when this seat's turn comes (R4).
-                results["progressive"] = meters.settle(
-                    w["progressive"], self.table(round, "progressive").line_for(made["progressive"])
-                )
-            seats.append(
-                SeatSettlement(
-                    seat=seat.seat,
-                    hand={"hand": hand.name, "cards": card_texts(hand.cards)},
-                    wagers=results,
-                    covered=self.covered(results),
-                )
-            )
+            self.settle_progressive(round, meters, seat, made["progressive"], results)  # ch.11 §B(9)(d)
+            seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
-        self.pay_envy(round, seats, {n: made["envy"] for n, made in made_by_seat.items()})
-        for s in seats:
-            apply_payout_limit(s, round.payout_limit)
-        return Settlement(
-            game=self.name,
+        return self.finish(
+            round,
+            seats,
+            meters,
+            envy_made={n: made["envy"] for n, made in made_by_seat.items()},
             dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
-            seats=seats,
-            meters=meters.meters if meters else {},
         )
 
 

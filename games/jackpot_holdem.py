@@ -22,18 +22,12 @@ from __future__ import annotations
 
 from games.cards import card_texts
 from games.game import Game, Street, require_equal
-from games.poker import PAIR, ROYAL_FLUSH, PokerHand, best_hand, lines_made
+from games.holdem import against_dealer, dealer_qualifies
+from games.poker import ROYAL_FLUSH, PokerHand, best_hand, lines_made
 from games.round import Round, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    ProgressiveMeters,
-    apply_payout_limit,
     by_paytable,
-    compare,
-    line_result,
-    lose,
-    push,
     settlement_order,
-    versus,
 )
 
 
@@ -85,9 +79,7 @@ class JackpotHoldem(Game):
     def settle(self, round: Round) -> Settlement:
         community = list(round.community)
         dealer = best_hand(list(round.dealer) + community)
-        qualifies = dealer.category >= PAIR  # ch.2 §B(8)(a), ch.11 §I: the dealer qualifies with a pair or better
-        progressive = round.progressive
-        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        meters = self.open_meters(round)
 
         seats: list[SeatSettlement] = []
         for seat in settlement_order(round.seats):  # ch.11 §I(1)-(2): from the dealer's right (R1)
@@ -96,48 +88,20 @@ class JackpotHoldem(Game):
             hand = best_hand(list(seat.cards) + community)
             made = jackpot_lines_made(hand)
             w = seat.wagers
-            ante = w["ante"]
             results: dict[str, WagerResult] = {}
-            if seat.decision.fold:
-                # ch.11 §G(2): the Ante and X-tra Bonus are collected (R7).
-                results["ante"] = lose(ante)
-                results["xtra_bonus"] = lose(w["xtra_bonus"])
-            else:
-                versus_dealer = compare(hand.value, dealer.value)
-                # ch.11 §I(1): a dealer below a pair returns the Ante; §I(3) otherwise.
-                results["ante"] = versus(ante, versus_dealer) if qualifies else push(ante)
-                if versus_dealer > 0:
-                    # ch.11 §I(3)(b), ch.12 §B(1); R12: a winning hand below a straight pushes
-                    # (the paytable's "less than a Straight" line).
-                    results["xtra_bonus"] = line_result(
-                        w["xtra_bonus"], self.table(round, "xtra_bonus").line_for(made), unmatched="push"
-                    )
-                else:
-                    results["xtra_bonus"] = versus(w["xtra_bonus"], versus_dealer)
-                # ch.12 §A: the Play pays 1 to 1, settled on the comparison whether or not the dealer qualifies.
-                results["play"] = versus(ante * seat.decision.multiples[0], versus_dealer)
+            # ch.11 §G(2) a fold; §I the Ante, X-tra Bonus and Play against the dealer (R12, games.holdem).
+            against_dealer(
+                results, seat, self.decision_amounts(seat), "xtra_bonus", self.table(round, "xtra_bonus"), hand, made, dealer
+            )
             if "player_bonus" in w:
                 # ch.11 §J(2): paid whatever the dealer holds; ch.11 §G(3)(a): also for a folded player (R7).
                 results["player_bonus"] = by_paytable(w["player_bonus"], self.table(round, "player_bonus"), made)
-            if "progressive" in w:
-                assert meters is not None
-                # ch.11 §K, ch.12 §E(11): paid at the meter when this seat's turn comes (R4); §G(4)(a) folded too.
-                results["progressive"] = meters.settle(w["progressive"], self.table(round, "progressive").line_for(made))
-            s = SeatSettlement(
-                seat=seat.seat,
-                hand={"hand": hand.name, "cards": card_texts(hand.cards)},
-                wagers=results,
-                covered=self.covered(results),
-            )
-            apply_payout_limit(s, round.payout_limit)  # ch.12 §F, R6
-            seats.append(s)
+            # ch.11 §K, ch.12 §E(11); §G(4)(a): folded too.
+            self.settle_progressive(round, meters, seat, made, results)
+            seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
-        return Settlement(
-            game=self.name,
-            dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
-            seats=seats,
-            meters=meters.meters if meters else {},
-        )
+        dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}
+        return self.finish(round, seats, meters, dealer=dealer_shown)  # ch.12 §F, R6: the payout limit
 
 
 GAME = JackpotHoldem()

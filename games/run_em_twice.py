@@ -23,10 +23,8 @@ from games.cards import Card, card_texts
 from games.game import Game, Street, require_equal
 from games.paytable import Paytable
 from games.poker import PokerHand, best_hand, lines_made
-from games.round import Decision, Round, RoundError, SeatSettlement, Settlement, WagerResult
+from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    ProgressiveMeters,
-    apply_payout_limit,
     by_paytable,
     line_result,
     lose,
@@ -142,8 +140,7 @@ class RunEmTwice(Game):
     def settle(self, round: Round) -> Settlement:
         community = list(round.community)
         run_table = self.table(round, "first_run")
-        progressive = round.progressive
-        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        meters = self.open_meters(round)
         # ch.12 §D, RULINGS R29: the Five Card Bonus is the five community cards alone.
         board_made = lines_made(best_hand(community))
 
@@ -155,7 +152,7 @@ class RunEmTwice(Game):
             better_hands[seat.seat] = better
             w = seat.wagers
             results: dict[str, WagerResult] = {}
-            self._main(results, w, seat.decision, run_table, first, second)
+            self._main(results, seat, run_table, first, second)
             # ch.11 §H, §B(3), §D(2), §F(2): side wagers are settled whatever the player did (R7).
             if "five_card_bonus" in w:
                 results["five_card_bonus"] = by_paytable(
@@ -166,42 +163,29 @@ class RunEmTwice(Game):
                 results["ultimate_pairs"] = by_paytable(
                     w["ultimate_pairs"], self.table(round, "ultimate_pairs"), ultimate_pairs_made(seat.cards)
                 )
-            if "progressive" in w:
-                assert meters is not None
-                # ch.12 §F(5): the better Run hand (R29); §F(6)(v): paid at the meter on this seat's turn (R4).
-                results["progressive"] = meters.settle(
-                    w["progressive"], self.table(round, "progressive").line_for(lines_made(better))
-                )
-            seats.append(
-                SeatSettlement(
-                    seat=seat.seat,
-                    hand={
-                        "first_run": {"hand": first.name, "cards": card_texts(first.cards)},
-                        "second_run": {"hand": second.name, "cards": card_texts(second.cards)},
-                    },
-                    wagers=results,
-                    covered=self.covered(results),
-                )
-            )
+            # ch.12 §F(5): the better Run hand (R29).
+            self.settle_progressive(round, meters, seat, lines_made(better), results)
+            hands = {
+                "first_run": {"hand": first.name, "cards": card_texts(first.cards)},
+                "second_run": {"hand": second.name, "cards": card_texts(second.cards)},
+            }
+            seats.append(self.seat_result(seat, hands, results))
 
-        self.pay_envy(round, seats, {n: lines_made(h) for n, h in better_hands.items()})
-        for s in seats:
-            apply_payout_limit(s, round.payout_limit)
-        return Settlement(game=self.name, seats=seats, meters=meters.meters if meters else {}, dealer=None)
+        return self.finish(round, seats, meters, envy_made={n: lines_made(h) for n, h in better_hands.items()})
 
     def _main(
         self,
         results: dict[str, WagerResult],
-        w: Mapping[str, Decimal],
-        decision: Decision,
+        seat: Seat,
         run_table: Paytable,
         first: PokerHand,
         second: PokerHand,
     ) -> None:
         """The Antes, Run wagers and Center wager, in the contract's output order."""
-        ante_1, ante_2 = w["ante_1"], w["ante_2"]
-        amounts = [ante * k for ante, k in zip((ante_1, ante_2, ante_1), decision.multiples)]
-        if decision.fold:
+        ante_1, ante_2 = seat.wagers["ante_1"], seat.wagers["ante_2"]
+        # R26: the 1st Run on the 1st Ante, the 2nd Run on the 2nd, the Center on an Ante (P22).
+        amounts = list(self.decision_amounts(seat).values())
+        if seat.decision.fold:
             # ch.11 §B(2), §D(1), §F(1): a fold loses both Antes and the Run wagers already made (R7, R26).
             results["ante_1"] = lose(ante_1)
             if len(amounts) > 0:

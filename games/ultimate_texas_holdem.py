@@ -15,18 +15,14 @@ from typing import Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
 from games.game import Game, Street, require_equal
-from games.poker import PAIR, PokerHand, best_hand, lines_made
+from games.holdem import against_dealer, dealer_qualifies
+from games.poker import PokerHand, best_hand, lines_made
 from games.round import Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
-    ProgressiveMeters,
-    apply_payout_limit,
     by_paytable,
     compare,
-    line_result,
     lose,
-    push,
     settlement_order,
-    versus,
 )
 from games.ultimate_pairs import ultimate_pairs_made
 
@@ -99,39 +95,23 @@ class UltimateTexasHoldem(Game):
     def settle(self, round: Round) -> Settlement:
         community = list(round.community)
         dealer = best_hand(list(round.dealer) + community)
-        qualifies = dealer.category >= PAIR  # ch.11 §H(1): less than a pair, the Ante is returned
-        progressive = round.progressive
-        meters = ProgressiveMeters(progressive.unit, progressive.meters, progressive.reset) if progressive else None
+        meters = self.open_meters(round)
         board_made = lines_made(best_hand(community))
 
         seats: list[SeatSettlement] = []
-        hands: dict[int, PokerHand] = {}
+        envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
             hand = best_hand(list(seat.cards) + community)  # R24a: the player's two and the five community cards
-            hands[seat.seat] = hand
+            made = envy_made[seat.seat] = lines_made(hand)
             w = seat.wagers
-            ante = w["ante"]
             results: dict[str, WagerResult] = {}
-            versus_dealer = compare(hand.value, dealer.value)
-            if seat.decision.fold:
-                # ch.11 §F(2): the Ante and Blind are collected (R7).
-                results["ante"] = lose(ante)
-                results["blind"] = lose(w["blind"])
-            else:
-                # ch.11 §H: Ante pushes when the dealer does not qualify; Blind and Play are
-                # settled on the comparison either way.
-                results["ante"] = versus(ante, versus_dealer) if qualifies else push(ante)
-                if versus_dealer > 0:
-                    # ch.12 §B; ch.11 §H(3)(c): a winning hand below the table's lowest line pushes (R20).
-                    results["blind"] = line_result(
-                        w["blind"], self.table(round, "blind").line_for(lines_made(hand)), unmatched="push"
-                    )
-                else:
-                    results["blind"] = versus(w["blind"], versus_dealer)
-                results["play"] = versus(ante * seat.decision.multiples[0], versus_dealer)
+            # ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
+            against_dealer(
+                results, seat, self.decision_amounts(seat), "blind", self.table(round, "blind"), hand, made, dealer
+            )
             # ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
             if "trips" in w:
-                results["trips"] = by_paytable(w["trips"], self.table(round, "trips"), lines_made(hand))
+                results["trips"] = by_paytable(w["trips"], self.table(round, "trips"), made)
             if "six_card_bonus" in w:
                 results["six_card_bonus"] = by_paytable(
                     w["six_card_bonus"],
@@ -146,30 +126,11 @@ class UltimateTexasHoldem(Game):
                 results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
             if "play_the_board" in w:
                 results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
-            if "progressive" in w:
-                assert meters is not None
-                # ch.11 §J, ch.12 §D(4): paid at the meter when this seat's turn comes (R4).
-                results["progressive"] = meters.settle(
-                    w["progressive"], self.table(round, "progressive").line_for(lines_made(hand))
-                )
-            seats.append(
-                SeatSettlement(
-                    seat=seat.seat,
-                    hand={"hand": hand.name, "cards": card_texts(hand.cards)},
-                    wagers=results,
-                    covered=self.covered(results),
-                )
-            )
+            self.settle_progressive(round, meters, seat, made, results)  # ch.11 §J
+            seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
-        self.pay_envy(round, seats, {n: lines_made(h) for n, h in hands.items()})
-        for s in seats:
-            apply_payout_limit(s, round.payout_limit)
-        return Settlement(
-            game=self.name,
-            dealer={"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": qualifies},
-            seats=seats,
-            meters=meters.meters if meters else {},
-        )
+        dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}
+        return self.finish(round, seats, meters, envy_made=envy_made, dealer=dealer_shown)
 
     def _bad_beat(self, round: Round, amount: Decimal, hand: PokerHand, dealer: PokerHand) -> WagerResult:
         """RULINGS R24b: paid by the losing hand's line when it is three of a kind or better."""
