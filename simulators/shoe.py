@@ -56,12 +56,10 @@ from drivers.shoe import (
     encode_status,
 )
 from simulators.serial_device import ControlError, SimulatedDevice, main
-from simulators.shuffler import FULL_DECK, parse_cards, positions
+from simulators.card_faults import CardFaults
+from simulators.shuffler import FULL_DECK, parse_cards
 
 log = structlog.get_logger(__name__)
-
-POSITION_FAULTS = ("jam", "face_up", "duplicate", "unreadable")
-
 
 class ShoeSim(SimulatedDevice):
     kind = KIND_SHOE
@@ -74,8 +72,7 @@ class ShoeSim(SimulatedDevice):
         self.position = 0
         self.jammed = False
         self.empty_reported = False
-        self.jam_next = False
-        self.at: dict[int, set[str]] = {}
+        self.faults = CardFaults()
         self.next_rid = random.SystemRandom().randrange(0x10000)
         self.outbox: dict[int, tuple[int, bytes]] = {}  # rid -> (type, payload), until acknowledged
         self.last_report: tuple[int, bytes] | None = None
@@ -170,11 +167,10 @@ class ShoeSim(SimulatedDevice):
                 self.report(SHOE_FAULT, lambda rid: encode_fault_report(rid, position, ErrorCode.EMPTY))
                 return True
             return False
-        faults = self.at.pop(position, set())
+        faults = self.faults.take(position)
         code = self.cards.pop(0)
         self.position = position
-        if "jam" in faults or self.jam_next:
-            self.jam_next = False
+        if "jam" in faults:
             self.jammed = True  # the card is stuck in the shoe
             log.info("jammed", position=position)
             self.report(SHOE_FAULT, lambda rid: encode_fault_report(rid, position, ErrorCode.JAM))
@@ -204,12 +200,9 @@ class ShoeSim(SimulatedDevice):
             return {"reported": done}
         if cmd == "fault":
             fault = args.get("fault")
-            if fault == "jam" and "at" not in args:
-                self.jam_next = True
-            elif fault in POSITION_FAULTS:
-                for position in positions(args.get("at")):
-                    self.at.setdefault(position, set()).add(fault)
-            elif fault == "empty":
+            if self.faults.arm(args):
+                return {}
+            if fault == "empty":
                 self.cards.clear()
             else:
                 raise ControlError(f"unknown fault {fault!r}")

@@ -64,21 +64,12 @@ from drivers.shuffler import (
     encode_stack,
     encode_status,
 )
+from simulators.card_faults import CardFaults
 from simulators.serial_device import ControlError, Refuse, SimulatedDevice, main
 
 log = structlog.get_logger(__name__)
 
 FULL_DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
-POSITION_FAULTS = ("jam", "face_up", "duplicate", "unreadable")
-
-
-def positions(value: Any) -> list[int]:
-    values = value if isinstance(value, list) else [value]
-    if not values or not all(isinstance(v, int) and 1 <= v <= 255 for v in values):
-        raise ControlError('"at" is a card position 1..255 or a list of them')
-    return values
-
-
 def parse_cards(value: Any) -> list[int]:
     if not isinstance(value, list) or not 1 <= len(value) <= 255:
         raise ControlError('"cards" is a list of 1..255 cards such as "As"')
@@ -105,11 +96,10 @@ class ShufflerSim(SimulatedDevice):
         self.count_wrong = False
         self.jammed_at: int | None = None
         self.door_open = False
-        self.jam_next = False
+        self.faults = CardFaults()
         self.next_shuffle_fault: str | None = None
         self.next_count: int | None = None
         self.next_order: dict[str | None, list[int]] = {}
-        self.at: dict[int, set[str]] = {}
 
     # -- configuration
 
@@ -190,8 +180,7 @@ class ShufflerSim(SimulatedDevice):
         letter = self.letters[(self.letters.index(self.last_letter) + 1) % len(self.letters)]
         self.last_letter = letter
         self.in_play, self.deck, self.position, self.held, self.count_wrong = None, [], 0, [], False
-        if self.jam_next:
-            self.jam_next = False
+        if self.faults.take_jam():
             self.jammed_at = 0
             raise Refuse(ErrorCode.JAM, 0)
         fault, self.next_shuffle_fault = self.next_shuffle_fault, None
@@ -217,9 +206,8 @@ class ShufflerSim(SimulatedDevice):
         cards = []
         for _ in range(n):
             position = self.position + 1
-            faults = self.at.pop(position, set())
-            if "jam" in faults or self.jam_next:
-                self.jam_next = False
+            faults = self.faults.take(position)
+            if "jam" in faults:
                 self.jammed_at = position
                 self.position = position  # the jammed card is stuck in the mechanism
                 log.info("jammed", position=position)
@@ -241,12 +229,9 @@ class ShufflerSim(SimulatedDevice):
     async def control(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         if cmd == "fault":
             fault = args.get("fault")
-            if fault == "jam" and "at" not in args:
-                self.jam_next = True
-            elif fault in POSITION_FAULTS:
-                for position in positions(args.get("at")):
-                    self.at.setdefault(position, set()).add(fault)
-            elif fault == "shuffle_incomplete":
+            if self.faults.arm(args):
+                return {}
+            if fault == "shuffle_incomplete":
                 self.next_shuffle_fault = fault
             elif fault == "count":
                 count = args.get("count")

@@ -145,3 +145,39 @@ def peer_cell(regmap, store, name: str):
     di = -(-regmap.span(Table.DISCRETE_INPUT) // 16)
     base = co + di + (regmap.span(Table.INPUT_REGISTER) if p.table is Table.HOLDING_REGISTER else 0)
     return store.registers[base + p.address]
+
+
+WAIT = 5.0  # seconds: generous, these things take milliseconds
+
+
+def sim_fixture(module: str, *args: str):
+    """A module-scoped pytest fixture running one simulator process for the test file."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def fixture():
+        p = start_sim(module, *args)
+        yield p
+        p.stop()
+
+    return fixture
+
+
+def with_driver(sim_proc: SimProcess, driver_cls, body, **driver_kw) -> None:
+    """Reset the simulator, connect a ``driver_cls`` driver, wait until ONLINE, run ``body(driver, ctl)``."""
+    from drivers.modbus import Health
+
+    async def main():
+        ctl = Control(sim_proc.control)
+        await ctl("reset")
+        driver = driver_cls(sim_proc.url, **driver_kw)
+        try:
+            await driver.start()
+            await driver.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await body(driver, ctl)
+        finally:
+            await driver.close()
+            await ctl("reset")
+            await ctl.close()
+
+    run(main)

@@ -13,46 +13,23 @@ import asyncio
 from collections import Counter
 
 import pytest
-from modbus_helpers import Control, peer_cell, peer_config, run, start_peer, start_sim
+from modbus_helpers import WAIT, sim_fixture, with_driver, Control, peer_cell, peer_config, run, start_peer
 
 from drivers.modbus import DeviceOffline, Health
 from drivers.panel import ButtonPress, KeySwitch, PanelDriver
 from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
 from simulators.panel import contact_waveform, debounce
 
-WAIT = 5.0
 MARKER = "shuffle"
 
 
-@pytest.fixture(scope="module")
-def sim():
-    p = start_sim("simulators.panel")
-    yield p
-    p.stop()
-
-
-@pytest.fixture(scope="module")
-def rtu_sim():
-    p = start_sim("simulators.panel", "--rtu")
-    yield p
-    p.stop()
+sim = sim_fixture("simulators.panel")
+rtu_sim = sim_fixture("simulators.panel", "--rtu")
 
 
 def with_panel(sim_proc, body, **driver_kw):
-    async def main():
-        ctl = Control(sim_proc.control)
-        await ctl("reset")
-        panel = PanelDriver(sim_proc.url, **driver_kw)
-        try:
-            await panel.start()
-            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
-            await body(panel, ctl)
-        finally:
-            await panel.close()
-            await ctl("reset")
-            await ctl.close()
-
-    run(main)
+    """Reset the simulator, connect a driver, run ``body(panel, ctl)``."""
+    with_driver(sim_proc, PanelDriver, body, **driver_kw)
 
 
 async def presses_until_marker(panel: PanelDriver, ctl: Control) -> list[ButtonPress]:

@@ -13,46 +13,21 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from modbus_helpers import Control, peer_cell, run, start_peer, start_sim
+from modbus_helpers import WAIT, sim_fixture, with_driver, Control, peer_cell, run, start_peer, start_sim
 
 from drivers.modbus import DeviceOffline, Health, parse_url
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.registers import PROGRESSIVE, meter_address
 
-WAIT = 5.0  # generous: these things take milliseconds
 
 
-@pytest.fixture(scope="module")
-def sim():
-    p = start_sim("simulators.progressive")
-    yield p
-    p.stop()
-
-
-@pytest.fixture(scope="module")
-def rtu_sim():
-    p = start_sim("simulators.progressive", "--rtu")
-    yield p
-    p.stop()
+sim = sim_fixture("simulators.progressive")
+rtu_sim = sim_fixture("simulators.progressive", "--rtu")
 
 
 def with_device(sim_proc, body, **driver_kw):
     """Reset the simulator, connect a driver, run ``body(prog, ctl)``."""
-
-    async def main():
-        ctl = Control(sim_proc.control)
-        await ctl("reset")
-        prog = ProgressiveDriver(sim_proc.url, **driver_kw)
-        try:
-            await prog.start()
-            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
-            await body(prog, ctl)
-        finally:
-            await prog.close()
-            await ctl("reset")
-            await ctl.close()
-
-    run(main)
+    with_driver(sim_proc, ProgressiveDriver, body, **driver_kw)
 
 
 async def lockout_round(prog: ProgressiveDriver, ctl: Control) -> None:
