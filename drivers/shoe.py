@@ -239,7 +239,8 @@ class Shoe(SerialDevice):
             self._put(ProtocolError(self.name, f"position {position}: {exc}"))
             return
         drawn = CardDrawn(text[0], text[1], bool(flags & CARD_FACE_UP), position)
-        log.debug("card drawn", device=self.name, position=position, card=text, face_up=drawn.face_up)
+        # Card values are secret until the rules reveal them: never logged, not even at debug level.
+        log.debug("card drawn", device=self.name, position=position, face_up=drawn.face_up)
         seen = self._seen.get(text)
         if seen is not None:
             self._put(

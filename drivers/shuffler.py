@@ -222,7 +222,8 @@ class Shuffler(SerialDevice):
             cards.append(card)
             face_up.append(bool(flags & CARD_FACE_UP))
         stack = Stack(tuple(cards), tuple(face_up), deck, first)
-        log.debug("stack delivered", device=self.name, deck=deck, first_position=first, cards=cards)
+        # Card values are secret until the rules reveal them: never logged, not even at debug level.
+        log.debug("stack delivered", device=self.name, deck=deck, first_position=first, size=len(cards))
         duplicate: DuplicateCardError | None = None
         for position, card in enumerate(cards, first):
             seen = self._dealt.setdefault(card, position)

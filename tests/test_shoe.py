@@ -362,3 +362,22 @@ def test_reports_sent_before_hello_are_neither_taken_nor_acknowledged():
 async def _send_when_connected(link, rid, position, card):
     await link.connected
     await link.send(CARD, encode_card_report(rid, position, encode_card(card), 0))
+
+
+def test_card_values_are_never_logged(sim):
+    """Hole cards are secret until the rules reveal them (DEVELOPERS: never logged in clear), at any level."""
+    from structlog.testing import capture_logs
+
+    async def body(shoe):
+        await load(sim, shoe)
+        await sim.acontrol("fault", fault="face_up", at=2)
+        await sim.acontrol("draw", n=4)
+        cards = await asyncio.wait_for(take(shoe, 4), WAIT)
+        assert [c.card for c in cards] == ORDER[:4]
+
+    with capture_logs() as logs:
+        drive(sim, body)
+    assert logs, "the driver logs nothing at all: the test would prove nothing"
+    text = repr(logs)
+    for card in ORDER[:4]:
+        assert f"'{card}'" not in text, card

@@ -318,3 +318,21 @@ def test_wrong_device_on_the_port_is_refused(sim):
         await shoe.close()
 
     run(main())
+
+
+def test_card_values_are_never_logged(sim):
+    """The undealt order and the cards of a stack are secret: never logged, at any level."""
+    from structlog.testing import capture_logs
+
+    async def body(shuffler):
+        await scripted(sim, shuffler)
+        await sim.acontrol("fault", fault="face_up", at=3)
+        stack = await shuffler.deliver(5)
+        assert stack.cards == tuple(ORDER[:5])
+
+    with capture_logs() as logs:
+        drive(sim, body)
+    assert logs, "the driver logs nothing at all: the test would prove nothing"
+    text = repr(logs)
+    for card in ORDER[:5]:
+        assert f"'{card}'" not in text, card
