@@ -1,0 +1,564 @@
+"""One round of play: a ``transitions`` state machine over the facts the rules care about.
+
+    wagers -> no_more_bets -> dealing -> decisions -> reveal -> settled -> complete
+                 \\______________ void / halt from any open state ______________/
+
+The model (``RoundController``) does not talk to devices: the daemon feeds it
+what the devices and the dealer report (a wager, the lock-out confirmed, a
+card and where it went, a decision, a confirmation) and does what the round
+asks for next.  Every fact is first appended to the journal, then applied
+(``_apply_<kind>``); replaying a round's journal through the same ``_apply``
+methods rebuilds it after a crash (``RoundController.restore``).
+
+What the rules decide comes from ``games``: legal decisions per street
+(``Game.streets``, RULINGS R1: clockwise from seat 1), settlement
+(``games.contract`` / the game modules), voids and partial settlements
+(``games.void``, R7a).
+
+Secrets: hole cards, the dealer's cards and unrevealed community cards are in
+the journal (a hand must be reconstructable) but never in ``public_view()``
+before the rules reveal them, and never logged.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Iterable, Mapping, Protocol
+
+from transitions.extensions.asyncio import AsyncMachine
+
+from games.cards import Card, parse_card
+from games.contract import parse_round
+from games.game import Game, Street
+from games.registry import GAMES
+from games.round import Settlement
+from games.void import void_round
+
+
+class Phase(str, enum.Enum):
+    WAGERS = "wagers"  # open for wagers (ch.7 §D)
+    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (ch.8 §C)
+    DEALING = "dealing"  # cards leaving the shoe or shuffler (ch.8-ch.10)
+    DECISIONS = "decisions"  # players decide, street by street (ch.11)
+    REVEAL = "reveal"  # every player has acted: the dealer's hand is exposed (UTH ch.11 §G)
+    SETTLED = "settled"  # settlement computed; the dealer pays and takes, then confirms
+    COMPLETE = "complete"
+    VOIDED = "voided"  # all hands void (R7a), or the wagers chapter 13 keeps alive settled
+    HALTED = "halted"  # an irregularity or a device stopped the round; the dealer decides
+
+
+OPEN_PHASES = [Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL]
+
+TRANSITIONS = [
+    {"trigger": "lock_out", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
+    {"trigger": "start_dealing", "source": Phase.NO_MORE_BETS, "dest": Phase.DEALING},
+    {"trigger": "open_decisions", "source": Phase.DEALING, "dest": Phase.DECISIONS},
+    {"trigger": "all_acted", "source": Phase.DECISIONS, "dest": Phase.REVEAL},
+    {"trigger": "settled", "source": Phase.REVEAL, "dest": Phase.SETTLED},
+    {"trigger": "finish", "source": [Phase.SETTLED, Phase.VOIDED], "dest": Phase.COMPLETE},
+    {"trigger": "voided", "source": OPEN_PHASES + [Phase.HALTED], "dest": Phase.VOIDED},
+    {"trigger": "halt", "source": OPEN_PHASES, "dest": Phase.HALTED},
+] + [
+    # back to where the round was halted, once the dealer has dealt with the cause
+    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"}
+    for p in OPEN_PHASES
+]
+
+
+class RoundRefused(ValueError):
+    """An action the rules or the round's state do not allow now; the round is unchanged."""
+
+
+class JournalLike(Protocol):
+    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
+
+
+class NoJournal:
+    """For replays and pure tests: records nothing."""
+
+    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
+        return 0
+
+
+@dataclass
+class SeatState:
+    seat: int
+    wagers: dict[str, Decimal] = field(default_factory=dict)
+    cards: list[Card] = field(default_factory=list)
+    multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
+    folded: bool = False
+    acted_on_street: int = -1  # the last street this seat was asked at
+
+    @property
+    def done(self) -> bool:
+        """No more decisions: folded, or (UTH/JHE/HCF) already made its one wager."""
+        return self.folded
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """What the round needs to know of the table (from the configuration)."""
+
+    game: str
+    paytables: Mapping[str, str]
+    progressive: Mapping[str, Any] | None = None  # the settle contract's progressive block (meters as now)
+    payout_limit: Decimal | None = None
+
+
+class RoundController:
+    """One round.  Create with ``await RoundController.open(...)`` or ``restore(...)``."""
+
+    state: str  # set by the machine
+
+    def __init__(self, round_id: str, setup: TableSetup, journal: JournalLike | None = None) -> None:
+        if setup.game not in GAMES:
+            raise RoundRefused(f"unknown game {setup.game!r}")
+        self.round_id = round_id
+        self.setup = setup
+        self.game: Game = GAMES[setup.game]
+        self.journal = journal or NoJournal()
+        self.seats: dict[int, SeatState] = {}
+        self.dealer: list[Card] = []
+        self.community: dict[int, Card] = {}
+        self.bonus_box: list[Card] = []
+        self.burned = 0
+        self.street = 0
+        self.halted_from: Phase | None = None
+        self.halt_reason: str | None = None
+        self.settlement: Settlement | None = None
+        self.void_reason: str | None = None
+        self.progressive_count: int | None = None
+        self.machine = AsyncMachine(
+            model=self,
+            states=list(Phase),
+            transitions=TRANSITIONS,
+            initial=Phase.WAGERS,
+            auto_transitions=False,
+            queued="model",
+        )
+        for p in OPEN_PHASES:
+            setattr(self, f"_halted_in_{p.value}", lambda p=p: self.halted_from == p)
+
+    # ------------------------------------------------------------------ life cycle
+
+    @classmethod
+    async def open(cls, round_id: str, setup: TableSetup, journal: JournalLike) -> "RoundController":
+        r = cls(round_id, setup, journal)
+        r.journal.append(round_id, "round_opened", {"game": setup.game, "paytables": dict(setup.paytables),
+                                                    "progressive": setup.progressive,
+                                                    "payout_limit": setup.payout_limit})
+        return r
+
+    @classmethod
+    async def restore(cls, round_id: str, setup: TableSetup, events: Iterable[tuple[str, Mapping[str, Any]]],
+                      journal: JournalLike | None = None) -> "RoundController":
+        """Rebuild a round from its journal events (``(kind, data)`` in order) without journaling them again."""
+        r = cls(round_id, setup, NoJournal())
+        for kind, data in events:
+            if kind == "round_opened":
+                continue
+            await getattr(r, f"_apply_{kind}")(data)
+        r.journal = journal or NoJournal()
+        return r
+
+    @property
+    def phase(self) -> Phase:
+        return Phase(self.state)
+
+    async def _record(self, kind: str, data: Mapping[str, Any]) -> None:
+        """Journal first, then apply: nothing takes effect that is not on disk."""
+        self.journal.append(self.round_id, kind, data)
+        await getattr(self, f"_apply_{kind}")(data)
+
+    def _require(self, *phases: Phase) -> None:
+        if self.phase not in phases:
+            raise RoundRefused(f"not now: the round is in {self.phase.value}")
+
+    # ------------------------------------------------------------------ wagers
+
+    async def place_wager(self, seat: int, wager: str, amount: Decimal) -> None:
+        """A wager on the layout before no more bets (ch.7 §D-§E)."""
+        self._require(Phase.WAGERS)
+        if not 1 <= seat <= 6:
+            raise RoundRefused(f"seat {seat}: seats are 1 to 6 (RULINGS R1)")
+        if wager not in self.game.wagers:
+            raise RoundRefused(f"{self.game.name} has no {wager} wager")
+        if wager == "progressive":
+            raise RoundRefused("progressive wagers come from the progressive wagering devices at no more bets (ch.2 §C)")
+        amount = Decimal(amount)
+        if amount <= 0:
+            raise RoundRefused(f"{wager}: an amount must be more than zero")
+        await self._record("wager", {"seat": seat, "wager": wager, "amount": str(amount)})
+
+    async def _apply_wager(self, data: Mapping[str, Any]) -> None:
+        s = self.seats.setdefault(data["seat"], SeatState(data["seat"]))
+        s.wagers[data["wager"]] = Decimal(data["amount"])
+
+    async def announce_no_more_bets(self, progressive_seats: Iterable[int] = ()) -> None:
+        """No more bets (ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
+
+        ``progressive_seats`` are the seats whose progressive wager the system accepted.
+        Each seat playing must have the game's required wagers (ch.7 §F(1)); a seat with a
+        progressive wager but no Ante is refused.
+        """
+        self._require(Phase.WAGERS)
+        progressive_seats = sorted(set(progressive_seats))
+        if progressive_seats and not self.setup.progressive:
+            raise RoundRefused("progressive wagers accepted, but the table offers no progressive")
+        for n in progressive_seats:
+            if n not in self.seats:
+                raise RoundRefused(f"seat {n}: a progressive wager needs the Ante first (ch.7 §F(3)(a))")
+        players = [s for s in self.seats.values() if any(s.wagers.get(a) for a in self.game.antes[:1])]
+        if not players:
+            raise RoundRefused("no seat has placed an Ante: nothing to deal")
+        for s in self.seats.values():
+            missing = [a for a in self.game.antes if a not in s.wagers]
+            if missing:
+                raise RoundRefused(f"seat {s.seat}: missing {', '.join(missing)} (required to play, {self.game.short} ch.7 §F)")
+        await self._record("no_more_bets", {"progressive_seats": progressive_seats})
+
+    async def _apply_no_more_bets(self, data: Mapping[str, Any]) -> None:
+        unit = Decimal(str(self.setup.progressive["unit"])) if self.setup.progressive else None
+        for n in data["progressive_seats"]:
+            self.seats[n].wagers["progressive"] = unit  # R3: exactly one unit
+        self.progressive_count = len(data["progressive_seats"])
+        await self.lock_out()
+
+    async def confirm_progressive_count(self, chips: int) -> None:
+        """The dealer counted the progressive chips (ch.8 §C(3)); a mismatch stops the round."""
+        self._require(Phase.NO_MORE_BETS)
+        if chips != self.progressive_count:
+            raise RoundRefused(
+                f"{chips} progressive chips but {self.progressive_count} wagers accepted by the system: "
+                "resolve before dealing (ch.8 §C(3))"
+            )
+        await self._record("count_confirmed", {"chips": chips})
+
+    async def _apply_count_confirmed(self, data: Mapping[str, Any]) -> None:
+        await self.start_dealing()
+
+    # ------------------------------------------------------------------ cards
+
+    @property
+    def players(self) -> list[SeatState]:
+        """Seats in the round, clockwise from seat 1 (RULINGS R1)."""
+        return [self.seats[n] for n in sorted(self.seats)]
+
+    async def card(self, place: str, card: str) -> None:
+        """A card dealt to ``place``: ``seat:N``, ``dealer``, ``community:I`` (RET: ``community:left``...),
+        ``bonus`` (UTH Six Card Bonus box) or ``burn``."""
+        self._require(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
+        c = parse_card(card)
+        if c in self._all_cards():
+            # a card twice in one round: a card from another deck
+            raise RoundRefused(f"{card} was already dealt this round: a card from another deck")
+        self._check_place(place)
+        await self._record("card", {"place": place, "card": card})
+
+    def _all_cards(self) -> set[Card]:
+        cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box)
+        for s in self.seats.values():
+            cards |= set(s.cards)
+        return cards
+
+    def _community_index(self, key: str) -> int:
+        names = self.game.community_names
+        if names:
+            if key not in names:
+                raise RoundRefused(f"community place {key!r}: one of {', '.join(names)} (RULINGS R25)")
+            return names.index(key)
+        i = int(key)
+        if not 0 <= i < self.game.community_cards:
+            raise RoundRefused(f"community place {key}: 0 to {self.game.community_cards - 1}")
+        return i
+
+    def _check_place(self, place: str) -> None:
+        kind, _, rest = place.partition(":")
+        if kind == "seat":
+            s = self.seats.get(int(rest))
+            if s is None:
+                raise RoundRefused(f"{place}: no player at that seat (only seats with the required wagers get cards)")
+            if len(s.cards) >= self.game.hole_cards:
+                raise RoundRefused(f"{place}: already has {self.game.hole_cards} cards (ch.13: incorrect number of cards)")
+        elif kind == "dealer":
+            if len(self.dealer) >= self.game.dealer_cards:
+                raise RoundRefused(f"dealer already has {self.game.dealer_cards} cards")
+        elif kind == "community":
+            if self._community_index(rest) in self.community:
+                raise RoundRefused(f"{place} already dealt")
+        elif kind == "bonus":
+            if len(self.bonus_box) >= self.game.bonus_cards:
+                raise RoundRefused("the Six Card Bonus box is full")
+        elif kind != "burn":
+            raise RoundRefused(f"unknown place {place!r}")
+
+    async def _apply_card(self, data: Mapping[str, Any]) -> None:
+        kind, _, rest = data["place"].partition(":")
+        c = parse_card(data["card"])
+        if kind == "seat":
+            self.seats[int(rest)].cards.append(c)
+        elif kind == "dealer":
+            self.dealer.append(c)
+        elif kind == "community":
+            self.community[self._community_index(rest)] = c
+        elif kind == "bonus":
+            self.bonus_box.append(c)
+        else:
+            self.burned += 1
+        if self.phase is Phase.DEALING and all(len(s.cards) == self.game.hole_cards for s in self.players):
+            await self.open_decisions()
+
+    # ------------------------------------------------------------------ decisions
+
+    @property
+    def current_street(self) -> Street:
+        return self.game.streets[self.street]
+
+    def to_act(self) -> SeatState | None:
+        """The next seat to decide at this street, clockwise (RULINGS R1), or None."""
+        if self.phase is not Phase.DECISIONS:
+            return None
+        for s in self.players:
+            if s.folded or s.acted_on_street >= self.street:
+                continue
+            if len(s.multiples) and not self._decides_every_street:
+                continue  # UTH/JHE/HCF: one wager per round; a seat that made it is not asked again
+            return s
+        return None
+
+    @property
+    def _decides_every_street(self) -> bool:
+        return len(self.game.decision_wagers) > 1  # RET: a wager at every decision (R26)
+
+    def choices(self) -> dict[str, Any]:
+        """What the seat to act may do now (for the dealer panel)."""
+        s = self.to_act()
+        if s is None:
+            return {}
+        st = self.current_street
+        return {
+            "seat": s.seat,
+            "street": st.name,
+            "multiples": list(self.game.legal_multiples(st, s.cards)),
+            "check": st.may_check,
+            "fold": st.may_fold,
+        }
+
+    async def decide(self, seat: int, *, multiple: int | None = None, fold: bool = False, check: bool = False) -> None:
+        """The decision of the seat to act, entered on the dealer panel."""
+        self._require(Phase.DECISIONS)
+        s = self.to_act()
+        if s is None or s.seat != seat:
+            raise RoundRefused(f"seat {seat} is not the one to act (clockwise from seat 1, RULINGS R1)")
+        st = self.current_street
+        if [multiple is not None, fold, check].count(True) != 1:
+            raise RoundRefused("one decision: a multiple, check or fold")
+        if check and not st.may_check:
+            raise RoundRefused(f"no check at this decision ({st.clause})")
+        if fold and not st.may_fold:
+            raise RoundRefused(f"no fold at this decision ({st.clause})")
+        if multiple is not None and multiple not in self.game.legal_multiples(st, s.cards):
+            raise RoundRefused(
+                f"{multiple}x is not allowed here; allowed: {list(self.game.legal_multiples(st, s.cards))} ({st.clause})"
+            )
+        if self._needs_cards_for_street() > len(self._dealt_community()):
+            raise RoundRefused("deal the community cards of this street first")
+        await self._record("decision", {"seat": seat, "street": self.street, "multiple": multiple,
+                                        "fold": fold, "check": check})
+
+    def _dealt_community(self) -> dict[int, Card]:
+        return self.community
+
+    def _needs_cards_for_street(self) -> int:
+        """Community cards that must be on the layout before this street's decisions."""
+        if self.game.community_names:  # RET: all five lie face down in the cross from the deal
+            return len(self.game.community_names)
+        return self.current_street.shown
+
+    async def _apply_decision(self, data: Mapping[str, Any]) -> None:
+        s = self.seats[data["seat"]]
+        s.acted_on_street = data["street"]
+        if data["fold"]:
+            s.folded = True
+        elif data["multiple"] is not None:
+            s.multiples.append(data["multiple"])
+        await self._advance()
+
+    async def _advance(self) -> None:
+        while self.phase is Phase.DECISIONS and self.to_act() is None:
+            remaining = [s for s in self.players if not s.folded
+                         and (self._decides_every_street or not s.multiples)]
+            if self.street + 1 < len(self.game.streets) and remaining:
+                self.street += 1
+            else:
+                await self.all_acted()
+
+    # ------------------------------------------------------------------ settlement
+
+    def settle_input(self) -> dict[str, Any]:
+        """The round in the settle contract's input form (shared/contracts/settle.md)."""
+        g = self.game
+        out: dict[str, Any] = {"game": g.name, "paytables": dict(self.setup.paytables)}
+        if self.setup.progressive:
+            out["progressive"] = self.setup.progressive
+        if self.setup.payout_limit is not None:
+            out["payout_limit"] = self.setup.payout_limit
+        if g.dealer_cards:
+            out["dealer"] = [c.text for c in self.dealer]
+        if g.community_names:
+            out["community"] = {n: self.community[i].text for i, n in enumerate(g.community_names) if i in self.community}
+        elif g.community_cards:
+            out["community"] = [self.community[i].text for i in sorted(self.community)]
+        if self.bonus_box:
+            out["bonus_cards"] = [c.text for c in self.bonus_box]
+        seats = []
+        for s in self.players:
+            entry: dict[str, Any] = {"seat": s.seat, "cards": [c.text for c in s.cards], "wagers": dict(s.wagers)}
+            key = g.decision_keys[0]
+            if key == "bets":
+                entry["bets"] = list(s.multiples)
+                if s.folded:
+                    entry["fold"] = True
+            elif s.folded:
+                entry["fold"] = True
+            elif s.multiples:
+                entry[key] = s.multiples[0]
+            seats.append(entry)
+        out["seats"] = seats
+        return out
+
+    def missing_cards(self) -> list[str]:
+        """Places still to be dealt before the round can be settled."""
+        g = self.game
+        missing = [f"seat:{s.seat}" for s in self.players if len(s.cards) < g.hole_cards]
+        missing += ["dealer"] * (g.dealer_cards - len(self.dealer))
+        names = g.community_names or tuple(str(i) for i in range(g.community_cards))
+        missing += [f"community:{names[i]}" for i in range(g.community_cards) if i not in self.community]
+        if any("six_card_bonus" in s.wagers for s in self.players):
+            missing += ["bonus"] * (g.bonus_cards - len(self.bonus_box))
+        return missing
+
+    async def settle(self) -> Settlement:
+        """Every player has acted and every card is on the layout: settle by the rules."""
+        self._require(Phase.REVEAL)
+        missing = self.missing_cards()
+        if missing:
+            raise RoundRefused(f"cards still to deal before settlement: {', '.join(missing)}")
+        round_ = parse_round(self.settle_input())  # the rules engine checks every fact again
+        settlement = self.game.settle(round_)
+        await self._record("settled", {"meters": {k: str(v) for k, v in settlement.meters.items()},
+                                       "nets": {s.seat: str(s.net) for s in settlement.seats}})
+        self.settlement = settlement
+        return settlement
+
+    async def _apply_settled(self, data: Mapping[str, Any]) -> None:
+        if self.settlement is None:  # a replay: settle again from the journaled facts (pure, same result)
+            self.settlement = self.game.settle(parse_round(self.settle_input()))
+        await self.settled()
+
+    async def confirm(self) -> None:
+        """The dealer paid and collected as shown."""
+        self._require(Phase.SETTLED, Phase.VOIDED)
+        await self._record("completed", {})
+
+    async def _apply_completed(self, data: Mapping[str, Any]) -> None:
+        await self.finish()
+
+    # ------------------------------------------------------------------ irregularities
+
+    async def void(self, reason: str, keep: Iterable[str] = ()) -> Settlement:
+        """All hands void (R7a); ``keep`` the wagers a chapter 13 clause keeps alive (games.void)."""
+        self._require(*OPEN_PHASES, Phase.HALTED)
+        keep = sorted(keep)
+        settlement = self._void_settlement(keep)
+        await self._record("voided", {"reason": reason, "keep": keep})
+        return settlement
+
+    def _void_settlement(self, keep: list[str]) -> Settlement:
+        if keep:
+            return void_round(parse_round(self.settle_input()), keep)
+        # nothing kept: no card is looked at, so a round voided mid-deal can be voided
+        from games.round import Decision, Progressive, Round, Seat
+
+        p = self.setup.progressive
+        progressive = (
+            Progressive(Decimal(str(p["unit"])), {k: Decimal(str(v)) for k, v in p["meters"].items()},
+                        {k: Decimal(str(v)) for k, v in p["reset"].items()})
+            if p else None
+        )
+        seats = tuple(
+            Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
+                 decision=Decision(tuple(s.multiples), s.folded))
+            for s in self.players
+        )
+        return void_round(Round(game=self.game.name, paytables=self.setup.paytables, seats=seats,
+                                progressive=progressive, payout_limit=self.setup.payout_limit))
+
+    async def _apply_voided(self, data: Mapping[str, Any]) -> None:
+        self.void_reason = data["reason"]
+        self.settlement = self._void_settlement(list(data["keep"]))
+        await self.voided()
+
+    async def halt_round(self, reason: str) -> None:
+        """Stop the round in a safe state (a device failed, an irregularity the dealer must resolve)."""
+        self._require(*OPEN_PHASES)
+        await self._record("halted", {"reason": reason, "phase": self.phase.value})
+
+    async def _apply_halted(self, data: Mapping[str, Any]) -> None:
+        self.halted_from = Phase(data["phase"])
+        self.halt_reason = data["reason"]
+        await self.halt()
+
+    async def resume_round(self, who: str) -> None:
+        self._require(Phase.HALTED)
+        await self._record("resumed", {"by": who})
+
+    async def _apply_resumed(self, data: Mapping[str, Any]) -> None:
+        await self.resume()
+        self.halted_from = self.halt_reason = None
+
+    # ------------------------------------------------------------------ views
+
+    def visible_community(self) -> dict[int, Card]:
+        """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per ch.11 §C, §E, §G)."""
+        if self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
+            return dict(self.community)
+        if self.phase is not Phase.DECISIONS:
+            return {}
+        shown = self.current_street.shown
+        if self.game.community_names:
+            names = self.game.community_names  # left, center, right, top, bottom (R25)
+            order = [names.index(n) for n in ("left", "right", "top", "bottom", "center")]
+            return {i: self.community[i] for i in order[:shown] if i in self.community}
+        return {i: c for i, c in self.community.items() if i < shown}
+
+    def public_view(self) -> dict[str, Any]:
+        """What may be shown to anyone: no hole card, dealer card or unrevealed community card before its time."""
+        revealed = self.phase in (Phase.SETTLED, Phase.COMPLETE)
+        seats = {}
+        for s in self.players:
+            seats[s.seat] = {
+                "wagers": {k: str(v) for k, v in s.wagers.items()},
+                "cards": [c.text for c in s.cards] if revealed and not s.folded else len(s.cards),
+                "multiples": list(s.multiples),
+                "folded": s.folded,
+            }
+        view: dict[str, Any] = {
+            "round_id": self.round_id,
+            "game": self.game.name,
+            "phase": self.phase.value,
+            "seats": seats,
+            "community": {str(i): c.text for i, c in sorted(self.visible_community().items())},
+        }
+        if self.phase is Phase.DECISIONS:
+            view["street"] = self.current_street.name
+            view["to_act"] = self.choices()
+        if self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
+            view["dealer"] = [c.text for c in self.dealer]
+        else:
+            view["dealer"] = len(self.dealer)
+        if self.phase is Phase.HALTED:
+            view["halted"] = {"reason": self.halt_reason, "in": self.halted_from.value if self.halted_from else None}
+        return view
