@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping, Protocol
 
 from transitions.extensions.asyncio import AsyncMachine
 
+from controller.journal import ROUND_CLOSED, ROUND_VOIDED
 from games.cards import Card, parse_card
 from games.contract import parse_round
 from games.game import Game, Street
@@ -449,7 +450,7 @@ class RoundController:
         round_ = parse_round(self.settle_input())  # the rules engine checks every fact again
         settlement = self.game.settle(round_)
         await self._record("settled", {"meters": {k: str(v) for k, v in settlement.meters.items()},
-                                       "nets": {s.seat: str(s.net) for s in settlement.seats}})
+                                       "nets": {str(s.seat): str(s.net) for s in settlement.seats}})
         self.settlement = settlement
         return settlement
 
@@ -459,12 +460,14 @@ class RoundController:
         await self.settled()
 
     async def confirm(self) -> None:
-        """The dealer paid and collected as shown."""
+        """The dealer paid and collected (or returned) as shown: the round is closed in the journal."""
         self._require(Phase.SETTLED, Phase.VOIDED)
-        await self._record("completed", {})
+        await self._record(ROUND_VOIDED if self.phase is Phase.VOIDED else ROUND_CLOSED, {})
 
-    async def _apply_completed(self, data: Mapping[str, Any]) -> None:
+    async def _apply_round_closed(self, data: Mapping[str, Any]) -> None:
         await self.finish()
+
+    _apply_round_voided = _apply_round_closed
 
     # ------------------------------------------------------------------ irregularities
 

@@ -236,3 +236,34 @@ def test_jhe_all_play_early_skips_later_streets_but_cards_are_still_dealt():
         assert s.seats[0].wagers["play"].amount == 30
 
     run(main())
+
+
+def test_with_the_real_journal_a_crash_resumes_the_round(tmp_path):
+    """Journal first, then apply: a round rebuilt from the SQLite journal is the same round."""
+    from controller.journal import Journal
+
+    async def main():
+        path = tmp_path / "table.journal"
+        with Journal(path) as j:
+            r = await uth_round(j)
+            await r.decide(1, multiple=4)
+            view = r.public_view()
+        with Journal(path) as j:  # a new process after the crash
+            assert j.open_round() == "r1"
+            events = [(e.kind, e.data) for e in j.events("r1")]
+            again = await RoundController.restore("r1", UTH, events, journal=j)
+            assert again.public_view() == view
+            await again.decide(3, check=True)
+            for i, c in enumerate(["2c", "3d", "4h"]):
+                await again.card(f"community:{i}", c)
+            await again.decide(3, check=True)
+            await again.card("community:3", "5s")
+            await again.card("community:4", "9c")
+            await again.decide(3, fold=True)
+            s = await again.settle()
+            assert {x.seat: x.net for x in s.seats} == {1: Decimal(109), 3: Decimal(-50)}
+            await again.confirm()
+            assert j.open_round() is None
+            j.verify()
+
+    run(main())

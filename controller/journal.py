@@ -1,0 +1,457 @@
+"""The table's journal: every event, appended and made durable before it takes effect.
+
+An embedded SQLite database in WAL mode with ``synchronous=FULL``: ``append``
+runs one transaction per event and returns only after the commit, and with
+``synchronous=FULL`` the write-ahead log is fsync'd at every commit, so an
+event ``append`` has returned survives a crash of the process or the machine.
+The caller appends first and acts after (deal, pay, move a meter): after a
+crash the journal shows everything that may have happened, never less.
+
+Each event has
+
+* ``seq``: 1, 2, 3, ... with no gaps (assigned inside the transaction);
+* ``at``: the wall-clock time it was journaled (UTC, ISO 8601, microseconds);
+* ``round_id``: the round it belongs to, or None for table-level events
+  (opening steps, deck changes, meter installation, supervisor actions);
+* ``kind``: what happened (free text, snake_case; see below for the kinds
+  the journal itself reads);
+* ``who``: the dealer or supervisor id that caused it, when there is one;
+* ``data``: a JSON object.  ``Decimal`` values are written exactly, as
+  strings (``Decimal("12.50")`` -> ``"12.50"``); binary floats are refused
+  (an amount is never a float), as are values JSON cannot hold.
+
+**Hash chain.**  Each row stores ``hash = sha256(prev_hash + canonical JSON of
+the row)``, where ``prev_hash`` is the previous row's hash (64 zeros for the
+first row) and the canonical JSON has sorted keys and no spaces.  ``verify()``
+recomputes the chain and finds any edited, inserted, reordered or deleted
+row in the middle.  Deleting rows at the end leaves a valid shorter chain:
+the journal keeps the head (last seq and hash) in its ``head`` table, written
+in the same transaction, which catches a truncation by anyone who does not
+also rewrite the head; ``head()`` returns it so that it can be recorded
+outside the table PC as well.  The chain is unkeyed: someone with write
+access who rewrites every later row and the head is detected only by such an
+outside record.
+
+**Secrecy.**  The journal holds every card dealt (it must: hands and
+settlements are reconstructed from it), so it is readable by the service user
+only: the file is created with mode 0600 (SQLite gives its ``-wal`` and
+``-shm`` files the same mode), and an existing journal readable or writable by
+group or others is refused.  Nothing from the journal's contents is ever
+logged: this module logs nothing, ``Event.__repr__`` leaves ``data`` out, and
+errors name seq numbers and kinds, never data.
+
+**Kinds the journal reads.**  A round is *closed* by an event of a kind in
+``CLOSING_KINDS`` (``round_closed``, ``round_voided``); after it, appending to
+that round is refused.  ``open_round()`` is the last round with no closing
+event (crash recovery).  Meter events (the current meters are the replay of
+them, ``meter_values()``):
+
+* ``meter_set``  ``{"meters": {name: amount, ...}}``: set those meters (the
+  initial amounts at installation, a reset after a jackpot, a correction);
+* ``meter_add``  ``{"meters": {name: amount, ...}}``: add to those meters (the
+  round's contributions; negative when a void takes them back, RULINGS R7a);
+* ``meter_paid`` ``{"meter": name, "paid": amount, "after": amount}``: a
+  progressive payout; the meter is ``after`` (RULINGS R4: never below reset).
+
+Their data is checked on ``append``, so a replay never meets a malformed one.
+
+Use::
+
+    journal = Journal("/var/lib/tablectl/uth-01.journal")
+    seq = journal.append("r-000123", "cards_dealt", {"seat": 1, "cards": ["As", "Kd"]}, who="D042")
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+GENESIS = "0" * 64
+
+ROUND_CLOSED = "round_closed"
+ROUND_VOIDED = "round_voided"
+CLOSING_KINDS = frozenset({ROUND_CLOSED, ROUND_VOIDED})
+
+METER_SET = "meter_set"
+METER_ADD = "meter_add"
+METER_PAID = "meter_paid"
+METER_KINDS = frozenset({METER_SET, METER_ADD, METER_PAID})
+
+FILE_MODE = 0o600
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    seq       INTEGER PRIMARY KEY,
+    at        TEXT NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    who       TEXT,
+    data      TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_round ON events (round_id, seq);
+CREATE INDEX IF NOT EXISTS events_kind ON events (kind, seq);
+CREATE TABLE IF NOT EXISTS head (
+    one  INTEGER PRIMARY KEY CHECK (one = 1),
+    seq  INTEGER NOT NULL,
+    hash TEXT NOT NULL
+);
+"""
+
+
+class JournalError(Exception):
+    """The journal cannot do what was asked (bad event, closed round, unusable file)."""
+
+
+class JournalIntegrityError(JournalError):
+    """``verify()`` found the journal altered: ``seq`` is the first row that does not check."""
+
+    def __init__(self, seq: int | None, reason: str) -> None:
+        self.seq = seq
+        self.reason = reason
+        super().__init__(f"journal fails verification at seq {seq}: {reason}" if seq is not None else f"journal fails verification: {reason}")
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    at: str
+    round_id: str | None
+    kind: str
+    who: str | None
+    data: dict[str, Any] = field(repr=False)  # cards: never in a repr, never in a log
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    round_id: str
+    first_seq: int
+    last_seq: int
+    started_at: str
+    events: int
+    closed_by: str | None  # the closing kind, or None while the round is open
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` with every Decimal as its exact string; refuse what JSON would not keep exactly."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise JournalError(f"{where}: not a finite amount")
+        return format(value, "f")
+    if isinstance(value, float):
+        raise JournalError(f"{where}: a binary float; journal amounts as Decimal (or str/int)")
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise JournalError(f"{where}: keys must be strings")
+            out[k] = _plain(v, f"{where}.{k}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise JournalError(f"{where}: a {type(value).__name__} cannot be journaled")
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _row_hash(prev_hash: str, seq: int, at: str, round_id: str | None, kind: str, who: str | None, data: str) -> str:
+    body = _canonical({"seq": seq, "at": at, "round_id": round_id, "kind": kind, "who": who, "data": json.loads(data)})
+    return hashlib.sha256(prev_hash.encode("ascii") + body.encode("utf-8")).hexdigest()
+
+
+def _amount(value: Any, where: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
+        raise JournalError(f"{where}: must be an amount (Decimal)")
+    try:
+        d = Decimal(value)
+    except (InvalidOperation, ValueError, TypeError):
+        raise JournalError(f"{where}: not an amount") from None
+    if not d.is_finite():
+        raise JournalError(f"{where}: not a finite amount")
+    return d
+
+
+def _check_meter_event(kind: str, data: Mapping[str, Any]) -> None:
+    if kind in (METER_SET, METER_ADD):
+        meters = data.get("meters")
+        if not isinstance(meters, Mapping) or not meters:
+            raise JournalError(f"{kind}: data needs \"meters\": {{name: amount, ...}}")
+        for name, v in meters.items():
+            _amount(v, f"{kind}.meters.{name}")
+    else:
+        if not isinstance(data.get("meter"), str):
+            raise JournalError(f"{kind}: data needs \"meter\": name")
+        _amount(data.get("paid"), f"{kind}.paid")
+        _amount(data.get("after"), f"{kind}.after")
+
+
+# -- the journal -----------------------------------------------------------------------------------
+
+
+class Journal:
+    """The append-only, hash-chained event journal of one table (see the module docstring)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._create_private(self.path)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+        try:
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalError(f"the journal {self.path} cannot use WAL mode (got {mode})")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)
+            self._init_meta()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise JournalError(f"the journal {self.path} is not usable: {exc}") from None
+        except JournalError:
+            self._db.close()
+            raise
+
+    @staticmethod
+    def _create_private(path: Path) -> None:
+        """Create the file with mode 0600, or check an existing one is private."""
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+        except FileExistsError:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                raise JournalError(
+                    f"the journal {path} is open to other users (mode {mode:04o}); it holds the cards: chmod 600 it"
+                ) from None
+            return
+        except OSError as exc:
+            raise JournalError(f"cannot create the journal {path}: {exc}") from None
+        os.fchmod(fd, FILE_MODE)  # whatever the umask
+        os.close(fd)
+        # Make the new directory entry durable too.
+        dfd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+    def _init_meta(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                if row is None:
+                    self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif row[0] != str(SCHEMA_VERSION):
+                    raise JournalError(f"the journal {self.path} has schema version {row[0]}, this program writes {SCHEMA_VERSION}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any] | None = None, *, who: str | None = None) -> int:
+        """Journal one event and make it durable; return its seq.  Act on the event only after this returns."""
+        if round_id is not None and (not isinstance(round_id, str) or not round_id):
+            raise JournalError("round_id must be a non-empty string or None")
+        if not isinstance(kind, str) or not kind:
+            raise JournalError("kind must be a non-empty string")
+        if who is not None and (not isinstance(who, str) or not who):
+            raise JournalError(f"{kind}: who must be a non-empty string or None")
+        payload = _plain(dict(data or {}), kind)
+        if kind in METER_KINDS:
+            _check_meter_event(kind, payload)
+        text = _canonical(payload)
+        at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if round_id is not None:
+                    closed = db.execute(
+                        f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
+                        (round_id, *sorted(CLOSING_KINDS)),
+                    ).fetchone()
+                    if closed is not None:
+                        raise JournalError(f"round {round_id} is closed ({closed[0]}): nothing more can be journaled for it")
+                last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+                digest = _row_hash(prev, seq, at, round_id, kind, who, text)
+                db.execute(
+                    "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (seq, at, round_id, kind, who, text, prev, digest),
+                )
+                db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, digest))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        return seq
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _event(row: tuple[Any, ...]) -> Event:
+        seq, at, round_id, kind, who, data = row[:6]
+        return Event(seq, at, round_id, kind, who, json.loads(data))
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def events(self, round_id: str | None) -> list[Event]:
+        """The events of one round in order; ``None``: the table-level events."""
+        if round_id is None:
+            rows = self._query("SELECT seq, at, round_id, kind, who, data FROM events WHERE round_id IS NULL ORDER BY seq")
+        else:
+            rows = self._query("SELECT seq, at, round_id, kind, who, data FROM events WHERE round_id = ? ORDER BY seq", (round_id,))
+        return [self._event(r) for r in rows]
+
+    def iter_events(self, after: int = 0, batch: int = 1000) -> Iterator[Event]:
+        """Every event with seq > ``after``, in order (for export and replay)."""
+        while True:
+            rows = self._query(
+                "SELECT seq, at, round_id, kind, who, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
+            )
+            if not rows:
+                return
+            for r in rows:
+                yield self._event(r)
+            after = rows[-1][0]
+
+    def last_seq(self) -> int:
+        return self._query("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0]
+
+    def head(self) -> tuple[int, str]:
+        """(last seq, its hash): record it elsewhere to anchor the chain; (0, 64 zeros) when empty."""
+        row = self._query("SELECT seq, hash FROM head WHERE one = 1")
+        return (row[0][0], row[0][1]) if row else (0, GENESIS)
+
+    def rounds(self, last: int | None = None) -> list[RoundSummary]:
+        """Round summaries in the order the rounds began; ``last=N``: the latest N."""
+        closing = sorted(CLOSING_KINDS)
+        marks = ",".join("?" * len(closing))
+        sql = f"""
+            WITH r AS (
+                SELECT round_id, MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS n
+                FROM events WHERE round_id IS NOT NULL GROUP BY round_id
+            )
+            SELECT r.round_id, r.first, r.last, r.n,
+                   (SELECT at FROM events WHERE seq = r.first),
+                   (SELECT kind FROM events c WHERE c.round_id = r.round_id AND c.kind IN ({marks}) ORDER BY c.seq LIMIT 1)
+            FROM r ORDER BY r.first {"DESC LIMIT ?" if last is not None else ""}
+        """
+        args: tuple[Any, ...] = (*closing, last) if last is not None else tuple(closing)
+        if last is not None and (not isinstance(last, int) or last < 0):
+            raise ValueError("last must be a non-negative integer")
+        rows = self._query(sql, args)
+        out = [RoundSummary(r[0], r[1], r[2], r[4], r[3], r[5]) for r in rows]
+        return out[::-1] if last is not None else out
+
+    def open_round(self) -> str | None:
+        """The last round with no closing event (after a crash: the round to recover), or None."""
+        closing = sorted(CLOSING_KINDS)
+        marks = ",".join("?" * len(closing))
+        rows = self._query(
+            f"""SELECT round_id FROM events e WHERE round_id IS NOT NULL
+                AND NOT EXISTS (SELECT 1 FROM events c WHERE c.round_id = e.round_id AND c.kind IN ({marks}))
+                ORDER BY seq DESC LIMIT 1""",
+            tuple(closing),
+        )
+        return rows[0][0] if rows else None
+
+    def meter_values(self) -> dict[str, Decimal]:
+        """The progressive meters now: the replay of every meter event, in order."""
+        meters: dict[str, Decimal] = {}
+        rows = self._query(
+            f"SELECT kind, data FROM events WHERE kind IN ({','.join('?' * len(METER_KINDS))}) ORDER BY seq",
+            tuple(sorted(METER_KINDS)),
+        )
+        for kind, text in rows:
+            data = json.loads(text)
+            if kind == METER_SET:
+                for name, v in data["meters"].items():
+                    meters[name] = Decimal(v)
+            elif kind == METER_ADD:
+                for name, v in data["meters"].items():
+                    meters[name] = meters.get(name, Decimal(0)) + Decimal(v)
+            else:
+                meters[data["meter"]] = Decimal(data["after"])
+        return meters
+
+    # -- integrity ---------------------------------------------------------------------------------
+
+    def verify(self) -> int:
+        """Recompute the hash chain; return the number of events, or raise ``JournalIntegrityError``."""
+        with self._lock:
+            rows = self._db.execute("SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events ORDER BY seq")
+            prev, expected, n = GENESIS, 1, 0
+            for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
+                if seq != expected:
+                    raise JournalIntegrityError(expected, f"missing (the next row is seq {seq})")
+                if prev_hash != prev:
+                    raise JournalIntegrityError(seq, "does not link to the row before it")
+                try:
+                    recomputed = _row_hash(prev, seq, at, round_id, kind, who, data)
+                except (ValueError, TypeError):
+                    raise JournalIntegrityError(seq, "data is not valid JSON") from None
+                if recomputed != digest:
+                    raise JournalIntegrityError(seq, "contents do not match its hash")
+                prev, expected, n = digest, expected + 1, n + 1
+            head = self._db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
+        head_seq, head_hash = head if head else (0, GENESIS)
+        if (head_seq, head_hash) != (n, prev):
+            raise JournalIntegrityError(n + 1 if head_seq > n else head_seq, f"the journal head says seq {head_seq}, the rows end at seq {n}")
+        return n
+
+
+__all__ = [
+    "CLOSING_KINDS",
+    "Event",
+    "Journal",
+    "JournalError",
+    "JournalIntegrityError",
+    "METER_ADD",
+    "METER_PAID",
+    "METER_SET",
+    "ROUND_CLOSED",
+    "ROUND_VOIDED",
+    "RoundSummary",
+]
