@@ -1,0 +1,729 @@
+"""``tablectl sim``, ``tablectl inject``, ``tablectl watch``: the table's devices by hand.
+
+* ``sim DEVICE [ARGS...]`` runs a simulated device in the foreground
+  (``python -m simulators.DEVICE ARGS...``); it prints
+  ``listening URL control tcp://HOST:PORT``.
+* ``inject CONTROL_URL COMMAND [key=value ...]`` sends one control command to a
+  simulator's control port (docs/protocols-serial.md §9,
+  docs/protocols-modbus.md §7) and prints the reply.
+* ``watch DEVICE URL`` connects the real driver, prints one line per thing it
+  reports (health changes, cards, faults, presses, wagers) and takes commands
+  on standard input, one per line.
+
+Card values are secret in production (hole cards, the undealt order): ``watch``
+prints them as ``**`` unless ``--show-cards`` is given, which is for
+simulators and bench tests only.  Only the drivers' public API is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+EXIT_OK = 0
+EXIT_REFUSED = 2
+
+DEVICES = ("shuffler", "shoe", "progressive", "panel")
+SERIAL_DEVICES = ("shuffler", "shoe")
+MASK = "**"
+SLOW = 0.1  # seconds: a command slower than this says how long it took
+
+SHOW_CARDS_HELP = (
+    "print card values. FOR SIMULATORS AND BENCH TESTS ONLY: at a live table card values "
+    "(hole cards, the undealt order) are secret; without this option they print as **"
+)
+
+COMMANDS = {
+    "shuffler": [
+        ("shuffle", "shuffle and count the next deck"),
+        ("deliver N", "deliver a stack of N cards (1..52)"),
+        ("hold N", "set the next N cards aside (the dealer's stack)"),
+        ("release", "deliver the stack held aside"),
+        ("status", "state, faults, deck, position, remaining, held"),
+        ("link", "link counters (retransmissions, NAKs, CRC errors, garbage bytes)"),
+    ],
+    "shoe": [
+        ("status", "state, faults, position, remaining"),
+        ("link", "link counters (retransmissions, NAKs, CRC errors, garbage bytes)"),
+    ],
+    "progressive": [
+        ("lockout on|off", "set or release the lock-out (read back)"),
+        ("clear", "clear every accepted and late-attempt flag"),
+        ("light SEAT accepted|winner on|off", "a seat's light"),
+        ("meter INDEX CENTS", "write a meter sign (read back)"),
+        ("meters", "read the meter signs"),
+        ("bets", "read the bet sensors"),
+        ("status", "lock-out, accepted seats, late attempts"),
+    ],
+    "panel": [
+        ("light NAME on|off", "a button's light (no_more_bets, bet_2x, ...) or a lamp (ready, fault)"),
+        ("buzz", "sound the 'refused' buzzer once"),
+        ("lights", "which lights are on"),
+        ("key", "read the supervisor key switch"),
+    ],
+}
+COMMON_COMMANDS = [("help", "this list"), ("quit", "close the driver and exit (also Ctrl-C or end of input)")]
+
+
+def register(sub: Any) -> None:
+    """Add ``sim``, ``inject`` and ``watch`` to the ``tablectl`` subcommands."""
+    p = sub.add_parser(
+        "sim",
+        help="run a simulated device in the foreground",
+        description="Run python -m simulators.DEVICE ARGS... in the foreground. It prints "
+        "'listening URL control tcp://HOST:PORT': give URL to 'tablectl watch' and the control URL to "
+        "'tablectl inject'. 'tablectl sim DEVICE --help' lists the simulator's options "
+        "(--port and --control-port choose fixed ports).",
+    )
+    p.add_argument("device", choices=DEVICES, metavar="DEVICE", help="one of: " + ", ".join(DEVICES))
+    p.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="options passed to the simulator")
+    p.set_defaults(handler=cmd_sim)
+
+    p = sub.add_parser(
+        "inject",
+        help="send one control command (a fault, a draw, a press...) to a simulator",
+        description="Send one control command to a simulator's control port and print its reply. "
+        "Each key=value becomes a field of the JSON command; a value that parses as JSON is taken as "
+        "JSON (at=3, on=true, at='[2,4]', cards='[\"As\",\"Kd\"]'), anything else as a string "
+        "(fault=jam). Example: tablectl inject tcp://127.0.0.1:5021 fault fault=jam at=3. "
+        "Exit status 2 when the simulator refuses the command or cannot be reached.",
+    )
+    p.add_argument("control_url", metavar="CONTROL_URL", help="tcp://HOST:PORT as the simulator printed it")
+    p.add_argument("cmd", metavar="COMMAND", help="the control command: fault, unplug, plug, draw, wager, press...")
+    p.add_argument("fields", nargs="*", metavar="key=value", help="the command's arguments")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the reply (default 10)")
+    p.set_defaults(handler=cmd_inject)
+
+    commands = "; ".join(
+        f"{device}: " + ", ".join(name for name, _ in COMMANDS[device]) for device in DEVICES
+    )
+    p = sub.add_parser(
+        "watch",
+        help="connect a device's driver and print what it reports; commands on standard input",
+        description="Connect the real driver of DEVICE at URL and print one line per event: every health "
+        "change (ONLINE / DEGRADED / OFFLINE with the reason), and per device the cards drawn and the "
+        "faults (shoe), button presses and key-switch changes (panel), lock-out, accepted seats and late "
+        "wager attempts (progressive). Standard input takes one command per line and prints its result "
+        f"or the driver's error. Commands: {commands}; all: help, quit. Ctrl-C or the end of input closes "
+        "the driver and exits.",
+    )
+    p.add_argument("device", choices=DEVICES, metavar="DEVICE", help="one of: " + ", ".join(DEVICES))
+    p.add_argument(
+        "url",
+        metavar="URL",
+        help="the device: socket://HOST:PORT or /dev/tty... (shuffler, shoe); tcp://HOST:PORT or "
+        "rtu:///dev/tty...?baud=N (progressive, panel)",
+    )
+    p.add_argument("--show-cards", action="store_true", help=SHOW_CARDS_HELP)
+    p.add_argument(
+        "--log-level",
+        default="off",
+        choices=("off", "error", "warning", "info", "debug"),
+        help="the drivers' own log, on standard error (default off: the event lines already say what it "
+        "would); debug logs card values, so it needs --show-cards",
+    )
+    p.set_defaults(handler=cmd_watch)
+
+
+# --------------------------------------------------------------------------
+# sim
+
+
+def _project_root() -> Path:
+    return Path(__file__).resolve().parent.parent
+
+
+def cmd_sim(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_project_root()), env.get("PYTHONPATH")]))
+    argv = [sys.executable, "-m", f"simulators.{args.device}", *args.args]
+    stdout.flush()
+    stderr.flush()
+    try:
+        os.execve(sys.executable, argv, env)
+    except OSError as e:
+        print(f"tablectl sim: cannot run {sys.executable}: {e.strerror}", file=stderr)
+    return EXIT_REFUSED
+
+
+# --------------------------------------------------------------------------
+# inject
+
+
+class InjectError(Exception):
+    pass
+
+
+def control_address(url: str) -> tuple[str, int]:
+    """``tcp://HOST:PORT``, ``HOST:PORT`` or ``PORT`` (on 127.0.0.1)."""
+    rest = url.removeprefix("tcp://").rstrip("/")
+    host, sep, port = rest.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", rest
+    try:
+        number = int(port)
+    except ValueError:
+        number = -1
+    if not 0 < number < 65536 or "/" in rest:
+        raise InjectError(f"{url}: not a control URL (tcp://HOST:PORT, as the simulator printed it)")
+    return host.strip("[]") or "127.0.0.1", number
+
+
+def parse_fields(cmd: str, fields: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"cmd": cmd}
+    for field in fields:
+        key, sep, text = field.partition("=")
+        if not sep or not key:
+            raise InjectError(f"{field!r}: arguments are key=value")
+        if key in out:
+            raise InjectError(f"{key}: given twice" if key != "cmd" else "cmd: the command is the COMMAND argument")
+        try:
+            value: Any = json.loads(text)
+        except ValueError:
+            value = text
+        out[key] = value
+    return out
+
+
+def send_control(url: str, command: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+    """Send one JSON command line; return the reply object (``ok`` included). Raises InjectError."""
+    address = control_address(url)
+    try:
+        with socket.create_connection(address, timeout=timeout) as sock:
+            sock.sendall(json.dumps(command).encode() + b"\n")
+            with sock.makefile("rb") as f:
+                line = f.readline()
+    except TimeoutError:
+        raise InjectError(f"{url}: no reply within {timeout:g} s") from None
+    except OSError as e:
+        raise InjectError(f"cannot reach {url}: {e.strerror or e}") from None
+    if not line:
+        raise InjectError(f"{url}: the simulator closed the connection without a reply")
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        raise InjectError(f"{url}: the reply is not JSON: {line[:80]!r}") from None
+    if not isinstance(reply, dict):
+        raise InjectError(f"{url}: the reply is not a JSON object: {line[:80]!r}")
+    return reply
+
+
+def cmd_inject(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        command = parse_fields(args.cmd, args.fields)
+        reply = send_control(args.control_url, command, args.timeout)
+    except InjectError as e:
+        print(f"tablectl inject: {e}", file=stderr)
+        return EXIT_REFUSED
+    if reply.get("ok") is not True:
+        print(f"tablectl inject: {args.cmd} refused: {reply.get('error', 'no reason given')}", file=stderr)
+        return EXIT_REFUSED
+    print(json.dumps(reply), file=stdout)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------
+# watch
+
+
+class Usage(Exception):
+    """A command line typed wrong."""
+
+
+def _on_off(word: str) -> bool:
+    if word in ("on", "1", "true"):
+        return True
+    if word in ("off", "0", "false"):
+        return False
+    raise Usage(f"{word!r}: on or off")
+
+
+def _int(word: str, what: str) -> int:
+    try:
+        return int(word)
+    except ValueError:
+        raise Usage(f"{what}: {word!r} is not a number") from None
+
+
+def _seats(seats: Any) -> str:
+    return ", ".join(str(s) for s in sorted(seats)) or "none"
+
+
+def _money(cents: int) -> str:
+    return f"${cents // 100:,}.{cents % 100:02d}"
+
+
+def _faults(faults: Any) -> str:
+    names = [f.name for f in type(faults) if f.value and f in faults]
+    return "|".join(n for n in names if n) or "none"
+
+
+Command = Callable[[list[str]], Awaitable[str]]
+TERMINATED: Any = "\0terminated"  # put on the input queue by SIGTERM (no typed line holds a NUL)
+
+
+class Watcher:
+    """One driver, its event printers and its stdin commands."""
+
+    def __init__(self, device: str, url: str, show_cards: bool, out: TextIO) -> None:
+        self.device = device
+        self.url = url
+        self.show_cards = show_cards
+        self.out = out
+        self.dev: Any = None
+        self.tasks: list[asyncio.Task[None]] = []
+        self.health_printed = False
+        self.commands: dict[str, tuple[Command, str]] = {}
+
+    # -- output
+
+    def emit(self, text: str) -> None:
+        now = time.time()
+        stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now % 1 * 1000):03d}"
+        print(f"{stamp} {text}", file=self.out, flush=True)
+
+    def card(self, text: str) -> str:
+        return text if self.show_cards else MASK
+
+    def error(self, exc: BaseException) -> str:
+        from drivers.serial_link import DuplicateCardError
+
+        text = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, DuplicateCardError) and self.show_cards:
+            text += f" (card {exc.card})"
+        return text
+
+    def health_line(self, health: Any, reason: str | None) -> None:
+        self.health_printed = True
+        self.emit(f"health {health.name}" + (f": {reason}" if reason else ""))
+
+    # -- life cycle
+
+    async def run(self, lines: asyncio.Queue[str | None]) -> None:
+        mode = "card values SHOWN (--show-cards: simulators and bench tests only)" if self.show_cards else (
+            "card values masked"
+        )
+        self.emit(f"watching {self.device} at {self.url}; {mode}; type 'help' for commands")
+        await getattr(self, f"_setup_{self.device}")()
+        self.tasks.append(asyncio.create_task(self._remind_offline()))
+        try:
+            while True:
+                line = await lines.get()
+                if line is None:
+                    self.emit("end of input: closing the driver")
+                    return
+                if line is TERMINATED:
+                    self.emit("terminated: closing the driver")
+                    return
+                words = line.split()
+                if not words:
+                    continue
+                if words[0] in ("quit", "exit"):
+                    self.emit("quit: closing the driver")
+                    return
+                await self.command(words)
+        except asyncio.CancelledError:
+            self.emit("interrupted: closing the driver")
+            raise
+        finally:
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+            if self.dev is not None:
+                await self.dev.close()
+            self.emit("driver closed")
+
+    async def command(self, words: list[str]) -> None:
+        from drivers.serial_link import DeviceError
+
+        name, rest = words[0], words[1:]
+        if name == "help":
+            for usage, text in COMMANDS[self.device] + COMMON_COMMANDS:
+                self.emit(f"  {usage:34} {text}")
+            return
+        entry = self.commands.get(name)
+        if entry is None:
+            known = ", ".join(usage for usage, _ in COMMANDS[self.device] + COMMON_COMMANDS)
+            self.emit(f"{name}: unknown command for the {self.device}; commands: {known}")
+            return
+        fn, usage = entry
+        started = time.monotonic()
+        try:
+            result = await fn(rest)
+        except Usage as e:
+            self.emit(f"{name}: usage: {usage} ({e})")
+            return
+        except (DeviceError, ValueError) as e:
+            self.emit(f"{' '.join(words)}: ERROR {self.error(e)}")
+            return
+        except Exception as e:  # noqa: BLE001 - a driver bug is shown, the watch goes on
+            self.emit(f"{' '.join(words)}: ERROR (unexpected) {type(e).__name__}: {e}")
+            return
+        took = time.monotonic() - started
+        self.emit(f"{' '.join(words)}: {result}" + (f" (took {took:.2f} s)" if took >= SLOW else ""))
+
+    def add(self, usage: str, fn: Command) -> None:
+        self.commands[usage.split()[0]] = (fn, usage)
+
+    async def _remind_offline(self) -> None:
+        """A device that cannot be reached at all changes no state: say so once."""
+        from drivers.serial_link import Health
+
+        await asyncio.sleep(3.0)
+        if not self.health_printed and self.dev.health is Health.OFFLINE:
+            reason = getattr(self.dev, "last_error", None) or getattr(self.dev, "health_reason", None)
+            self.health_line(Health.OFFLINE, reason or "not connected yet")
+
+    # -- serial devices
+
+    def _serial_health(self, old: Any, new: Any) -> None:
+        from drivers.serial_link import DEGRADING_FAULTS, Health
+
+        dev = self.dev
+        if new is Health.OFFLINE:
+            reason = dev.last_error or "not connected"
+        elif new is Health.DEGRADED:
+            latched = dev.faults & DEGRADING_FAULTS
+            if latched:
+                reason = f"device reports {_faults(latched)}"
+            else:
+                reason = "the link needed repair (" + self._link_counters() + ")"
+        else:
+            reason = None
+        self.health_line(new, reason)
+
+    def _link_counters(self) -> str:
+        stats = self.dev.link_stats
+        if stats is None:
+            return "not connected"
+        link, dec = stats
+        return (
+            f"retransmissions {link.retransmissions}, NAKs sent {link.naks_sent}, NAKs received "
+            f"{link.naks_received}, CRC errors {dec.crc_errors}, garbage bytes {dec.garbage_bytes}"
+        )
+
+    async def _link(self, args: list[str]) -> str:
+        return self._link_counters()
+
+    def _stack(self, stack: Any) -> str:
+        last = stack.first_position + len(stack) - 1
+        cards = " ".join(self.card(c) for c in stack.cards)
+        text = f"deck {stack.deck}, positions {stack.first_position}-{last} ({len(stack)} cards): {cards}"
+        up = [stack.first_position + i for i, f in enumerate(stack.face_up) if f]
+        if up:
+            text += f"; FACE UP at position{'s' if len(up) > 1 else ''} {', '.join(map(str, up))}"
+        return text
+
+    async def _setup_shuffler(self) -> None:
+        from drivers.shuffler import Shuffler
+
+        dev = self.dev = Shuffler(self.url)
+        dev.add_health_listener(self._serial_health)
+
+        def n_of(args: list[str]) -> int:
+            if len(args) != 1:
+                raise Usage("one number")
+            return _int(args[0], "N")
+
+        async def shuffle(args: list[str]) -> str:
+            r = await dev.shuffle()
+            return f"deck {r.deck} in play, {r.count} cards counted"
+
+        async def deliver(args: list[str]) -> str:
+            return self._stack(await dev.deliver(n_of(args)))
+
+        async def hold(args: list[str]) -> str:
+            n = n_of(args)
+            await dev.hold(n)
+            return f"{n} cards held aside"
+
+        async def release(args: list[str]) -> str:
+            return self._stack(await dev.release())
+
+        async def status(args: list[str]) -> str:
+            s = await dev.status()
+            return (
+                f"state {s.state.name}, faults {_faults(s.faults)}, deck {s.deck or '-'}, position {s.position}, "
+                f"remaining {s.remaining}, held {s.held}"
+            )
+
+        self.add("shuffle", shuffle)
+        self.add("deliver N", deliver)
+        self.add("hold N", hold)
+        self.add("release", release)
+        self.add("status", status)
+        self.add("link", self._link)
+        await dev.start()
+
+    async def _setup_shoe(self) -> None:
+        from drivers.shoe import Shoe
+
+        dev = self.dev = Shoe(self.url)
+        dev.add_health_listener(self._serial_health)
+
+        async def status(args: list[str]) -> str:
+            s = await dev.status()
+            return (
+                f"state {s.state.name}, faults {_faults(s.faults)}, position {s.position}, "
+                f"remaining {s.remaining}"
+            )
+
+        self.add("status", status)
+        self.add("link", self._link)
+        await dev.start()
+        self.tasks.append(asyncio.create_task(self._shoe_cards()))
+
+    async def _shoe_cards(self) -> None:
+        from drivers.serial_link import DeviceError, DeviceOffline, Health, UnreadableCardError
+
+        shoe = self.dev
+        while True:
+            try:
+                drawn = await shoe.next_card()
+            except DeviceOffline:
+                await shoe.wait_health(Health.ONLINE, Health.DEGRADED)  # the health line said it
+                continue
+            except UnreadableCardError as e:
+                self.emit(f"card #{e.position} UNREADABLE: {self.error(e)}")
+                continue
+            except DeviceError as e:
+                self.emit(f"fault {self.error(e)}")
+                continue
+            self.emit(f"card #{drawn.position} {self.card(drawn.card)} {'FACE-UP' if drawn.face_up else 'face-down'}")
+
+    # -- Modbus devices
+
+    def _modbus_health(self, health: Any, reason: str) -> None:
+        self.health_line(health, reason)
+
+    async def _setup_progressive(self) -> None:
+        from drivers.progressive import ProgressiveDriver
+
+        dev = self.dev = self._modbus(ProgressiveDriver)
+
+        async def lockout(args: list[str]) -> str:
+            if len(args) != 1:
+                raise Usage("on or off")
+            on = _on_off(args[0])
+            await dev.lock_out(on)
+            return f"lock-out {'on' if on else 'off'}, confirmed by read-back"
+
+        async def clear(args: list[str]) -> str:
+            await dev.clear_accepted()
+            return "accepted and late-attempt flags cleared"
+
+        async def light(args: list[str]) -> str:
+            if len(args) != 3 or args[1] not in ("accepted", "winner"):
+                raise Usage("three words")
+            seat, on = _int(args[0], "SEAT"), _on_off(args[2])
+            await dev.set_light(seat, **{args[1]: on})
+            return f"seat {seat} {args[1]} light {'on' if on else 'off'}"
+
+        async def meter(args: list[str]) -> str:
+            if len(args) != 2:
+                raise Usage("two numbers")
+            index, cents = _int(args[0], "INDEX"), _int(args[1], "CENTS")
+            await dev.set_meters({index: cents})
+            return f"meter {index} shows {_money(cents)} (read back)"
+
+        async def meters(args: list[str]) -> str:
+            return ", ".join(f"{i}: {_money(c)}" for i, c in (await dev.read_meters()).items())
+
+        async def bets(args: list[str]) -> str:
+            sensed = await dev.read_bets()
+            parts = [
+                f"seat {seat} area {area} {_money(cents)}"
+                for seat, areas in sorted(sensed.items())
+                for area, cents in sorted(areas.items())
+            ]
+            return "; ".join(parts) or "no chips sensed"
+
+        async def status(args: list[str]) -> str:
+            s = await dev.status()
+            return (
+                f"lock-out {'on' if s.locked_out else 'off'}, accepted seats {_seats(s.accepted)}, "
+                f"late attempts {_seats(s.late)}"
+            )
+
+        self.add("lockout on|off", lockout)
+        self.add("clear", clear)
+        self.add("light SEAT accepted|winner on|off", light)
+        self.add("meter INDEX CENTS", meter)
+        self.add("meters", meters)
+        self.add("bets", bets)
+        self.add("status", status)
+        await dev.start()
+        self.tasks.append(asyncio.create_task(self._progressive_poll()))
+
+    async def _progressive_poll(self) -> None:
+        from drivers.modbus import DeviceError, Health
+
+        dev = self.dev
+        last: Any = None
+        while True:
+            if dev.health is not Health.OFFLINE:
+                try:
+                    s = await dev.status()
+                except DeviceError:
+                    s = None
+                if s is not None and last is None:
+                    self.emit(
+                        f"lock-out {'ON' if s.locked_out else 'OFF'}; accepted seats {_seats(s.accepted)}; "
+                        f"late attempts {_seats(s.late)}"
+                    )
+                elif s is not None:
+                    if s.locked_out != last.locked_out:
+                        self.emit(f"lock-out {'ON' if s.locked_out else 'OFF'}")
+                    for seat in sorted(s.accepted - last.accepted):
+                        self.emit(f"wager accepted at seat {seat}")
+                    for seat in sorted(s.late - last.late):
+                        self.emit(f"LATE wager attempt at seat {seat}: placed during lock-out, not recognised")
+                    if last.accepted - s.accepted:
+                        self.emit(f"accepted flag cleared: seats {_seats(last.accepted - s.accepted)}")
+                    if last.late - s.late:
+                        self.emit(f"late-attempt flag cleared: seats {_seats(last.late - s.late)}")
+                if s is not None:
+                    last = s
+            await asyncio.sleep(0.2)
+
+    async def _setup_panel(self) -> None:
+        from drivers.panel import PanelDriver
+
+        dev = self.dev = self._modbus(PanelDriver)
+        dev.on_key_change(self._key_line)
+
+        async def light(args: list[str]) -> str:
+            if len(args) != 2:
+                raise Usage("two words")
+            on = _on_off(args[1])
+            await dev.set_light(args[0], on)
+            return f"light {args[0]} {'on' if on else 'off'}"
+
+        async def buzz(args: list[str]) -> str:
+            await dev.buzz()
+            return "buzzer sounded"
+
+        async def lights(args: list[str]) -> str:
+            on = [name for name, lit in (await dev.lights()).items() if lit]
+            return "on: " + (", ".join(on) or "none")
+
+        async def key(args: list[str]) -> str:
+            k = await dev.key_switch()
+            return f"key switch {'ON, supervisor ' + str(k.supervisor_id) if k.on else 'OFF'}"
+
+        self.add("light NAME on|off", light)
+        self.add("buzz", buzz)
+        self.add("lights", lights)
+        self.add("key", key)
+        await dev.start()
+        if dev.key is not None:
+            self._key_line(dev.key, initial=True)
+        self.tasks.append(asyncio.create_task(self._panel_presses()))
+
+    def _key_line(self, key: Any, initial: bool = False) -> None:
+        what = f"ON, supervisor {key.supervisor_id}" if key.on else "OFF"
+        self.emit(f"key switch {what}" + (" (at start)" if initial else ""))
+
+    async def _panel_presses(self) -> None:
+        async for press in self.dev.presses():
+            name = f"bet x{press.multiple}" if press.button == "bet" else press.button
+            seq = f"press #{press.seq}" if press.seq else "recovered from the counters"
+            outage = "; pressed while the panel could not be reached" if press.after_outage else ""
+            self.emit(f"press {name} ({seq}{outage})")
+
+    def _modbus(self, cls: Any) -> Any:
+        dev = cls(self.url)  # raises ValueError for a bad URL
+        dev.on_health_change(self._modbus_health)
+        return dev
+
+
+def _stdin_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None], fd: int) -> None:
+    """Read lines from ``fd`` in a thread (works for ttys, pipes and files); None at the end."""
+
+    def put(item: str | None) -> bool:
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+            return True
+        except RuntimeError:  # the loop is closed: nobody listens any more
+            return False
+
+    def read() -> None:
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                if buf.strip():
+                    put(buf.decode(errors="replace"))
+                put(None)
+                return
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if not put(line.decode(errors="replace")):
+                    return
+
+    threading.Thread(target=read, name="stdin", daemon=True).start()
+
+
+LOG_LEVELS = {"off": logging.CRITICAL,  # the drivers log nothing at CRITICAL
+              "error": logging.ERROR, "warning": logging.WARNING,
+              "info": logging.INFO, "debug": logging.DEBUG}
+
+
+def _configure_logging(level: str) -> None:
+    import structlog
+
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(LOG_LEVELS[level]),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),  # stdout carries the events
+    )
+
+
+def cmd_watch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    if args.log_level == "debug" and not args.show_cards:
+        print("tablectl watch: --log-level debug logs card values; it needs --show-cards", file=stderr)
+        return EXIT_REFUSED
+    _configure_logging(args.log_level)
+    watcher = Watcher(args.device, args.url, args.show_cards, stdout)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+        try:
+            loop.add_signal_handler(signal.SIGTERM, lambda: lines.put_nowait(TERMINATED))
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
+            pass
+        try:
+            fd = stdin.fileno()
+        except (AttributeError, OSError, ValueError):
+            fd = None
+        if fd is None:  # an in-memory stdin (tests): its lines, then the end
+            for line in stdin.read().splitlines():
+                lines.put_nowait(line)
+            lines.put_nowait(None)
+        else:
+            _stdin_lines(loop, lines, fd)
+        await watcher.run(lines)
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        pass  # asyncio.run cancelled the watch, which closed the driver
+    except ValueError as e:  # a URL the driver cannot use
+        print(f"tablectl watch: {e}", file=stderr)
+        return EXIT_REFUSED
+    return EXIT_OK
