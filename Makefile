@@ -27,11 +27,12 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
 
+# CONFIG picks the table (one per game in config/); ROUNDS=N stops after N rounds (0: until Ctrl-C).
+CONFIG ?= config/ultimate_texas_holdem.toml
+ROUNDS ?= 0
+
 run: $(STAMP)
-	@echo "The table daemon is not built yet (issue: the table daemon). Nothing is running."
-	@echo "What works today: the rules engine, e.g."
-	@echo "  $(VENV)/bin/tablectl settle docs/examples/settle-uth.json"
-	@exit 1
+	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis bench.json

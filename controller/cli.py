@@ -14,6 +14,7 @@ import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
+from controller import devicecli, tablecli
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
 
@@ -107,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", nargs="?", metavar="FILE", help="the round(s); standard input when omitted or '-'")
     p.set_defaults(handler=cmd_settle)
+    devicecli.register(sub)  # sim, inject, watch: the devices by hand
+    tablecli.register(sub)  # run, status, recall: the daemon and its journal
     return parser
 
 

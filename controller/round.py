@@ -29,7 +29,7 @@ from typing import Any, Iterable, Mapping, Protocol
 
 from transitions.extensions.asyncio import AsyncMachine
 
-from controller.journal import ROUND_CLOSED, ROUND_VOIDED
+from controller.journal import METER_KINDS, ROUND_CLOSED, ROUND_VOIDED
 from games.cards import Card, parse_card
 from games.contract import parse_round
 from games.game import Game, Street
@@ -158,7 +158,7 @@ class RoundController:
         """Rebuild a round from its journal events (``(kind, data)`` in order) without journaling them again."""
         r = cls(round_id, setup, NoJournal())
         for kind, data in events:
-            if kind == "round_opened":
+            if kind == "round_opened" or kind in METER_KINDS:  # the table's meters are not the round's state
                 continue
             await getattr(r, f"_apply_{kind}")(data)
         r.journal = journal or NoJournal()

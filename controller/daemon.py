@@ -1,0 +1,557 @@
+"""The table daemon: one process, asyncio, the devices, the dealer's panel, one round at a time.
+
+``TableDaemon.run()``:
+
+1. opens the journal, starts every configured device driver and waits until
+   each answers (then tells systemd READY=1);
+2. recovers an open round from the journal: resumes it when every fact is on
+   disk, or voids it when cards may have left the shoe or shuffler unrecorded
+   (P34), and tells the dealer which;
+3. serves the dealer's panel: each press is one action, refused with the
+   buzzer when the rules or the round's state do not allow it.
+
+The dealer's panel drives the round (controller.round):
+
+    closed table  confirm / key+confirm / deal / shuffle   the opening steps (controller.table)
+    wagers        no_more_bets   bet sensors read, lock-out set and confirmed (ch.8 §C)
+    no_more_bets  confirm        the progressive count matches the chips (ch.8 §C(3)); cards are dealt
+    decisions     bet_Nx / check / fold   the decision of the seat to act (R1)
+    settled       confirm        paid and collected; the next round opens
+    any           void_round with the supervisor's key: all hands void (R7a)
+
+A device that stops answering during a round halts it in a safe state
+(fail closed); the dealer resumes once it is back, or voids the round.
+Cards are never logged; the status file holds the public view only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import time
+import uuid
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from controller.config import TableConfig
+from controller.journal import Journal
+from controller.round import Phase, RoundController, RoundRefused
+from controller.table import OPENING_STEPS, Meters, TableLife, TableState, round_setup, setup_from_journal
+from drivers.modbus import DeviceError as ModbusDeviceError
+from drivers.panel import ButtonPress, PanelDriver
+from drivers.progressive import ProgressiveDriver
+from drivers.serial_link import DeviceError, Health
+from drivers.shoe import Shoe
+from drivers.shuffler import Shuffler
+from games.money import display
+from games.dealing import Procedure, dealer_release_stack, initial_deal, stacks, street_deal
+
+log = structlog.get_logger("table")
+
+DEVICE_START_TIMEOUT = 20.0
+CARD_TIMEOUT = 300.0  # a dealer drawing from a shoe: after this, the round halts (fail closed)
+
+PROCEDURES = {
+    "manual_shoe": Procedure.MANUAL_SHOE,
+    "hand": Procedure.HAND,
+    "automated_shoe": Procedure.AUTOMATED,
+    "shuffler": Procedure.AUTOMATED,
+}
+
+
+def sd_notify(message: str) -> bool:
+    """Send one notification to systemd (Type=notify); False when not run by systemd."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return False
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        s.connect(address)
+        s.sendall(message.encode())
+    return True
+
+
+def place_key(place: tuple) -> str:
+    """games.dealing's Place as the round's place string."""
+    kind = place[0]
+    if kind == "seat":
+        return f"seat:{place[1]}"
+    if kind == "community":
+        return f"community:{place[1]}"
+    if kind == "bonus_box":
+        return "bonus"
+    return kind  # dealer, burn
+
+
+class TableDaemon:
+    def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
+        self.cfg = cfg
+        self.game = cfg.game_rules
+        self.journal = Journal(cfg.journal)
+        self.life = TableLife(self.journal)
+        self.meters = Meters(cfg, self.journal)
+        self.status_path = status_path or Path(cfg.journal).with_suffix(".status.json")
+        self.log = log.bind(table=cfg.id)
+        self.round: RoundController | None = None
+        self.shuffler: Shuffler | None = None
+        self.shoe: Shoe | None = None
+        self.progressive: ProgressiveDriver | None = None
+        self.panel: PanelDriver | None = None
+        self.message = ""  # what the dealer is told now
+        self._stop = asyncio.Event()
+        self._device_trouble: str | None = None
+        self.procedure = PROCEDURES[cfg.dealing.procedure]
+        self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
+        self._streets_dealt = 0
+        self._face_up_this_round = 0
+        if not cfg.devices.panel:
+            raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def run(self) -> None:
+        await self._start_devices()
+        sd_notify("READY=1")
+        watchdog = asyncio.create_task(self._watchdog())
+        try:
+            await self._recover()
+            self._publish()
+            assert self.panel is not None
+            while not self._stop.is_set():
+                press_task = asyncio.ensure_future(self.panel.next_press())
+                stop_task = asyncio.ensure_future(self._stop.wait())
+                done, _ = await asyncio.wait({press_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+                if press_task not in done:
+                    press_task.cancel()
+                    break
+                stop_task.cancel()
+                await self._on_press(press_task.result())
+                self._publish()
+        finally:
+            watchdog.cancel()
+            await self._close_devices()
+            self.journal.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def _start_devices(self) -> None:
+        d = self.cfg.devices
+        self.panel = PanelDriver(d.panel)
+        starting: list[Any] = [self.panel]
+        if d.shuffler:
+            self.shuffler = Shuffler(d.shuffler)
+            starting.append(self.shuffler)
+        if d.shoe:
+            self.shoe = Shoe(d.shoe)
+            starting.append(self.shoe)
+        if d.progressive:
+            self.progressive = ProgressiveDriver(d.progressive)
+            starting.append(self.progressive)
+        for dev in starting:
+            await dev.start()
+        for dev in starting:
+            wait = getattr(dev, "wait_health", None) or dev.wait_for_health
+            try:
+                await wait(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
+            except TimeoutError:
+                raise SystemExit(f"{self.cfg.id}: {type(dev).__name__} at its configured address does not answer") from None
+        if self.progressive is not None:
+            self.progressive.on_health_change(lambda h, reason: self._on_health("progressive system", h, reason))
+        self.panel.on_health_change(lambda h, reason: self._on_health("dealer panel", h, reason))
+        if self.shuffler is not None:
+            self.shuffler.add_health_listener(lambda old, new: self._on_health("shuffler", new, ""))
+        if self.shoe is not None:
+            self.shoe.add_health_listener(lambda old, new: self._on_health("shoe", new, ""))
+        self.log.info("devices online", devices=[type(d).__name__ for d in starting])
+
+    async def _close_devices(self) -> None:
+        self._stop.set()  # closing devices is not a device failure
+        for dev in (self.panel, self.shuffler, self.shoe, self.progressive):
+            if dev is not None:
+                await dev.close()
+
+    def _on_health(self, device: str, health: Health, reason: str) -> None:
+        if self._stop.is_set():
+            return
+        if health is Health.OFFLINE:
+            self._device_trouble = f"{device} not answering"
+            self.log.error("device offline", device=device, reason=reason)
+        elif self._device_trouble and self._device_trouble.startswith(device):
+            self._device_trouble = None
+            self.log.info("device back", device=device)
+        self._publish()
+
+    async def _watchdog(self) -> None:
+        """WATCHDOG=1 only while the devices are healthy: a stuck or blind daemon gets restarted."""
+        usec = int(os.environ.get("WATCHDOG_USEC", "0"))
+        if not usec:
+            return
+        while True:
+            await asyncio.sleep(usec / 2e6)
+            if self._device_trouble is None:
+                sd_notify("WATCHDOG=1")
+
+    # ------------------------------------------------------------------ recovery
+
+    async def _recover(self) -> None:
+        open_id = self.journal.open_round()
+        if open_id is None:
+            if self.life.state is TableState.OPEN:
+                await self._new_round()
+            return
+        events = self.journal.events(open_id)
+        setup = setup_from_journal(events[0].data)
+        self.round = await RoundController.restore(open_id, setup, [(e.kind, e.data) for e in events],
+                                                   journal=self.journal)
+        phase = self.round.phase
+        if phase in (Phase.DEALING, Phase.NO_MORE_BETS) or (phase is Phase.HALTED and self.round.halted_from in (
+                Phase.DEALING, Phase.NO_MORE_BETS)):
+            # P34: cards may have left the shuffler unrecorded: the deal cannot be trusted.
+            await self._void("the daemon restarted during the deal (P34; ch.13 §H-§I)")
+            self._tell("restarted during the deal: round VOIDED, return all wagers, then confirm")
+        else:
+            self._tell(f"restarted: round {open_id} RESUMED in {phase.value}")
+        self.log.warning("round recovered after a restart", round_id=open_id, phase=self.round.phase.value)
+
+    # ------------------------------------------------------------------ the panel
+
+    def _tell(self, message: str) -> None:
+        self.message = message
+        self.log.info("dealer", say=message, round_id=self.round.round_id if self.round else None)
+
+    async def _refuse(self, why: str) -> None:
+        self._tell(f"refused: {why}")
+        if self.panel is not None:
+            try:
+                await self.panel.buzz()
+            except ModbusDeviceError:
+                pass
+
+    async def _on_press(self, press: ButtonPress) -> None:
+        if press.after_outage:
+            await self._refuse(f"{press.button} was pressed while the panel was unreachable: press it again")
+            return
+        try:
+            if press.button == "void_round":
+                await self._void_pressed()
+            elif self.life.state is not TableState.OPEN:
+                await self._opening_step(press)
+            else:
+                await self._round_press(press)
+        except RoundRefused as e:
+            await self._refuse(str(e))
+        except (DeviceError, ModbusDeviceError) as e:
+            await self._device_failed(str(e))
+
+    async def _supervisor(self) -> str | None:
+        assert self.panel is not None
+        key = await self.panel.key_switch()
+        return f"supervisor {key.supervisor_id}" if key.on else None
+
+    async def _opening_step(self, press: ButtonPress) -> None:
+        step = self.life.next_step()
+        assert step is not None
+        name, button, needs_key, clause = step
+        if press.button != button:
+            raise RoundRefused(f"the table is not open: next step {name} ({clause}) with the {button} button")
+        who = "dealer"
+        if needs_key:
+            who = await self._supervisor()
+            if who is None:
+                raise RoundRefused(f"{name} needs the floor supervisor's key ({clause})")
+        data: dict[str, Any] = {}
+        if name == "shuffled" and self.shuffler is not None:
+            result = await self.shuffler.shuffle()  # raises CardCountError on anything but 52 (ch.5 §E)
+            data = {"deck": result.deck, "count": result.count}
+        self.life.record(name, data, who=who)
+        self._tell(f"opening: {name} ({clause}) by {who}")
+        if self.life.next_step() is None:
+            self.life.record("table_opened", {}, who=who)
+            self._tell("table open")
+            await self._new_round()
+
+    async def _round_press(self, press: ButtonPress) -> None:
+        r = self.round
+        assert r is not None
+        phase = r.phase
+        b = press.button
+        if phase is Phase.WAGERS and b == "no_more_bets":
+            await self._no_more_bets()
+        elif phase is Phase.NO_MORE_BETS and b == "confirm":
+            await r.confirm_progressive_count(r.progressive_count or 0)
+            await self._deal()
+        elif phase is Phase.DECISIONS and b in ("bet", "check", "fold"):
+            seat = r.to_act()
+            if seat is None:
+                raise RoundRefused("no decision is pending")
+            if b == "bet":
+                await r.decide(seat.seat, multiple=press.multiple)
+            else:
+                await r.decide(seat.seat, **{b: True})
+            self._tell_decision(seat.seat, b, press.multiple)
+            if r.phase is Phase.REVEAL:
+                await self._deal_streets(len(self.game.streets))
+                await self._reveal_and_settle()
+            else:
+                await self._deal_streets(r.street)
+        elif phase is Phase.SETTLED and b == "confirm":
+            await self._close_round()
+        elif phase is Phase.VOIDED and b == "confirm":
+            await self._close_round()
+        elif phase is Phase.HALTED and b == "confirm":
+            if self._device_trouble:
+                raise RoundRefused(f"{self._device_trouble}: resume once it is back, or void the round")
+            who = await self._supervisor()
+            if who is None:
+                raise RoundRefused("resuming a halted round needs the floor supervisor's key")
+            await r.resume_round(who)
+            self._tell(f"round resumed by {who}")
+            if r.phase is Phase.NO_MORE_BETS or r.phase is Phase.DEALING:
+                await self._void("the deal was interrupted (ch.13 §H-§I)")
+        else:
+            raise RoundRefused(f"{b} does nothing in {phase.value}")
+
+    def _tell_decision(self, seat: int, button: str, multiple: int | None) -> None:
+        what = f"{multiple}x" if button == "bet" else button
+        self._tell(f"seat {seat}: {what}")
+
+    # ------------------------------------------------------------------ the round
+
+    async def _new_round(self) -> None:
+        round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        self.round = await RoundController.open(round_id, round_setup(self.cfg, self.meters), self.journal)
+        self._tell(f"round {round_id}: place your bets")
+
+    async def _no_more_bets(self) -> None:
+        """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
+        r = self.round
+        assert r is not None
+        bets = await self.progressive.read_bets() if self.progressive else {}
+        areas = [w for w in self.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
+        accepted: list[int] = []
+        if self.progressive is not None and self.cfg.progressive.enabled:
+            await self.progressive.lock_out(True)  # raises LockoutNotConfirmed if it does not read back
+            accepted = sorted(await self.progressive.accepted_seats())
+        playing = {seat for seat, by_area in bets.items() if by_area}
+        sensed: list[tuple[int, str, Decimal]] = []
+        for seat in sorted(playing):
+            for area, cents in sorted(bets[seat].items()):
+                wager = areas[area] if area < len(areas) else f"area {area}"
+                if wager not in self.cfg.wagers and wager not in self.game.antes:
+                    raise RoundRefused(f"seat {seat}: chips on {wager}, which this table does not offer")
+                amount = Decimal(cents) / 100
+                low, high = self.cfg.limits(wager)
+                if not low <= amount <= high:
+                    raise RoundRefused(f"seat {seat}: {wager} {amount} is outside the table limits {low}-{high}")
+                sensed.append((seat, wager, amount))
+        for seat, wager, amount in sensed:  # all checked first: a refusal journals nothing
+            await r.place_wager(seat, wager, amount)
+        await r.announce_no_more_bets(progressive_seats=accepted)
+        if accepted:
+            contributions = self.meters.contributions(len(accepted))
+            self.journal.append(r.round_id, "meter_add", {"meters": contributions})
+            await self._show_meters()
+        self._tell(f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted "
+                   "-- check the chips and confirm")
+
+    async def _deal(self) -> None:
+        """The initial deal: the stacks of ch.10 §B, or card by card per ch.8 §D / ch.9 §B."""
+        r = self.round
+        assert r is not None
+        self._streets_dealt, self._face_up_this_round = 0, 0
+        seats = sorted(r.seats)
+        if self.procedure is Procedure.AUTOMATED:
+            held = self.cfg.dealing.dealer_cards == "in_shuffler"
+            for stack in stacks(self.game, seats, dealer_in_shuffler=held):
+                if stack.held:
+                    assert self.shuffler is not None
+                    await self.shuffler.hold(stack.size)
+                    continue
+                await self._deal_places(stack.places, as_stack=True)
+        else:
+            await self._deal_places(initial_deal(self.game, self.procedure, seats))
+        nxt = r.to_act()
+        self._tell(f"cards dealt; seat {nxt.seat if nxt else '-'} to act")
+
+    async def _deal_streets(self, upto: int) -> None:
+        """Cards dealt between decisions (UTH's flop and turn-and-river from a shoe or by hand)."""
+        if self.procedure is Procedure.AUTOMATED:
+            return
+        while self._streets_dealt < upto:
+            self._streets_dealt += 1
+            await self._deal_places(street_deal(self.game, self.procedure, self._streets_dealt))
+
+    async def _cards(self, n: int, *, as_stack: bool) -> list[tuple[str, bool]]:
+        """``n`` cards from this table's source, each with its face-up flag."""
+        if self.shuffler is not None and self.procedure is not Procedure.MANUAL_SHOE and self.shoe is None:
+            if as_stack:
+                stack = await self.shuffler.deliver(n)
+                return list(zip(stack.cards, stack.face_up))
+            out = []
+            for _ in range(n):  # dealt by hand: the top card of the shuffled deck, one at a time (ch.9 §B(1))
+                stack = await self.shuffler.deliver(1)
+                out.append((stack.cards[0], stack.face_up[0]))
+            return out
+        assert self.shoe is not None
+        out = []
+        self.expecting = n
+        self._publish()
+        try:
+            for _ in range(n):
+                drawn = await asyncio.wait_for(self.shoe.next_card(), CARD_TIMEOUT)
+                out.append((drawn.card, drawn.face_up))
+                self.expecting -= 1
+        except TimeoutError:
+            raise DeviceError("shoe", f"no card drawn in {CARD_TIMEOUT:.0f} s") from None
+        finally:
+            self.expecting = 0
+        return out
+
+    async def _deal_places(self, places, *, as_stack: bool = False) -> None:
+        """Deal one card to each place, in order (a face-up card is not used: ch.13 §A-§B)."""
+        r = self.round
+        assert r is not None
+        todo = list(places)
+        while todo:
+            got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
+            for card, face_up in got:
+                if face_up:
+                    await self._face_up_card()
+                    if as_stack:  # a stack cannot skip a card: the whole stack is unusable
+                        await r.halt_round("a card came out of the shuffler face up (ch.13 §A)")
+                        raise RoundRefused("a card came out face up in a stack: void the round (supervisor key)")
+                    continue
+                await r.card(place_key(todo.pop(0)), card)
+
+    async def _face_up_card(self) -> None:
+        """ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET: the first)."""
+        self._face_up_this_round += 1
+        r = self.round
+        assert r is not None
+        if self.game.name == "run_em_twice" or self._face_up_this_round > 1:
+            await r.halt_round("cards found face up while dealing (ch.13 §A-§B)")
+            raise RoundRefused("cards found face up: all hands are void -- void the round (supervisor key)")
+        self._tell("a card came out face up: it is not used, place it in the discard rack (ch.13 §A)")
+
+    async def _reveal_and_settle(self) -> None:
+        r = self.round
+        assert r is not None
+        if self.cfg.dealing.dealer_cards == "in_shuffler" and len(r.dealer) < self.game.dealer_cards:
+            assert self.shuffler is not None
+            stack = dealer_release_stack(self.game)
+            released = await self.shuffler.release()
+            if any(released.face_up):
+                await r.halt_round("a dealer card came out face up (ch.13 §F)")
+                raise RoundRefused("a dealer card came out face up: void the round (supervisor key)")
+            for place, card in zip(stack.places, released):
+                await r.card(place_key(place), card)
+        settlement = await r.settle()
+        if settlement.meters:
+            self.journal.append(r.round_id, "meter_set", {"meters": settlement.meters})
+            await self._show_meters()
+        if self.game.dealer_cards:
+            dealer = " ".join(r.public_view()["dealer"])
+            self._tell(f"dealer shows {dealer}; pay and collect as shown, then confirm")
+        else:
+            self._tell("pay and collect as shown, then confirm")
+        for seat in settlement.seats:
+            wagers = ", ".join(f"{k} {w.result} {display(w.net):+}" for k, w in seat.wagers.items())
+            hand = seat.hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in seat.hand.items())
+            self.log.info("settle", round_id=r.round_id, seat=seat.seat, hand=hand,
+                          wagers=wagers, net=str(display(seat.net)))
+        if self.progressive is not None:
+            winners = [s.seat for s in settlement.seats
+                       if "progressive" in s.wagers and s.wagers["progressive"].result == "win"]
+            await self.progressive.set_lights(winner=winners)
+
+    async def _close_round(self) -> None:
+        r = self.round
+        assert r is not None
+        await r.confirm()
+        if self.progressive is not None and self.cfg.progressive.enabled:
+            await self.progressive.set_lights()
+            await self.progressive.clear_accepted()
+            await self.progressive.lock_out(False)
+        if self.shuffler is not None and self.procedure is not Procedure.MANUAL_SHOE:
+            await self.shuffler.shuffle()  # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+        await self._new_round()
+
+    async def _void_pressed(self) -> None:
+        who = await self._supervisor()
+        if who is None:
+            raise RoundRefused("voiding a round needs the floor supervisor's key")
+        if self.round is None or self.round.phase in (Phase.SETTLED, Phase.COMPLETE, Phase.VOIDED):
+            raise RoundRefused("no open round to void")
+        await self._void(f"voided by {who}")
+
+    async def _void(self, reason: str) -> None:
+        r = self.round
+        assert r is not None
+        await r.void(reason)
+        accepted = sum(1 for s in r.seats.values() if "progressive" in s.wagers)
+        if accepted:  # R7a: the contributions of the returned progressive wagers are taken back
+            taken = {m: -v for m, v in self.meters.contributions(accepted).items()}
+            self.journal.append(r.round_id, "meter_add", {"meters": taken})
+            await self._show_meters()
+        self._tell(f"round void ({reason}): return every wager, then confirm")
+
+    async def _device_failed(self, error: str) -> None:
+        """Fail closed: the round stops where it is; the dealer is told."""
+        self.log.error("device failed", error=error)
+        r = self.round
+        if r is not None and r.phase in (Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL):
+            await r.halt_round(error)
+        self._tell(f"HALTED: {error} -- fix the device and confirm with the supervisor's key, or void")
+        if self.panel is not None:
+            try:
+                await self.panel.buzz()
+            except ModbusDeviceError:
+                pass
+
+    async def _show_meters(self) -> None:
+        if self.progressive is None:
+            return
+        names = list(self.cfg.progressive.meters)
+        values = self.meters.values()
+        try:
+            await self.progressive.set_meters({i: int(values[m] * 100) for i, m in enumerate(names)})
+        except ModbusDeviceError as e:
+            self.log.error("meter sign not updated", error=str(e))
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> dict[str, Any]:
+        """The public state: nothing hidden is in here (hole cards, undealt cards)."""
+        devices = {}
+        for name, dev in (("panel", self.panel), ("shuffler", self.shuffler), ("shoe", self.shoe),
+                          ("progressive", self.progressive)):
+            if dev is not None:
+                devices[name] = dev.health.value
+        step = self.life.next_step()
+        return {
+            "table": self.cfg.id,
+            "game": self.cfg.game,
+            "state": self.life.state.value,
+            "next_opening_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
+            "message": self.message,
+            "expecting_cards": self.expecting,
+            "devices": devices,
+            "meters": {k: str(v) for k, v in self.meters.values().items()},
+            "round": self.round.public_view() if self.round else None,
+            "updated": time.time(),
+        }
+
+    def _publish(self) -> None:
+        tmp = self.status_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.status(), default=str))
+        os.replace(tmp, self.status_path)
+
+
+__all__ = ["TableDaemon", "sd_notify", "OPENING_STEPS"]

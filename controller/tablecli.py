@@ -1,0 +1,147 @@
+"""``tablectl run``, ``status`` and ``recall``: the daemon and what it kept."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.config import ConfigError, load_config
+from controller.journal import Journal
+
+EXIT_OK, EXIT_REFUSED = 0, 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table.")
+    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("status", help="the table, its round and devices, as the daemon last published them")
+    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("recall", help="the last rounds, card by card, from the journal")
+    p.add_argument("last", nargs="?", type=int, default=10, metavar="N", help="how many rounds (default 10)")
+    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("--round", metavar="ID", help="one round")
+    p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input")
+    p.set_defaults(handler=cmd_recall)
+
+
+def _config(args: argparse.Namespace, stderr: TextIO):
+    try:
+        return load_config(args.config)
+    except ConfigError as e:
+        print(f"tablectl {args.command}: {e}", file=stderr)
+        return None
+
+
+def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from controller import logs
+    from controller.daemon import TableDaemon
+
+    cfg = _config(args, stderr)
+    if cfg is None:
+        return EXIT_REFUSED
+    logs.configure(cfg.log_format)
+    Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
+
+    async def main() -> None:
+        daemon = TableDaemon(cfg)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, daemon.stop)
+        await daemon.run()
+
+    asyncio.run(main())
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    cfg = _config(args, stderr)
+    if cfg is None:
+        return EXIT_REFUSED
+    path = Path(cfg.journal).with_suffix(".status.json")
+    if not path.exists():
+        print(f"tablectl status: {cfg.id}: no status at {path} (is the daemon running?)", file=stderr)
+        return EXIT_REFUSED
+    status = json.loads(path.read_text())
+    if args.json:
+        stdout.write(json.dumps(status, indent=2) + "\n")
+        return EXIT_OK
+    r = status.get("round") or {}
+    stdout.write(f"table {status['table']} ({status['game']}): {status['state']}\n")
+    stdout.write(f"devices: {', '.join(f'{k} {v}' for k, v in status['devices'].items())}\n")
+    if status["meters"]:
+        stdout.write(f"meters: {', '.join(f'{k} {v}' for k, v in status['meters'].items())}\n")
+    if r:
+        stdout.write(f"round {r['round_id']}: {r['phase']}\n")
+        for seat, s in sorted(r["seats"].items(), key=lambda x: int(x[0])):
+            cards = s["cards"] if isinstance(s["cards"], list) else f"{s['cards']} cards"
+            stdout.write(f"  seat {seat}: {s['wagers']} {cards}{' folded' if s['folded'] else ''}\n")
+    if status.get("message"):
+        stdout.write(f"dealer: {status['message']}\n")
+    return EXIT_OK
+
+
+def _round_events(journal: Journal, round_id: str) -> list[Any]:
+    return journal.events(round_id)
+
+
+def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from controller.round import RoundController
+    from controller.table import setup_from_journal
+    from games.contract import dumps
+
+    cfg = _config(args, stderr)
+    if cfg is None:
+        return EXIT_REFUSED
+    if not Path(cfg.journal).exists():
+        print(f"tablectl recall: no journal at {cfg.journal}", file=stderr)
+        return EXIT_REFUSED
+    with Journal(cfg.journal) as journal:
+        if args.round:
+            events = journal.events(args.round)
+            if not events:
+                print(f"tablectl recall: no round {args.round} in the journal", file=stderr)
+                return EXIT_REFUSED
+            if args.json:
+                r = asyncio.run(RoundController.restore(args.round, setup_from_journal(events[0].data),
+                                                        [(e.kind, e.data) for e in events]))
+                stdout.write(dumps(r.settle_input(), indent=2) + "\n")
+                return EXIT_OK
+            _print_round(events, stdout)
+            return EXIT_OK
+        for summary in journal.rounds(last=args.last):
+            stdout.write(f"round {summary.round_id}  {summary.started_at}  {summary.closed_by or 'OPEN'}\n")
+            _print_round(journal.events(summary.round_id), stdout)
+    return EXIT_OK
+
+
+def _print_round(events: list[Any], out: TextIO) -> None:
+    """Card by card, as the journal has it (an auditor's view: the round is over or this is the floor)."""
+    for e in events:
+        d = e.data
+        if e.kind == "card":
+            line = f"{d['place']} <- {d['card']}"
+        elif e.kind == "wager":
+            line = f"seat {d['seat']} {d['wager']} {d['amount']}"
+        elif e.kind == "decision":
+            what = "fold" if d["fold"] else "check" if d["check"] else f"{d['multiple']}x"
+            line = f"seat {d['seat']} {what}"
+        else:
+            line = json.dumps(d, default=str) if d else ""
+        out.write(f"  {e.seq:>6} {e.kind:<16} {line}\n")
+
+
+__all__ = ["register"]
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(1)
