@@ -5,12 +5,13 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup test bench run clean
+.PHONY: help setup test bench run install clean
 
 help:
-	@echo "make run    - run the table daemon against the simulated devices (demo)"
+	@echo "make run    - run the table daemon against the simulated devices (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
+	@echo "make install - install the daemon and its systemd unit on a table PC (root)"
 	@echo "make clean  - remove the virtual environment and caches"
 
 $(STAMP): pyproject.toml
@@ -34,5 +35,17 @@ ROUNDS ?= 0
 run: $(STAMP)
 	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
 
+# install: the daemon under /opt/table-controller, a system user, the unit (run as root on the table PC).
+PREFIX ?= /opt/table-controller
+install:
+	id -u tablectl >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin --groups dialout tablectl
+	mkdir -p $(PREFIX) /etc/table-controller
+	cp -r pyproject.toml README.md controller drivers games simulators config $(PREFIX)/
+	$(PYTHON) -m venv $(PREFIX)/.venv
+	$(PREFIX)/.venv/bin/pip install --quiet $(PREFIX)
+	install -m 0644 systemd/table-controller@.service /etc/systemd/system/
+	systemctl daemon-reload
+	@echo "Put each table's configuration in /etc/table-controller/ID.toml, then: systemctl enable --now table-controller@ID"
+
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis bench.json
+	rm -rf $(VENV) .pytest_cache .hypothesis bench.json var

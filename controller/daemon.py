@@ -71,9 +71,15 @@ def sd_notify(message: str) -> bool:
         return False
     if address.startswith("@"):
         address = "\0" + address[1:]
+    # Never block the event loop on it: a full or missing receiver drops the message (a missed
+    # watchdog ping is what the watchdog is for).
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
-        s.connect(address)
-        s.sendall(message.encode())
+        s.setblocking(False)
+        try:
+            s.connect(address)
+            s.send(message.encode())
+        except OSError:
+            return False
     return True
 
 

@@ -39,6 +39,12 @@ def test_rounds_of_every_game_through_the_daemon(config, tmp_path):
     env = dict(os.environ)
     for device, scheme in (("SHUFFLER", "socket"), ("SHOE", "socket"), ("PROGRESSIVE", "tcp"), ("PANEL", "tcp")):
         env[f"TABLE_DEVICES__{device}"] = f"{scheme}://127.0.0.1:{free_port()}"
+    notify = None
+    if config.stem == "ultimate_texas_holdem":  # systemd's notify socket, bound by the test (Type=notify)
+        notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        notify.bind(str(tmp_path / "notify.sock"))
+        env["NOTIFY_SOCKET"] = str(tmp_path / "notify.sock")
+        env["WATCHDOG_USEC"] = "1000000"  # a ping every half second
     text = config.read_text()
     for device in ("shuffler", "shoe"):  # keep the devices the table has; the others stay absent
         if f"\n{device} =" not in text:
@@ -50,6 +56,17 @@ def test_rounds_of_every_game_through_the_daemon(config, tmp_path):
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "3 rounds played" in proc.stdout
+    if notify is not None:
+        notify.setblocking(False)
+        messages = []
+        while True:
+            try:
+                messages.append(notify.recv(256).decode())
+            except BlockingIOError:
+                break
+        notify.close()
+        assert messages[0] == "READY=1"  # sent once every device answered, before any watchdog ping
+        assert "WATCHDOG=1" in messages[1:]
     (journal_path,) = tmp_path.glob("*.journal")
     with Journal(journal_path) as j:
         j.verify()
