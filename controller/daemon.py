@@ -217,14 +217,36 @@ class TableDaemon:
         self.round = await RoundController.restore(open_id, setup, [(e.kind, e.data) for e in events],
                                                    journal=self.journal)
         phase = self.round.phase
-        if phase in (Phase.DEALING, Phase.NO_MORE_BETS) or (phase is Phase.HALTED and self.round.halted_from in (
-                Phase.DEALING, Phase.NO_MORE_BETS)):
-            # P34: cards may have left the shuffler unrecorded: the deal cannot be trusted.
+        if phase is Phase.HALTED:
+            phase = self.round.halted_from or phase
+        partial = self._recover_streets()
+        if phase is Phase.DEALING or partial:
+            # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
+            if self.round.phase is Phase.HALTED:
+                await self.round.resume_round("restart")
             await self._void("the daemon restarted during the deal (P34; ch.13 §H-§I)")
             self._tell("restarted during the deal: round VOIDED, return all wagers, then confirm")
         else:
-            self._tell(f"restarted: round {open_id} RESUMED in {phase.value}")
+            self._tell(f"restarted: round {open_id} RESUMED in {self.round.phase.value}")
         self.log.warning("round recovered after a restart", round_id=open_id, phase=self.round.phase.value)
+
+    def _recover_streets(self) -> bool:
+        """How many streets' cards a resumed round has had dealt; True when one was dealt only in part."""
+        r = self.round
+        assert r is not None
+        self._streets_dealt = 0
+        if self.procedure is Procedure.AUTOMATED:
+            return False
+        for k in range(1, len(self.game.streets) + 1):
+            places = [p for p in street_deal(self.game, self.procedure, k) if p[0] == "community"]
+            dealt = [p for p in places if r._community_index(str(p[1])) in r.community]
+            if places and len(dealt) == len(places):
+                self._streets_dealt = k
+            elif dealt:
+                return True
+            else:
+                break
+        return False
 
     # ------------------------------------------------------------------ the panel
 
@@ -307,6 +329,10 @@ class TableDaemon:
                 await self._reveal_and_settle()
             else:
                 await self._deal_streets(r.street)
+        elif phase is Phase.REVEAL and b in ("deal", "confirm"):
+            # every player has acted (a restart can leave the round here): deal what is left, settle
+            await self._deal_streets(len(self.game.streets))
+            await self._reveal_and_settle()
         elif phase is Phase.SETTLED and b == "confirm":
             await self._close_round()
         elif phase is Phase.VOIDED and b == "confirm":
@@ -373,6 +399,10 @@ class TableDaemon:
         assert r is not None
         self._streets_dealt, self._face_up_this_round = 0, 0
         seats = sorted(r.seats)
+        if self.shoe is not None and self.shoe.pending:
+            # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
+            await r.halt_round(f"{self.shoe.pending} card(s) drawn from the shoe before the deal")
+            raise RoundRefused("cards were drawn before the deal: void the round and reload the shoe")
         if self.procedure is Procedure.AUTOMATED:
             held = self.cfg.dealing.dealer_cards == "in_shuffler"
             for stack in stacks(self.game, seats, dealer_in_shuffler=held):

@@ -84,11 +84,21 @@ def show(line: str) -> None:
 
 
 class Dealer:
+    """A dealer who looks at the table (the daemon's public status) and does the next thing.
+
+    Each ``step()`` reads the status, acts once (a button, a card drawn, the
+    bets of a new round) and waits until the daemon has taken it.  Being
+    driven by the status and not by a script, the dealer carries on after the
+    daemon restarts in the middle of a round.
+    """
+
     def __init__(self, cfg, status_path: Path, controls: dict[str, Control], rng: random.Random) -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
         self.game = cfg.game_rules
         self.areas = [w for w in self.game.wagers if w != "progressive"]
+        self.bets_for: str | None = None  # the round whose bets are on the layout
+        self.closed: list[str] = []  # rounds the dealer confirmed
 
     def status(self) -> dict:
         try:
@@ -96,82 +106,109 @@ class Dealer:
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
 
-    def wait(self, predicate, what: str, timeout: float = 30.0) -> dict:
+    def wait_change(self, before: dict, what: str, timeout: float = 30.0) -> dict:
+        """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             s = self.status()
-            if s and predicate(s):
+            if s and s.get("updated") != before.get("updated"):
                 return s
             if s.get("expecting_cards") and self.shoe is not None:
                 self.shoe("draw", n=1)  # the dealer draws the next card from the shoe
-            time.sleep(0.05)  # a demo watching a file, not a test
-        raise SystemExit(f"demo: the daemon did not reach '{what}' in {timeout:.0f} s; status: {self.status()}")
+            time.sleep(0.02)  # a demo watching a file, not a test
+        raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
 
-    def press(self, button: str) -> None:
+    def press(self, s: dict, button: str) -> dict:
         self.panel("press", button=button)
+        return self.wait_change(s, button)
 
-    def phase(self, s: dict) -> str | None:
+    @staticmethod
+    def phase(s: dict) -> str | None:
         return (s.get("round") or {}).get("phase")
 
-    def open_table(self) -> None:
-        s = self.wait(lambda s: s.get("state"), "status")
-        while s.get("state") != "open":
-            step = s["next_opening_step"]
-            print(f"opening: {step['step']} ({step['clause']})", flush=True)
-            if step["key"]:
-                self.panel("key", on=True, supervisor=4711)
-            before = s.get("message")
-            self.press(step["button"])
-            s = self.wait(lambda s: s.get("message") != before, step["step"])
-            if step["key"]:
-                self.panel("key", on=False)
+    def step(self) -> None:
+        s = self.status()
+        if not s:
+            time.sleep(0.05)
+            return
+        if s.get("expecting_cards") and self.shoe is not None:
+            self.shoe("draw", n=1)
+            self.wait_change(s, "a card")
+        elif s.get("state") != "open":
+            self.opening_step(s)
+        elif self.phase(s) == "wagers":
+            if self.bets_for != s["round"]["round_id"]:
+                self.place_bets(s)
+            else:
+                self.press(s, "no_more_bets")
+        elif self.phase(s) in ("no_more_bets", "reveal"):
+            self.press(s, "confirm")
+        elif self.phase(s) == "decisions":
+            to_act = s["round"]["to_act"]
+            options = [f"bet_{m}x" for m in to_act["multiples"]]
+            options += ["check"] * 2 if to_act["check"] else []
+            options += ["fold"] if to_act["fold"] else []
+            self.press(s, self.rng.choice(options))
+        elif self.phase(s) in ("settled", "voided"):
+            if self.progressive is not None:
+                self.progressive("set_bets", bets={})  # paid and collected: the layout is cleared
+            round_id = s["round"]["round_id"]
+            after = self.press(s, "confirm")
+            if self.phase(after) != self.phase(s) or after["round"]["round_id"] != round_id:
+                self.closed.append(round_id)
+        elif self.phase(s) == "halted":
+            print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
+            self.with_key(s, "void_round")
+        else:
+            time.sleep(0.05)
 
-    def play_round(self) -> None:
-        s = self.wait(lambda s: self.phase(s) == "wagers", "wagers")
+    def with_key(self, s: dict, button: str) -> dict:
+        self.panel("key", on=True, supervisor=4711)
+        try:
+            return self.press(s, button)
+        finally:
+            self.panel("key", on=False)
+
+    def opening_step(self, s: dict) -> None:
+        step = s["next_opening_step"]
+        print(f"opening: {step['step']} ({step['clause']})", flush=True)
+        if step["key"]:
+            self.with_key(s, step["button"])
+        else:
+            self.press(s, step["button"])
+
+    def place_bets(self, s: dict) -> None:
         round_id = s["round"]["round_id"]
         if self.shoe is not None:  # a freshly shuffled deck in the shoe for every round (ch.5 §A(2))
             self.shoe("load", seed=self.rng.randrange(2**31))
-        unit_cents = int(self.cfg.progressive.unit * 100) if self.cfg.progressive.enabled else 0
         seats = sorted(self.rng.sample(range(1, self.cfg.seats + 1), self.rng.randint(1, self.cfg.seats)))
         bets: dict[str, dict[str, int]] = {}
         for seat in seats:
-            low, high = self.cfg.limits(self.game.antes[0])
+            low, _ = self.cfg.limits(self.game.antes[0])
             ante = int(self.rng.choice([low, low * 2, low * 5]) * 100)
             areas = {str(self.areas.index(a)): ante for a in self.game.antes}
             for w in self.cfg.wagers:
                 if w not in self.game.antes and self.rng.random() < 0.3:
                     if w == "six_card_bonus" and str(self.areas.index("trips")) not in areas:
-                        continue
+                        continue  # R21b
                     areas[str(self.areas.index(w))] = int(self.cfg.limits(w)[0] * 100)
             bets[str(seat)] = areas
-        self.progressive("set_bets", bets=bets)
-        if unit_cents and self.cfg.devices.progressive:
-            for seat in seats:
-                if self.rng.random() < 0.6:
-                    self.progressive("wager", seat=seat)
+        if self.progressive is not None:
+            self.progressive("set_bets", bets=bets)
+            if self.cfg.progressive.enabled:
+                for seat in seats:
+                    if self.rng.random() < 0.6:
+                        self.progressive("wager", seat=seat)
+        self.bets_for = round_id
         print(f"round {round_id}: players at seats {seats}", flush=True)
-        self.press("no_more_bets")
-        self.wait(lambda s: self.phase(s) == "no_more_bets", "no more bets")
-        self.press("confirm")
-        s = self.wait(lambda s: self.phase(s) in ("decisions", "settled", "halted"), "deal")
-        while self.phase(s) == "decisions":
-            to_act = s["round"]["to_act"]
-            options = [f"bet_{m}x" for m in to_act["multiples"]]
-            if to_act["check"]:
-                options += ["check"] * 2
-            if to_act["fold"]:
-                options.append("fold")
-            before = (to_act["seat"], to_act["street"])
-            self.press(self.rng.choice(options))
-            s = self.wait(lambda s: self.phase(s) != "decisions"
-                          or (s["round"]["to_act"].get("seat"), s["round"]["to_act"].get("street")) != before,
-                          "the next decision")
-        if self.phase(s) == "halted":
-            raise SystemExit(f"demo: the round halted: {s.get('message')}")
-        self.wait(lambda s: self.phase(s) == "settled", "settled")
-        self.progressive("set_bets", bets={})  # the dealer pays and collects: the layout is cleared
-        self.press("confirm")
-        self.wait(lambda s: self.phase(s) == "wagers" and s["round"]["round_id"] != round_id, "the next round")
+
+    def play(self, rounds: int, daemon: subprocess.Popen | None = None) -> int:
+        """Play until ``rounds`` rounds are closed (0: forever)."""
+        while not rounds or len(self.closed) < rounds:
+            if daemon is not None and daemon.poll() is not None:
+                raise SystemExit(f"demo: the daemon stopped (exit {daemon.returncode})")
+            self.step()
+        return len(self.closed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,13 +245,10 @@ def main(argv: list[str] | None = None) -> int:
         procs.append(daemon)
         threading.Thread(target=lambda: [show(line) for line in daemon.stderr], daemon=True).start()
         dealer = Dealer(cfg, journal.with_suffix(".status.json"), controls, random.Random(args.seed))
-        dealer.open_table()
-        played = 0
-        while not args.rounds or played < args.rounds:
-            if daemon.poll() is not None:
-                raise SystemExit(f"demo: the daemon stopped (exit {daemon.returncode})")
-            dealer.play_round()
-            played += 1
+        try:
+            played = dealer.play(args.rounds, daemon)
+        except TimeoutError as e:
+            raise SystemExit(f"demo: {e}") from None
         print(f"{played} rounds played; the journal is {journal}; try: "
               f".venv/bin/tablectl recall 3 --config {args.config}  (with TABLE_JOURNAL={journal})", flush=True)
         return 0

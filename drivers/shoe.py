@@ -137,6 +137,11 @@ class Shoe(SerialDevice):
         self.loaded: int | None = None  # cards in the shoe at its last load
         self.add_health_listener(lambda old, new: self._notify())
 
+    @property
+    def pending(self) -> int:
+        """Cards drawn and reported that nobody has taken yet."""
+        return sum(isinstance(item, CardDrawn) for item in self._reports)
+
     def cards(self) -> AsyncIterator[CardDrawn]:
         """The cards as they are drawn (see the module docstring for errors)."""
         return _Cards(self)
@@ -212,6 +217,11 @@ class Shoe(SerialDevice):
         if frame.type == SHOE_LOADED:
             self.loaded = payload[2]
             self._seen = {}
+            # A new deck: cards of the old one that nobody took are not this deck's cards.
+            stale = sum(isinstance(item, CardDrawn) for item in self._reports)
+            self._reports = collections.deque(i for i in self._reports if not isinstance(i, CardDrawn))
+            if stale:
+                log.warning("cards of the previous deck dropped at reload", device=self.name, cards=stale)
             self._faults &= ~(Fault.JAM | Fault.EMPTY)
             self._update_health()
             log.info("shoe loaded", device=self.name, cards=self.loaded)
