@@ -385,10 +385,15 @@ class TableDaemon:
                 sensed.append((seat, wager, amount))
         for seat, wager, amount in sensed:  # all checked first: a refusal journals nothing
             await r.place_wager(seat, wager, amount)
-        await r.announce_no_more_bets(progressive_seats=accepted)
-        if accepted:
+        meters = None
+        if self.cfg.progressive.enabled:
+            # the contributions go on the meters as the wagers are accepted (ch.8 §C); this round's
+            # progressive hands are paid from the meters with them (R4)
             contributions = self.meters.contributions(len(accepted))
-            self.journal.append(r.round_id, "meter_add", {"meters": contributions})
+            meters = {m: v + contributions[m] for m, v in self.meters.values().items()}
+        await r.announce_no_more_bets(progressive_seats=accepted, meters=meters)
+        if accepted:
+            self.journal.append(r.round_id, "meter_add", {"meters": self.meters.contributions(len(accepted))})
             await self._show_meters()
         self._tell(f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted "
                    "-- check the chips and confirm")

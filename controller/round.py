@@ -23,7 +23,7 @@ before the rules reveal them, and never logged.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Iterable, Mapping, Protocol
 
@@ -197,10 +197,13 @@ class RoundController:
         s = self.seats.setdefault(data["seat"], SeatState(data["seat"]))
         s.wagers[data["wager"]] = Decimal(data["amount"])
 
-    async def announce_no_more_bets(self, progressive_seats: Iterable[int] = ()) -> None:
+    async def announce_no_more_bets(self, progressive_seats: Iterable[int] = (),
+                                    meters: Mapping[str, Decimal] | None = None) -> None:
         """No more bets (ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
 
-        ``progressive_seats`` are the seats whose progressive wager the system accepted.
+        ``progressive_seats`` are the seats whose progressive wager the system accepted;
+        ``meters`` the progressive meters with their contributions added: the amounts
+        this round's progressive hands are paid from (R4).
         Each seat playing must have the game's required wagers (ch.7 §F(1)); a seat with a
         progressive wager but no Ante is refused.
         """
@@ -218,13 +221,19 @@ class RoundController:
             missing = [a for a in self.game.antes if a not in s.wagers]
             if missing:
                 raise RoundRefused(f"seat {s.seat}: missing {', '.join(missing)} (required to play, {self.game.short} ch.7 §F)")
-        await self._record("no_more_bets", {"progressive_seats": progressive_seats})
+        data: dict[str, Any] = {"progressive_seats": progressive_seats}
+        if meters is not None:
+            data["meters"] = {k: str(v) for k, v in meters.items()}
+        await self._record("no_more_bets", data)
 
     async def _apply_no_more_bets(self, data: Mapping[str, Any]) -> None:
         unit = Decimal(str(self.setup.progressive["unit"])) if self.setup.progressive else None
         for n in data["progressive_seats"]:
             self.seats[n].wagers["progressive"] = unit  # R3: exactly one unit
         self.progressive_count = len(data["progressive_seats"])
+        if "meters" in data and self.setup.progressive:
+            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
+            self.setup = replace(self.setup, progressive=progressive)
         await self.lock_out()
 
     async def confirm_progressive_count(self, chips: int) -> None:

@@ -89,6 +89,20 @@ def test_sigkill_at_random_points_loses_and_doubles_nothing(config, tmp_path, mo
     contribution = {m: c.rate * cfg.progressive.unit for m, c in cfg.progressive.meters.items()}
     with Journal(tmp_path / "table.journal") as j:
         j.verify()
+        # The meters, replayed event by event: each settled round is paid from the meters as they
+        # stood with its own contributions added (R4), and its settlement leaves them where it says.
+        running: dict[str, Decimal] = {}
+        for e in j.iter_events():
+            if e.kind == "meter_set":
+                running.update({m: Decimal(v) for m, v in e.data["meters"].items()})
+            elif e.kind == "meter_add":
+                for m, v in e.data["meters"].items():
+                    running[m] = running[m] + Decimal(v)
+            elif e.kind == "settled":
+                events = j.events(e.round_id)
+                r = asyncio.run(RoundController.restore(e.round_id, setup_from_journal(events[0].data),
+                                                        [(x.kind, x.data) for x in events if x.seq <= e.seq]))
+                assert r.settle_input()["progressive"]["meters"] == running, e.round_id
         summaries = j.rounds()
         closed = [r for r in summaries if r.closed_by]
         assert len(closed) >= 6
