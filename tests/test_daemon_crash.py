@@ -11,20 +11,15 @@ each other round's contributions added once.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import signal
-import socket
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from controller.config import load_config
-from controller.demo import Dealer, start_simulator
 from controller.journal import Journal
+from daemon_harness import simulated_table
 from controller.round import RoundController
 from controller.table import setup_from_journal
 from games.contract import settle
@@ -33,61 +28,29 @@ from games.money import round_cents
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.parametrize("config", ["ultimate_texas_holdem", "run_em_twice"])
 def test_sigkill_at_random_points_loses_and_doubles_nothing(config, tmp_path, monkeypatch):
     rng = random.Random(20261126 + len(config))
-    path = ROOT / "config" / f"{config}.toml"
-    ports = {}
-    for device in ("shuffler", "shoe", "progressive", "panel"):
-        ports[device] = free_port()
-    text = path.read_text()
-    for device, scheme in (("shuffler", "socket"), ("shoe", "socket"), ("progressive", "tcp"), ("panel", "tcp")):
-        present = f"\n{device} =" in text
-        monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}",
-                           f"{scheme}://127.0.0.1:{ports[device]}" if present else "null")
-    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "table.journal"))
-    monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
-    cfg = load_config(path)
-    procs: list[subprocess.Popen] = []
-
-    def start_daemon() -> subprocess.Popen:
-        p = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(path)], cwd=ROOT,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
-        procs.append(p)
-        return p
-
-    try:
-        controls = {d: start_simulator(d, ports[d], procs) for d in ports if getattr(cfg.devices, d)}
-        daemon = start_daemon()
-        dealer = Dealer(cfg, tmp_path / "table.status.json", controls, rng)
+    with simulated_table(config, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:
+        cfg, dealer = t.cfg, t.dealer
+        t.start_daemon()
         kills = 0
         while len(dealer.closed) < 6:
             for _ in range(rng.randint(1, 12)):
                 dealer.step()
             if kills < 5:
-                daemon.send_signal(signal.SIGKILL)
-                daemon.wait(timeout=30)
+                t.daemon.send_signal(signal.SIGKILL)
+                t.daemon.wait(timeout=30)
                 before = dealer.status()
-                daemon = start_daemon()
+                t.start_daemon()
                 dealer.wait_change(before, "restart", timeout=60)
                 kills += 1
-        daemon.send_signal(signal.SIGTERM)
-        assert daemon.wait(timeout=30) == 0
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait(timeout=10)
+        t.daemon.send_signal(signal.SIGTERM)
+        assert t.daemon.wait(timeout=30) == 0
 
     assert kills == 5
     contribution = {m: c.rate * cfg.progressive.unit for m, c in cfg.progressive.meters.items()}
-    with Journal(tmp_path / "table.journal") as j:
+    with Journal(t.journal_path) as j:
         j.verify()
         # The meters, replayed event by event: each settled round is paid from the meters as they
         # stood with its own contributions added (R4), and its settlement leaves them where it says.

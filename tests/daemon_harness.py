@@ -1,0 +1,104 @@
+"""A whole simulated table for daemon tests: the simulators on free ports, the daemon, a dealer.
+
+    with simulated_table("ultimate_texas_holdem", tmp_path) as t:
+        t.dealer.step() ...; t.controls["shuffler"]("set_deck", cards=[...]); t.status()
+
+The daemon is ``tablectl run`` in its own process, as systemd would run it;
+the devices are the simulators of ``simulators/`` over their real protocols.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from controller.config import TableConfig, load_config
+from controller.demo import Control, Dealer, start_simulator
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMES = {"shuffler": "socket", "shoe": "socket", "progressive": "tcp", "panel": "tcp"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class SimulatedTable:
+    cfg: TableConfig
+    config_path: Path
+    state_dir: Path
+    controls: dict[str, Control]
+    dealer: Dealer
+    procs: list[subprocess.Popen] = field(default_factory=list)
+    daemon: subprocess.Popen | None = None
+
+    @property
+    def journal_path(self) -> Path:
+        return self.state_dir / "table.journal"
+
+    def status(self) -> dict:
+        return self.dealer.status()
+
+    def start_daemon(self) -> None:
+        self.daemon = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path)],
+                                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                       env=os.environ.copy())
+        self.procs.append(self.daemon)
+
+    def open_table(self) -> None:
+        while self.status().get("state") != "open":
+            self.dealer.step()
+
+    def press(self, button: str) -> dict:
+        return self.dealer.press(self.status(), button)
+
+    def until(self, predicate, what: str, steps: int = 200) -> dict:
+        """Let the dealer draw cards (shoe tables) until ``predicate(status)``; no other action."""
+        for _ in range(steps):
+            s = self.status()
+            if s and predicate(s):
+                return s
+            self.dealer.wait_change(s, what) if not s.get("expecting_cards") else self.dealer.step()
+        raise AssertionError(f"never reached {what}: {self.status()}")
+
+
+@contextlib.contextmanager
+def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1) -> Iterator[SimulatedTable]:
+    path = ROOT / "config" / f"{game}.toml"
+    text = path.read_text()
+    for device, scheme in SCHEMES.items():
+        present = f"\n{device} =" in text
+        monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", f"{scheme}://127.0.0.1:{free_port()}" if present else "null")
+    monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+    monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
+    cfg = load_config(path)
+    procs: list[subprocess.Popen] = []
+    try:
+        from urllib.parse import urlsplit
+
+        controls = {d: start_simulator(d, urlsplit(getattr(cfg.devices, d)).port, procs)
+                    for d in SCHEMES if getattr(cfg.devices, d)}
+        dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(seed))
+        t = SimulatedTable(cfg, path, state_dir, controls, dealer, procs)
+        yield t
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait(timeout=5)
