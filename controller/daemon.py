@@ -315,6 +315,11 @@ class TableDaemon:
         elif phase is Phase.NO_MORE_BETS and b == "confirm":
             await r.confirm_progressive_count(r.progressive_count or 0)
             await self._deal()
+        elif phase is Phase.NO_MORE_BETS and b == "undo":
+            # the dealer counted a different number of progressive chips (ch.8 §C(3)): the round stops
+            await r.halt_round(f"the progressive chips do not match the {r.progressive_count} wagers accepted "
+                               "(ch.8 §C(3))")
+            self._tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids")
         elif phase is Phase.DECISIONS and b in ("bet", "check", "fold"):
             seat = r.to_act()
             if seat is None:
@@ -345,7 +350,7 @@ class TableDaemon:
                 raise RoundRefused("resuming a halted round needs the floor supervisor's key")
             await r.resume_round(who)
             self._tell(f"round resumed by {who}")
-            if r.phase is Phase.NO_MORE_BETS or r.phase is Phase.DEALING:
+            if r.phase is Phase.DEALING:
                 await self._void("the deal was interrupted (ch.13 §H-§I)")
         else:
             raise RoundRefused(f"{b} does nothing in {phase.value}")

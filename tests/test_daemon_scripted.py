@@ -74,3 +74,23 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
     assert Decimal(meters_after["minor"]) == Decimal("500.00") + Decimal("0.01")
     # Seat 2 folded: Ante and Blind lost; Ultimate Pairs A, pair of tens or less, 3 to 1 (ch.12 §E(1)(g), R7, R22)
     assert Decimal(nets["2"]) == -10 - 10 + 5 * 3
+
+
+def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolves_it(tmp_path, monkeypatch):
+    """ch.8 §C(3) / ch.10 §A(2)(b)(ii): the chips must match the wagers the system accepted."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        t.until(lambda s: (s.get("round") or {}).get("phase") == "wagers", "the first round")
+        t.controls["progressive"]("set_bets", bets={"3": {"0": 1000, "1": 1000}})
+        t.controls["progressive"]("wager", seat=3)
+        t.press("no_more_bets")
+        s = t.press("undo")  # the dealer counts no chip on the layout for the accepted wager
+        assert s["round"]["phase"] == "halted" and "do not match" in s["round"]["halted"]["reason"]
+        s = t.press("confirm")  # without the supervisor's key: refused, still halted
+        assert s["round"]["phase"] == "halted" and s["message"].startswith("refused")
+        s = t.dealer.with_key(s, "confirm")  # the supervisor resolved it
+        assert s["round"]["phase"] == "no_more_bets"
+        s = t.press("confirm")
+        assert s["round"]["phase"] == "decisions"
+        assert t.controls["panel"]("outputs")["buzz_count"] >= 1  # the refused press buzzed
