@@ -42,10 +42,9 @@ from controller.config import TableConfig
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
 from controller.table import OPENING_STEPS, Meters, TableLife, TableState, round_setup, setup_from_journal
-from drivers.modbus import DeviceError as ModbusDeviceError
 from drivers.panel import ButtonPress, PanelDriver
 from drivers.progressive import ProgressiveDriver
-from drivers.serial_link import DeviceError, Health
+from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
 from drivers.shuffler import Shuffler
 from games.money import display
@@ -163,18 +162,17 @@ class TableDaemon:
         for dev in starting:
             await dev.start()
         for dev in starting:
-            wait = getattr(dev, "wait_health", None) or dev.wait_for_health
             try:
-                await wait(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
+                await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
             except TimeoutError:
                 raise SystemExit(f"{self.cfg.id}: {type(dev).__name__} at its configured address does not answer") from None
         if self.progressive is not None:
-            self.progressive.on_health_change(lambda h, reason: self._on_health("progressive system", h, reason))
-        self.panel.on_health_change(lambda h, reason: self._on_health("dealer panel", h, reason))
+            self.progressive.add_health_listener(lambda h, reason: self._on_health("progressive system", h, reason))
+        self.panel.add_health_listener(lambda h, reason: self._on_health("dealer panel", h, reason))
         if self.shuffler is not None:
-            self.shuffler.add_health_listener(lambda old, new: self._on_health("shuffler", new, ""))
+            self.shuffler.add_health_listener(lambda h, reason: self._on_health("shuffler", h, reason))
         if self.shoe is not None:
-            self.shoe.add_health_listener(lambda old, new: self._on_health("shoe", new, ""))
+            self.shoe.add_health_listener(lambda h, reason: self._on_health("shoe", h, reason))
         self.log.info("devices online", devices=[type(d).__name__ for d in starting])
 
     async def _close_devices(self) -> None:
@@ -259,7 +257,7 @@ class TableDaemon:
         if self.panel is not None:
             try:
                 await self.panel.buzz()
-            except ModbusDeviceError:
+            except DeviceError:
                 pass
 
     async def _on_press(self, press: ButtonPress) -> None:
@@ -275,7 +273,7 @@ class TableDaemon:
                 await self._round_press(press)
         except RoundRefused as e:
             await self._refuse(str(e))
-        except (DeviceError, ModbusDeviceError) as e:
+        except DeviceError as e:
             await self._device_failed(str(e))
 
     async def _supervisor(self) -> str | None:
@@ -558,7 +556,7 @@ class TableDaemon:
         if self.panel is not None:
             try:
                 await self.panel.buzz()
-            except ModbusDeviceError:
+            except DeviceError:
                 pass
 
     async def _show_meters(self) -> None:
@@ -568,7 +566,7 @@ class TableDaemon:
         values = self.meters.values()
         try:
             await self.progressive.set_meters({i: int(values[m] * 100) for i, m in enumerate(names)})
-        except ModbusDeviceError as e:
+        except DeviceError as e:
             self.log.error("meter sign not updated", error=str(e))
 
     # ------------------------------------------------------------------ status

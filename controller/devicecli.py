@@ -387,7 +387,7 @@ class Watcher:
 
     # -- serial devices
 
-    def _serial_health(self, old: Any, new: Any) -> None:
+    def _serial_health(self, new: Any, reason: str) -> None:
         from drivers.serial_link import DEGRADING_FAULTS, Health
 
         dev = self.dev
@@ -644,7 +644,7 @@ class Watcher:
 
     def _modbus(self, cls: Any) -> Any:
         dev = cls(self.url)  # raises ValueError for a bad URL
-        dev.on_health_change(self._modbus_health)
+        dev.add_health_listener(self._modbus_health)
         return dev
 
 

@@ -43,7 +43,7 @@ from drivers.registers import PROTOCOL_VERSION, DeviceMap, Point, Table, regs_to
 
 # One health enum and one exception family for every device driver, serial or
 # Modbus, so the controller watches and catches them the same way.
-from drivers.serial_link import DeviceError, DeviceOffline, Health, ProtocolError
+from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError
 
 __all__ = ["BusConfig", "DeviceError", "DeviceOffline", "DeviceProtocolError", "Health", "ModbusBus",
            "ModbusDevice", "parse_url"]
@@ -246,14 +246,13 @@ class ModbusBus:
 # --------------------------------------------------------------------------
 
 
-HealthCallback = Callable[[Health, str], None]
 
 
 @dataclass
 class _HealthState:
     health: Health = Health.OFFLINE
     reason: str = "not started"
-    callbacks: list[HealthCallback] = field(default_factory=list)
+    callbacks: list[HealthListener] = field(default_factory=list)
 
 
 class ModbusDevice:
@@ -299,11 +298,12 @@ class ModbusDevice:
     def health_reason(self) -> str:
         return self._state.reason
 
-    def on_health_change(self, callback: HealthCallback) -> None:
-        """Call ``callback(health, reason)`` on every change of health."""
+    def add_health_listener(self, callback: HealthListener) -> Callable[[], None]:
+        """Call ``callback(health, reason)`` on every change of health; returns a function that removes it."""
         self._state.callbacks.append(callback)
+        return lambda: self._state.callbacks.remove(callback) if callback in self._state.callbacks else None
 
-    async def wait_for_health(self, *states: Health, timeout: float | None = None) -> Health:
+    async def wait_health(self, *states: Health, timeout: float | None = None) -> Health:
         """Wait until the health is one of ``states``; returns it."""
 
         if self._state.health in states:

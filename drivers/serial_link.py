@@ -45,6 +45,7 @@ from collections.abc import Callable
 import structlog
 
 from drivers.framing import BadFrame, Frame, FrameDecoder, encode_frame
+from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError
 
 log = structlog.get_logger(__name__)
 
@@ -97,30 +98,8 @@ DEGRADING_FAULTS = Fault.JAM | Fault.DOOR_OPEN | Fault.COUNT_WRONG
 # Health and errors
 
 
-class Health(enum.Enum):
-    ONLINE = "online"  # answering, last exchange clean, no fault latched
-    DEGRADED = "degraded"  # answering, but the last exchange needed a retry or a fault is latched
-    OFFLINE = "offline"  # not answering / port closed; commands raise DeviceOffline
-
-
-class DeviceError(Exception):
-    """Anything a device command can fail with."""
-
-    def __init__(self, device: str, message: str) -> None:
-        super().__init__(f"{device}: {message}")
-        self.device = device
-
-
-class DeviceOffline(DeviceError):
-    """The device does not answer (or its port is closed): nothing was done or nothing is known."""
-
-
 class DeviceTimeout(DeviceError):
     """The device took the command but sent no reply in time."""
-
-
-class ProtocolError(DeviceError):
-    """The device sent something this driver cannot read (wrong kind, bad payload, bad card code)."""
 
 
 class DeviceFault(DeviceError):
@@ -468,7 +447,7 @@ class SerialDevice:
         self.last_error: str | None = None
         self._health = Health.OFFLINE
         self._health_event = asyncio.Event()
-        self._listeners: list[Callable[[Health, Health], None]] = []
+        self._listeners: list[HealthListener] = []
         self._link: FrameLink | None = None
         self._session_ready = False
         self._pending: dict[int, asyncio.Future[Frame]] = {}
@@ -497,8 +476,13 @@ class SerialDevice:
         link = self._link
         return (link.stats, link.decoder.stats) if link is not None else None
 
-    def add_health_listener(self, callback: Callable[[Health, Health], None]) -> Callable[[], None]:
-        """Call ``callback(old, new)`` on every health change; returns a function that removes it."""
+    @property
+    def health_reason(self) -> str:
+        """Why the device is not ONLINE (the last error), or "" when it is."""
+        return "" if self._health is Health.ONLINE else (self.last_error or "")
+
+    def add_health_listener(self, callback: HealthListener) -> Callable[[], None]:
+        """Call ``callback(health, reason)`` on every health change; returns a function that removes it."""
         self._listeners.append(callback)
         return lambda: self._listeners.remove(callback) if callback in self._listeners else None
 
@@ -541,7 +525,7 @@ class SerialDevice:
         event.set()
         for callback in list(self._listeners):
             try:
-                callback(old, new)
+                callback(new, self.health_reason)
             except Exception:  # a listener's bug must not take the driver down
                 log.exception("health listener failed", device=self.name)
 

@@ -135,7 +135,7 @@ class Shoe(SerialDevice):
         self._seen: dict[str, int] = {}  # card -> position, since the shoe was loaded
         self._acks: set[asyncio.Task[None]] = set()
         self.loaded: int | None = None  # cards in the shoe at its last load
-        self.add_health_listener(lambda old, new: self._notify())
+        self.add_health_listener(lambda health, reason: self._notify())
 
     @property
     def pending(self) -> int:

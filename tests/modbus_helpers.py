@@ -173,7 +173,7 @@ def with_driver(sim_proc: SimProcess, driver_cls, body, **driver_kw) -> None:
         driver = driver_cls(sim_proc.url, **driver_kw)
         try:
             await driver.start()
-            await driver.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await driver.wait_health(Health.ONLINE, timeout=WAIT)
             await body(driver, ctl)
         finally:
             await driver.close()

@@ -161,7 +161,7 @@ def test_lights_and_buzzer(sim):
 
 async def outage_keeps_presses(panel: PanelDriver, ctl: Control) -> None:
     await ctl("stop_answering")
-    await panel.wait_for_health(Health.OFFLINE, timeout=WAIT)
+    await panel.wait_health(Health.OFFLINE, timeout=WAIT)
     with pytest.raises(DeviceOffline):
         await panel.set_light("deal", True)
     with pytest.raises(DeviceOffline):
@@ -172,7 +172,7 @@ async def outage_keeps_presses(panel: PanelDriver, ctl: Control) -> None:
     out = await ctl("outputs")
     assert out["buzz_count"] == 0 and not out["lights"]["deal"]
     await ctl("resume")
-    await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+    await panel.wait_health(Health.ONLINE, timeout=WAIT)
     got = await presses_until_marker(panel, ctl)
     assert [(p.button, p.after_outage) for p in got] == [("void_round", True), (MARKER, False)]
     await panel.set_light("deal", True)
@@ -186,12 +186,12 @@ def test_stop_answering_offline_then_recovers_without_losing_presses(sim):
 def test_frozen_heartbeat_goes_offline(sim):
     async def body(panel, ctl):
         await ctl("freeze_heartbeat", on=True)
-        await panel.wait_for_health(Health.OFFLINE, timeout=WAIT)
+        await panel.wait_health(Health.OFFLINE, timeout=WAIT)
         assert "heartbeat" in panel.health_reason
         with pytest.raises(DeviceOffline):
             await panel.buzz()
         await ctl("freeze_heartbeat", on=False)
-        await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+        await panel.wait_health(Health.ONLINE, timeout=WAIT)
         await panel.buzz()
 
     with_panel(sim, body, heartbeat_stale_after=0.5)
@@ -248,7 +248,7 @@ def test_against_pymodbus_simulator():
 
         try:
             await panel.start()
-            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await panel.wait_health(Health.ONLINE, timeout=WAIT)
             for b in ("deal", "seat_5", "bet_3x", "deal"):  # crosses 65535 -> 0 in seq and in count.deal
                 firmware_press(b)
             got = [await panel.next_press(timeout=WAIT) for _ in range(4)]
@@ -296,8 +296,8 @@ def test_two_units_share_one_bus():
             assert prog.bus is panel.bus and (prog.unit, panel.unit) == (1, 2)
             await prog.start()
             await panel.start()
-            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
-            await panel.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await prog.wait_health(Health.ONLINE, timeout=WAIT)
+            await panel.wait_health(Health.ONLINE, timeout=WAIT)
             seq = peer_cell(PANEL, panel_store, "press_seq")
             seq.value = 1
             peer_cell(PANEL, panel_store, "count.no_more_bets").value = 1

@@ -141,7 +141,7 @@ def test_stuck_lockout_is_not_confirmed(sim):
 
 async def silent_then_back(prog: ProgressiveDriver, ctl: Control) -> None:
     await ctl("stop_answering")
-    await prog.wait_for_health(Health.OFFLINE, timeout=WAIT)
+    await prog.wait_health(Health.OFFLINE, timeout=WAIT)
     assert "no answer" in prog.health_reason
     with pytest.raises(DeviceOffline):
         await prog.lock_out(True)
@@ -149,7 +149,7 @@ async def silent_then_back(prog: ProgressiveDriver, ctl: Control) -> None:
         await prog.accepted_seats()
     assert (await ctl("outputs"))["lockout"] is False  # nothing was applied
     await ctl("resume")
-    await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+    await prog.wait_health(Health.ONLINE, timeout=WAIT)
     await prog.lock_out(True)
     assert (await ctl("outputs"))["lockout"] is True
 
@@ -158,7 +158,7 @@ def test_stop_answering_goes_offline_and_recovers(sim):
     seen = []
 
     async def body(prog, ctl):
-        prog.on_health_change(lambda h, why: seen.append(h))
+        prog.add_health_listener(lambda h, why: seen.append(h))
         await silent_then_back(prog, ctl)
 
     with_device(sim, body)
@@ -168,12 +168,12 @@ def test_stop_answering_goes_offline_and_recovers(sim):
 def test_frozen_heartbeat_goes_offline(sim):
     async def body(prog, ctl):
         await ctl("freeze_heartbeat", on=True)
-        await prog.wait_for_health(Health.OFFLINE, timeout=WAIT)
+        await prog.wait_health(Health.OFFLINE, timeout=WAIT)
         assert "heartbeat" in prog.health_reason
         with pytest.raises(DeviceOffline):
             await prog.lock_out(True)
         await ctl("freeze_heartbeat", on=False)
-        await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+        await prog.wait_health(Health.ONLINE, timeout=WAIT)
         await prog.lock_out(True)
 
     with_device(sim, body, heartbeat_stale_after=0.5)
@@ -186,9 +186,9 @@ def test_simulator_gone_goes_offline():
         prog = ProgressiveDriver(p.url)
         try:
             await prog.start()
-            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await prog.wait_health(Health.ONLINE, timeout=WAIT)
             p.stop()
-            await prog.wait_for_health(Health.OFFLINE, timeout=WAIT)
+            await prog.wait_health(Health.OFFLINE, timeout=WAIT)
             with pytest.raises(DeviceOffline):
                 await prog.accepted_seats()
         finally:
@@ -247,7 +247,7 @@ def test_against_pymodbus_simulator():
         prog = ProgressiveDriver(url)
         try:
             await prog.start()
-            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await prog.wait_health(Health.ONLINE, timeout=WAIT)
             assert await prog.accepted_seats() == {2, 5}
             assert await prog.late_seats() == {3}
             await prog.lock_out(True)  # written and read back from the peer
@@ -263,7 +263,7 @@ def test_against_pymodbus_simulator():
             await prog.set_light(4, winner=True)
             assert store.registers[1].value & (1 << (PROGRESSIVE["light.winner.4"].address - 16))
             await server.shutdown()
-            await prog.wait_for_health(Health.OFFLINE, timeout=WAIT)
+            await prog.wait_health(Health.OFFLINE, timeout=WAIT)
             with pytest.raises(DeviceOffline):
                 await prog.lock_out(False)
         finally:
@@ -279,7 +279,7 @@ def test_peer_with_stalled_heartbeat_goes_offline():
         prog = ProgressiveDriver(url, heartbeat_stale_after=0.5)
         try:
             await prog.start()
-            await prog.wait_for_health(Health.OFFLINE, timeout=WAIT)
+            await prog.wait_health(Health.OFFLINE, timeout=WAIT)
             assert "heartbeat" in prog.health_reason
             hb = peer_cell(PROGRESSIVE, store, "heartbeat")
 
@@ -289,7 +289,7 @@ def test_peer_with_stalled_heartbeat_goes_offline():
                     await asyncio.sleep(0.05)
 
             ticker = asyncio.get_running_loop().create_task(tick())
-            await prog.wait_for_health(Health.ONLINE, timeout=WAIT)
+            await prog.wait_health(Health.ONLINE, timeout=WAIT)
             ticker.cancel()
         finally:
             await prog.close()

@@ -245,7 +245,7 @@ def test_cards_drawn_while_unplugged_arrive_after_replug(sim):
     seen = []
 
     async def body(shoe):
-        shoe.add_health_listener(lambda old, new: seen.append(new))
+        shoe.add_health_listener(lambda health, reason: seen.append(health))
         await load(sim, shoe)
         await sim.acontrol("unplug", mode="close")
         await shoe.wait_health(Health.OFFLINE, timeout=WAIT)

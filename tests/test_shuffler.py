@@ -295,7 +295,7 @@ def test_unplugged_port_reconnects_with_backoff(sim):
     seen = []
 
     async def body(shuffler):
-        shuffler.add_health_listener(lambda old, new: seen.append(new))
+        shuffler.add_health_listener(lambda health, reason: seen.append(health))
         await scripted(sim, shuffler)
         await sim.acontrol("unplug", mode="close")
         await shuffler.wait_health(Health.OFFLINE, timeout=15)  # noticed without a command

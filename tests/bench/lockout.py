@@ -54,8 +54,8 @@ async def _measure(presses: int) -> tuple[list[float], list[float], float]:
         prog = ProgressiveDriver(prog_sim.url)
         await panel.start()
         await prog.start()
-        await asyncio.wait_for(asyncio.gather(panel.wait_for_health(Health.ONLINE),
-                                              prog.wait_for_health(Health.ONLINE)), 10)
+        await asyncio.wait_for(asyncio.gather(panel.wait_health(Health.ONLINE),
+                                              prog.wait_health(Health.ONLINE)), 10)
         locked: asyncio.Queue[None] = asyncio.Queue()
 
         async def controller() -> None:  # the minimal controller loop
