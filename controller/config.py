@@ -262,6 +262,8 @@ class DealingConfig(BaseModel):
     decks: Literal[1, 2] = 1
     deck_change_hours: Hours
     stub_count_rounds: Annotated[int, Field(ge=1)] = 5
+    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (ch.4 §F)
+    preinspected: bool = False
 
 
 class WagerConfig(BaseModel):

@@ -41,7 +41,16 @@ import structlog
 from controller.config import TableConfig
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
-from controller.table import OPENING_STEPS, Meters, TableLife, TableState, round_setup, setup_from_journal
+from controller.table import (
+    Meters,
+    TableLife,
+    TableState,
+    between_round_steps,
+    opening_steps,
+    reopening_steps,
+    round_setup,
+    setup_from_journal,
+)
 from drivers.panel import ButtonPress, PanelDriver
 from drivers.progressive import ProgressiveDriver
 from drivers.health import DeviceError, Health
@@ -99,7 +108,7 @@ class TableDaemon:
         self.cfg = cfg
         self.game = cfg.game_rules
         self.journal = Journal(cfg.journal)
-        self.life = TableLife(self.journal)
+        self.life = TableLife(cfg, self.journal)
         self.meters = Meters(cfg, self.journal)
         self.status_path = status_path or Path(cfg.journal).with_suffix(".status.json")
         self.log = log.bind(table=cfg.id)
@@ -207,7 +216,7 @@ class TableDaemon:
     async def _recover(self) -> None:
         open_id = self.journal.open_round()
         if open_id is None:
-            if self.life.state is TableState.OPEN:
+            if self.life.state is TableState.OPEN and not self.life.required:
                 await self._new_round()
             return
         events = self.journal.events(open_id)
@@ -267,8 +276,8 @@ class TableDaemon:
         try:
             if press.button == "void_round":
                 await self._void_pressed()
-            elif self.life.state is not TableState.OPEN:
-                await self._opening_step(press)
+            elif self.life.required and (self.round is None or self.round.phase is Phase.WAGERS):
+                await self._table_step(press)
             else:
                 await self._round_press(press)
         except RoundRefused as e:
@@ -281,26 +290,30 @@ class TableDaemon:
         key = await self.panel.key_switch()
         return f"supervisor {key.supervisor_id}" if key.on else None
 
-    async def _opening_step(self, press: ButtonPress) -> None:
+    async def _table_step(self, press: ButtonPress) -> None:
+        """The next required step of the table (opening, between rounds, reopening after idle)."""
         step = self.life.next_step()
         assert step is not None
         name, button, needs_key, clause = step
         if press.button != button:
-            raise RoundRefused(f"the table is not open: next step {name} ({clause}) with the {button} button")
+            raise RoundRefused(f"first: {name.replace('_', ' ')} ({clause}) with the {button} button")
         who = "dealer"
         if needs_key:
             who = await self._supervisor()
             if who is None:
                 raise RoundRefused(f"{name} needs the floor supervisor's key ({clause})")
-        data: dict[str, Any] = {}
-        if name == "shuffled" and self.shuffler is not None:
+        data: dict[str, Any] = {"step": name}
+        if name.startswith("shuffled") and self.shuffler is not None:
             result = await self.shuffler.shuffle()  # raises CardCountError on anything but 52 (ch.5 §E)
-            data = {"deck": result.deck, "count": result.count}
-        self.life.record(name, data, who=who)
-        self._tell(f"opening: {name} ({clause}) by {who}")
-        if self.life.next_step() is None:
+            data.update(deck=result.deck, count=result.count)
+        self.life.record("step_done", data, who=who)
+        self._tell(f"{name.replace('_', ' ')} ({clause}) by {who}")
+        if self.life.required:
+            return
+        if self.life.state is not TableState.OPEN:
             self.life.record("table_opened", {}, who=who)
             self._tell("table open")
+        if self.round is None or self.round.phase is Phase.COMPLETE:
             await self._new_round()
 
     async def _round_press(self, press: ButtonPress) -> None:
@@ -310,6 +323,14 @@ class TableDaemon:
         b = press.button
         if phase is Phase.WAGERS and b == "no_more_bets":
             await self._no_more_bets()
+        elif phase is Phase.WAGERS and b == "shuffle" and not r.seats:
+            await self._no_play()
+        elif phase is Phase.WAGERS and b == "undo" and not self.cfg.automated_shuffler:
+            who = await self._supervisor()
+            if who is None:
+                raise RoundRefused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
+            self.life.require(["cards_cut"], "recut required (ch.5 §G)", who=who)
+            self._tell(f"recut required by {who} (ch.5 §G): cut the cards again")
         elif phase is Phase.NO_MORE_BETS and b == "confirm":
             await r.confirm_progressive_count(r.progressive_count or 0)
             await self._deal()
@@ -358,6 +379,23 @@ class TableDaemon:
         self._tell(f"seat {seat}: {what}")
 
     # ------------------------------------------------------------------ the round
+
+    async def _no_play(self) -> None:
+        """No gaming activity (ch.5 §H): the table goes idle; with the supervisor's key it closes."""
+        r = self.round
+        assert r is not None
+        who = await self._supervisor()
+        await r.void("no play at the table (ch.5 §H)")
+        await r.confirm()
+        if who is not None:
+            self.life.record("table_closed", {}, who=who)
+            self.life.require(opening_steps(self.cfg), "the table reopens with decks received (ch.4)", who=who)
+            self._tell(f"table closed by {who}")
+        else:
+            self.life.record("table_idle", {}, who="dealer")
+            self.life.require(reopening_steps(self.cfg), "no play (ch.5 §H)")
+            self._tell("table idle: spread the cards for the next player (ch.5 §H)")
+        self.round = None
 
     async def _new_round(self) -> None:
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
@@ -523,8 +561,14 @@ class TableDaemon:
             await self.progressive.set_lights()
             await self.progressive.clear_accepted()
             await self.progressive.lock_out(False)
-        if self.shuffler is not None and self.procedure is not Procedure.MANUAL_SHOE:
+        if self.cfg.automated_shuffler:
             await self.shuffler.shuffle()  # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+        steps = between_round_steps(self.cfg)
+        if steps:  # shuffled and cut by hand before the next round (ch.5 §A(2), §D(2), §F)
+            self.life.require(steps, "after the round (ch.5 §A(2))")
+            self.round = None
+            self._tell("shuffle the cards and cut them for the next round")
+            return
         await self._new_round()
 
     async def _void_pressed(self) -> None:
@@ -583,7 +627,7 @@ class TableDaemon:
             "table": self.cfg.id,
             "game": self.cfg.game,
             "state": self.life.state.value,
-            "next_opening_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
+            "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
             "message": self.message,
             "expecting_cards": self.expecting,
             "devices": devices,
@@ -598,4 +642,4 @@ class TableDaemon:
         os.replace(tmp, self.status_path)
 
 
-__all__ = ["TableDaemon", "sd_notify", "OPENING_STEPS"]
+__all__ = ["TableDaemon", "sd_notify"]

@@ -134,8 +134,8 @@ class Dealer:
         if s.get("expecting_cards") and self.shoe is not None:
             self.shoe("draw", n=1)
             self.wait_change(s, "a card")
-        elif s.get("state") != "open":
-            self.opening_step(s)
+        elif s.get("next_step"):
+            self.table_step(s)
         elif self.phase(s) == "wagers":
             if self.bets_for != s["round"]["round_id"]:
                 self.place_bets(s)
@@ -154,7 +154,7 @@ class Dealer:
                 self.progressive("set_bets", bets={})  # paid and collected: the layout is cleared
             round_id = s["round"]["round_id"]
             after = self.press(s, "confirm")
-            if self.phase(after) != self.phase(s) or after["round"]["round_id"] != round_id:
+            if self.phase(after) != self.phase(s) or (after.get("round") or {}).get("round_id") != round_id:
                 self.closed.append(round_id)
         elif self.phase(s) == "halted":
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
@@ -169,8 +169,8 @@ class Dealer:
         finally:
             self.panel("key", on=False)
 
-    def opening_step(self, s: dict) -> None:
-        step = s["next_opening_step"]
+    def table_step(self, s: dict) -> None:
+        step = s["next_step"]
         print(f"opening: {step['step']} ({step['clause']})", flush=True)
         if step["key"]:
             self.with_key(s, step["button"])

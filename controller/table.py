@@ -28,51 +28,104 @@ from controller.journal import Journal
 from controller.round import TableSetup
 from games.money import round_cents
 
-OPENING_STEPS = (
-    # (step, button, needs the supervisor's key, clause)
-    ("decks_inspected", "confirm", False, "ch.4 §A"),
-    ("inspection_verified", "confirm", True, "ch.4 §A"),
-    ("cards_spread_washed_stacked", "deal", False, "ch.4 §B-§C"),
-    ("shuffled", "shuffle", False, "ch.5 §A(1)"),
-)
+STEPS = {
+    # step: (button, needs the supervisor's key, clause)
+    "decks_inspected": ("confirm", False, "ch.4 §A"),
+    "inspection_verified": ("confirm", True, "ch.4 §A"),
+    "cards_spread_washed_stacked": ("deal", False, "ch.4 §B-§C"),
+    "preinspected_decks_received": ("confirm", False, "ch.4 §F"),
+    "cards_spread_for_the_first_player": ("deal", False, "ch.5 §H"),
+    "shuffled": ("shuffle", False, "ch.5 §A"),
+    "cards_cut": ("deal", False, "ch.5 §F"),
+}
 
 
 class TableState(str, enum.Enum):
     CLOSED = "closed"
     OPENING = "opening"
     OPEN = "open"
+    IDLE = "idle"
+
+
+def opening_steps(cfg: TableConfig) -> list[str]:
+    """Steps from decks received to the first round (ch.4, ch.5 §A-§F).
+
+    Preinspected, preshuffled decks skip them (ch.4 §F).  With an automated
+    shuffler and two decks, each deck is inspected, spread, washed, stacked and
+    shuffled (ch.4 §E).  Without one, the shuffled deck is cut (ch.5 §D(2), §F).
+    """
+    if cfg.dealing.preinspected:
+        return ["preinspected_decks_received"]
+    decks = ["A", "B"] if cfg.dealing.decks == 2 else [None]
+    steps: list[str] = []
+    for deck in decks:
+        for step in ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled"):
+            steps.append(f"{step}:{deck}" if deck else step)
+    return steps + ([] if cfg.automated_shuffler else ["cards_cut"])
+
+
+def between_round_steps(cfg: TableConfig) -> list[str]:
+    """After each round the cards are shuffled (ch.5 §A(2)); by hand, then cut (ch.5 §D(2), §F).
+
+    An automated shuffler shuffles by itself (the daemon asks it) and needs no cut (ch.5 §D(1)).
+    """
+    return [] if cfg.automated_shuffler else ["shuffled", "cards_cut"]
+
+
+def reopening_steps(cfg: TableConfig) -> list[str]:
+    """A table idle with no play: the cards spread for the next player, then shuffled again (ch.5 §H)."""
+    return ["cards_spread_for_the_first_player", "shuffled"] + (
+        [] if cfg.automated_shuffler else ["cards_cut"])
 
 
 class TableLife:
-    """The table's opening steps, rebuilt from the journal's table events."""
+    """The table's own steps (ch.3-5), rebuilt from the journal's table events.
 
-    def __init__(self, journal: Journal) -> None:
+    ``required`` are the steps still to be done before the next round may start;
+    each is done by a button on the dealer's panel (some with the supervisor's
+    key) and journaled with who did it.
+    """
+
+    def __init__(self, cfg: TableConfig, journal: Journal) -> None:
+        self.cfg = cfg
         self.journal = journal
-        self.done: list[str] = []
         self.state = TableState.CLOSED
+        self.required: list[str] = []
         for e in journal.events(None):
-            self._apply(e.kind)
+            self._apply(e.kind, e.data)
+        if self.state is TableState.CLOSED and not self.required:
+            self.require(opening_steps(cfg), "the decks are received (ch.4)")
 
-    def _apply(self, kind: str) -> None:
-        if kind == "table_opened":
+    def _apply(self, kind: str, data: Mapping[str, Any]) -> None:
+        if kind == "steps_required":
+            self.required = list(data["steps"])
+        elif kind == "step_done":
+            if self.required and self.required[0] == data["step"]:
+                self.required.pop(0)
+            if self.state is TableState.CLOSED:
+                self.state = TableState.OPENING
+        elif kind == "table_opened":
             self.state = TableState.OPEN
+        elif kind == "table_idle":
+            self.state = TableState.IDLE
         elif kind == "table_closed":
-            self.state, self.done = TableState.CLOSED, []
-        elif kind in {s[0] for s in OPENING_STEPS}:
-            self.state = TableState.OPENING
-            self.done.append(kind)
+            self.state, self.required = TableState.CLOSED, []
+
+    def require(self, steps: list[str], why: str, who: str | None = None) -> None:
+        if steps:
+            self.record("steps_required", {"steps": list(steps), "why": why}, who=who)
 
     def next_step(self) -> tuple[str, str, bool, str] | None:
-        if self.state is TableState.OPEN:
+        """(step, button, needs the key, clause) of the next required step, or None."""
+        if not self.required:
             return None
-        for step in OPENING_STEPS:
-            if step[0] not in self.done:
-                return step
-        return None
+        step = self.required[0]
+        button, key, clause = STEPS[step.split(":")[0]]
+        return step, button, key, clause
 
     def record(self, kind: str, data: Mapping[str, Any] | None = None, who: str | None = None) -> None:
         self.journal.append(None, kind, data or {}, who=who)
-        self._apply(kind)
+        self._apply(kind, data or {})
 
 
 class Meters:

@@ -57,7 +57,7 @@ class SimulatedTable:
         self.procs.append(self.daemon)
 
     def open_table(self) -> None:
-        while self.status().get("state") != "open":
+        while self.status().get("state") != "open" or self.status().get("next_step"):
             self.dealer.step()
 
     def press(self, button: str) -> dict:

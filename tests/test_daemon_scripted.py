@@ -32,7 +32,8 @@ ORDER = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
     with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
-        t.controls["shuffler"]("set_deck", cards=ORDER)  # the opening shuffle deals this order
+        for deck in ("A", "B"):  # the opening shuffles both decks (ch.4 §E); either deals this order
+            t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: (s.get("round") or {}).get("phase") == "wagers", "the first round")
@@ -94,3 +95,57 @@ def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolve
         s = t.press("confirm")
         assert s["round"]["phase"] == "decisions"
         assert t.controls["panel"]("outputs")["buzz_count"] >= 1  # the refused press buzzed
+
+
+def _phase(s: dict) -> str | None:
+    return (s.get("round") or {}).get("phase")
+
+
+def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
+    """ch.4 §A-§E opening (two decks with the shuffler, each inspected and verified), ch.5 §H no play."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        s = t.until(lambda s: s.get("next_step"), "the daemon's first status")
+        assert s["state"] == "closed" and s["round"] is None
+        s = t.press("no_more_bets")  # no round on a table that has not completed opening
+        assert s["message"].startswith("refused: first: decks inspected") and s["round"] is None
+        steps = []
+        while t.status()["next_step"]:
+            steps.append(t.status()["next_step"]["step"])
+            t.dealer.step()
+        assert steps == [f"{step}:{deck}" for deck in "AB" for step in
+                         ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled")]
+        s = t.status()
+        assert s["state"] == "open" and _phase(s) == "wagers"
+
+        s = t.press("shuffle")  # nobody plays: the table goes idle (ch.5 §H)
+        assert s["state"] == "idle" and s["round"] is None
+        assert s["next_step"]["step"] == "cards_spread_for_the_first_player"
+        t.press("deal")
+        s = t.press("shuffle")
+        assert s["state"] == "open" and _phase(s) == "wagers"
+
+        s = t.dealer.with_key(s, "shuffle")  # the supervisor closes the table
+        assert s["state"] == "closed" and s["next_step"]["step"] == "decks_inspected:A"
+
+    with Journal(t.journal_path) as j:
+        table_events = [(e.kind, e.who, e.data.get("step")) for e in j.events(None)]
+    assert ("step_done", "supervisor 4711", "inspection_verified:A") in table_events  # who verified (ch.4 §A)
+    assert [k for k, _, _ in table_events].count("table_opened") == 2
+
+
+def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
+    """ch.5 §F-§G: a hand-shuffled deck is cut; a floor supervisor may require a recut before dealing."""
+    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.status()
+        assert _phase(s) == "wagers"
+        s = t.dealer.with_key(s, "undo")
+        assert s["next_step"]["step"] == "cards_cut" and "recut" in s["message"]
+        s = t.press("no_more_bets")
+        assert s["message"].startswith("refused: first: cards cut")
+        s = t.press("deal")
+        assert s["next_step"] is None and _phase(s) == "wagers"
+        s = t.press("undo")  # without the key: refused
+        assert s["message"].startswith("refused") and s["next_step"] is None
