@@ -112,6 +112,7 @@ class TableDaemon:
         self.meters = Meters(cfg, self.journal)
         self.status_path = status_path or Path(cfg.journal).with_suffix(".status.json")
         self.log = log.bind(table=cfg.id)
+        structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None
         self.shuffler: Shuffler | None = None
         self.shoe: Shoe | None = None
@@ -120,6 +121,7 @@ class TableDaemon:
         self.message = ""  # what the dealer is told now
         self._stop = asyncio.Event()
         self._device_trouble: str | None = None
+        self._watchdog_paused_logged = False
         self.procedure = PROCEDURES[cfg.dealing.procedure]
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
         self._streets_dealt = 0
@@ -210,6 +212,11 @@ class TableDaemon:
             await asyncio.sleep(usec / 2e6)
             if self._device_trouble is None:
                 sd_notify("WATCHDOG=1")
+            elif not self._watchdog_paused_logged:
+                self._watchdog_paused_logged = True
+                self.log.error("watchdog pings paused", reason=self._device_trouble)
+            if self._device_trouble is None:
+                self._watchdog_paused_logged = False
 
     # ------------------------------------------------------------------ recovery
 
@@ -223,6 +230,7 @@ class TableDaemon:
         setup = setup_from_journal(events[0].data)
         self.round = await RoundController.restore(open_id, setup, [(e.kind, e.data) for e in events],
                                                    journal=self.journal)
+        structlog.contextvars.bind_contextvars(round_id=open_id)
         phase = self.round.phase
         if phase is Phase.HALTED:
             phase = self.round.halted_from or phase
@@ -400,6 +408,7 @@ class TableDaemon:
     async def _new_round(self) -> None:
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self.round = await RoundController.open(round_id, round_setup(self.cfg, self.meters), self.journal)
+        structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
         self._tell(f"round {round_id}: place your bets")
 
     async def _no_more_bets(self) -> None:
@@ -631,6 +640,8 @@ class TableDaemon:
             "message": self.message,
             "expecting_cards": self.expecting,
             "devices": devices,
+            # systemd's watchdog is pinged only while no device is offline (a blind daemon gets restarted)
+            "watchdog": "pinging" if self._device_trouble is None else f"paused: {self._device_trouble}",
             "meters": {k: str(v) for k, v in self.meters.values().items()},
             "round": self.round.public_view() if self.round else None,
             "updated": time.time(),

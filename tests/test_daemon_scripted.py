@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from controller.journal import Journal
 from daemon_harness import simulated_table
 from games.cards import DECK
@@ -149,3 +151,35 @@ def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
         assert s["next_step"] is None and _phase(s) == "wagers"
         s = t.press("undo")  # without the key: refused
         assert s["message"].startswith("refused") and s["next_step"] is None
+
+
+def test_watchdog_pings_stop_while_a_device_is_offline(tmp_path, monkeypatch):
+    """systemd Type=notify: READY=1 once the devices answer; WATCHDOG=1 only while none is offline."""
+    import socket
+
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(10)
+    monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
+    monkeypatch.setenv("WATCHDOG_USEC", "400000")  # a ping every 0.2 s while healthy
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        assert notify.recv(64) == b"READY=1"
+        assert notify.recv(64) == b"WATCHDOG=1"
+        t.controls["progressive"]("stop_answering")
+        s = t.until(lambda s: s.get("devices", {}).get("progressive") == "offline", "the progressive system offline")
+        assert s["watchdog"].startswith("paused")
+        notify.settimeout(0)
+        while True:  # what was sent before the pause
+            try:
+                notify.recv(64)
+            except BlockingIOError:
+                break
+        notify.settimeout(1.0)  # five watchdog intervals: no ping may come while it is offline
+        with pytest.raises(TimeoutError):
+            notify.recv(64)
+        t.controls["progressive"]("resume")
+        notify.settimeout(10)
+        assert notify.recv(64) == b"WATCHDOG=1"
+        assert t.until(lambda s: s.get("watchdog") == "pinging", "pinging again")
+    notify.close()
