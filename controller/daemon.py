@@ -424,6 +424,8 @@ class TableDaemon:
         playing = {seat for seat, by_area in bets.items() if by_area}
         sensed: list[tuple[int, str, Decimal]] = []
         for seat in sorted(playing):
+            if seat > self.cfg.seats:
+                raise RoundRefused(f"chips at seat {seat}, but this table has {self.cfg.seats} seats")
             for area, cents in sorted(bets[seat].items()):
                 wager = areas[area] if area < len(areas) else f"area {area}"
                 if wager not in self.cfg.wagers and wager not in self.game.antes:
