@@ -14,7 +14,7 @@ import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
-from controller import devicecli, tablecli
+from controller import analyzecli, devicecli, tablecli
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
 
@@ -110,6 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(handler=cmd_settle)
     devicecli.register(sub)  # sim, inject, watch: the devices by hand
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
+    analyzecli.register(sub)  # analyze: par sheets
     return parser
 
 

@@ -80,9 +80,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2_000)
     args = parser.parse_args()
 
+    import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
     import lockout  # tests/bench/lockout.py: the panel and progressive simulators, real drivers
 
-    figures = bench_evaluator(args.hands) + bench_settle(args.rounds) + lockout.run()
+    figures = bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
