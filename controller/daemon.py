@@ -16,6 +16,8 @@ The dealer's panel drives the round (controller.round):
     wagers        no_more_bets   bet sensors read, lock-out set and confirmed (ch.8 §C)
     no_more_bets  confirm        the progressive count matches the chips (ch.8 §C(3)); cards are dealt
     decisions     bet_Nx / check / fold   the decision of the seat to act (R1)
+    settled       key+confirm    a progressive win is held until a floor supervisor validates it
+                                 (UTH ch.11 §J(2)(c) ...: controller.progressive)
     settled       confirm        paid and collected; the next round opens
     any           void_round with the supervisor's key: all hands void (R7a)
 
@@ -39,6 +41,7 @@ from typing import Any
 import structlog
 
 from controller.config import TableConfig
+from controller import progressive as prog
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
 from controller.table import (
@@ -52,7 +55,7 @@ from controller.table import (
     setup_from_journal,
 )
 from drivers.panel import ButtonPress, PanelDriver
-from drivers.progressive import ProgressiveDriver
+from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
 from drivers.shuffler import Shuffler
@@ -62,6 +65,7 @@ from games.dealing import Procedure, dealer_release_stack, initial_deal, stacks,
 log = structlog.get_logger("table")
 
 DEVICE_START_TIMEOUT = 20.0
+NOT_ANSWERING = "the progressive system is not answering"
 CARD_TIMEOUT = 300.0  # a dealer drawing from a shoe: after this, the round halts (fail closed)
 
 PROCEDURES = {
@@ -126,6 +130,10 @@ class TableDaemon:
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
         self._streets_dealt = 0
         self._face_up_this_round = 0
+        self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
+        self.progressive_off: str | None = None  # why progressive wagers are disabled now, or None
+        self._sign_trouble: str | None = None  # the last meter sign update failed
+        self._late_journaled: set[int] = set()
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
 
@@ -146,8 +154,15 @@ class TableDaemon:
                 if press_task not in done:
                     press_task.cancel()
                     break
+                # a press may wait on a device (a card drawn from the shoe): a stop must not wait for it;
+                # what it journaled is recovered as after a crash
+                handler = asyncio.ensure_future(self._on_press(press_task.result()))
+                done, _ = await asyncio.wait({handler, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+                if handler not in done:
+                    handler.cancel()
+                    break
                 stop_task.cancel()
-                await self._on_press(press_task.result())
+                handler.result()
                 self._publish()
         finally:
             watchdog.cancel()
@@ -195,12 +210,18 @@ class TableDaemon:
     def _on_health(self, device: str, health: Health, reason: str) -> None:
         if self._stop.is_set():
             return
+        progressive = device == "progressive system" and self.cfg.progressive.enabled
         if health is Health.OFFLINE:
             self._device_trouble = f"{device} not answering"
             self.log.error("device offline", device=device, reason=reason)
+            if progressive and self.progressive_off is None:
+                self._progressive_disabled(NOT_ANSWERING)  # for the following rounds, until it is back
         elif self._device_trouble and self._device_trouble.startswith(device):
             self._device_trouble = None
             self.log.info("device back", device=device)
+        if progressive and health is not Health.OFFLINE and self.progressive_off == NOT_ANSWERING:
+            self._progressive_enabled()
+            self._tell("progressive wagers enabled again: the progressive system answers")
         self._publish()
 
     async def _watchdog(self) -> None:
@@ -243,6 +264,9 @@ class TableDaemon:
             self._tell("restarted during the deal: round VOIDED, return all wagers, then confirm")
         else:
             self._tell(f"restarted: round {open_id} RESUMED in {self.round.phase.value}")
+            if self.round.phase is Phase.SETTLED:
+                # settled but not yet validated: the same waiting state as before the restart
+                await self._hold_for_validation(restarted=True)
         self.log.warning("round recovered after a restart", round_id=open_id, phase=self.round.phase.value)
 
     def _recover_streets(self) -> bool:
@@ -341,6 +365,7 @@ class TableDaemon:
             self._tell(f"recut required by {who} (ch.5 §G): cut the cards again")
         elif phase is Phase.NO_MORE_BETS and b == "confirm":
             await r.confirm_progressive_count(r.progressive_count or 0)
+            await self._check_late()
             await self._deal()
         elif phase is Phase.NO_MORE_BETS and b == "undo":
             # the dealer counted a different number of progressive chips (ch.8 §C(3)): the round stops
@@ -365,6 +390,8 @@ class TableDaemon:
             # every player has acted (a restart can leave the round here): deal what is left, settle
             await self._deal_streets(len(self.game.streets))
             await self._reveal_and_settle()
+        elif phase is Phase.SETTLED and b == "confirm" and self.validation:
+            await self._validate()
         elif phase is Phase.SETTLED and b == "confirm":
             await self._close_round()
         elif phase is Phase.VOIDED and b == "confirm":
@@ -409,18 +436,46 @@ class TableDaemon:
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         self.round = await RoundController.open(round_id, round_setup(self.cfg, self.meters), self.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
+        self._late_journaled = set()
+        self.validation = []
         self._tell(f"round {round_id}: place your bets")
 
     async def _no_more_bets(self) -> None:
         """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
         r = self.round
         assert r is not None
+        offered = self.progressive is not None and self.cfg.progressive.enabled
+        if self.progressive is not None and self.progressive.health is Health.OFFLINE:
+            # the bet sensors are on the progressive unit: no wager can be read, nothing is journaled
+            # for the round; it stays open for wagers until the system answers again
+            if offered:
+                self._progressive_disabled(NOT_ANSWERING)
+            raise RoundRefused("progressive wagers disabled: the progressive system is not answering "
+                               "(its bet sensors too): no more bets once it is back")
         bets = await self.progressive.read_bets() if self.progressive else {}
         areas = [w for w in self.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
         accepted: list[int] = []
-        if self.progressive is not None and self.cfg.progressive.enabled:
-            await self.progressive.lock_out(True)  # raises LockoutNotConfirmed if it does not read back
-            accepted = sorted(await self.progressive.accepted_seats())
+        if offered:
+            assert self.progressive is not None
+            why = None
+            if self._sign_trouble is not None:
+                await self._show_meters()  # the signs must show the meters before wagers are taken on them
+                if self._sign_trouble is not None:
+                    why = f"the meter signs are not answering ({self._sign_trouble})"
+            if why is None:
+                try:
+                    await self.progressive.lock_out(True)  # raises LockoutNotConfirmed if it does not read back
+                    accepted = sorted(await self.progressive.accepted_seats())
+                except LockoutNotConfirmed:
+                    why = "the progressive system's lock-out cannot be confirmed (ch.8 §C(2))"
+                except DeviceError:
+                    why = NOT_ANSWERING
+            if why is not None:
+                accepted = []  # this round is taken without progressive wagers
+                self._progressive_disabled(why)
+            else:
+                self._progressive_enabled()
+                await self._check_late()
         playing = {seat for seat, by_area in bets.items() if by_area}
         sensed: list[tuple[int, str, Decimal]] = []
         for seat in sorted(playing):
@@ -447,8 +502,11 @@ class TableDaemon:
         if accepted:
             self.journal.append(r.round_id, "meter_add", {"meters": self.meters.contributions(len(accepted))})
             await self._show_meters()
-        self._tell(f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted "
-                   "-- check the chips and confirm")
+        said = f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted -- check the chips and confirm"
+        if offered and self.progressive_off:
+            said = (f"progressive wagers disabled: {self.progressive_off} -- return any progressive chips; "
+                    f"no more bets: {len(playing)} players, no progressive wagers -- confirm")
+        self._tell(said)
 
     async def _deal(self) -> None:
         """The initial deal: the stacks of ch.10 §B, or card by card per ch.8 §D / ch.9 §B."""
@@ -546,9 +604,7 @@ class TableDaemon:
             for place, card in zip(stack.places, released):
                 await r.card(place_key(place), card)
         settlement = await r.settle()
-        if settlement.meters:
-            self.journal.append(r.round_id, "meter_set", {"meters": settlement.meters})
-            await self._show_meters()
+        # the meters are not touched here: a progressive win is paid from them only once validated
         if self.game.dealer_cards:
             dealer = " ".join(r.public_view()["dealer"])
             self._tell(f"dealer shows {dealer}; pay and collect as shown, then confirm")
@@ -559,19 +615,101 @@ class TableDaemon:
             hand = seat.hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in seat.hand.items())
             self.log.info("settle", round_id=r.round_id, seat=seat.seat, hand=hand,
                           wagers=wagers, net=str(display(seat.net)))
+        await self._hold_for_validation()
+
+    # ------------------------------------------------------------------ the progressive system
+
+    def _hits(self) -> list[prog.Hit]:
+        r = self.round
+        assert r is not None and r.settlement is not None
+        return prog.hits(self.game, r.settlement, r.setup.progressive, r.setup.paytables)
+
+    async def _hold_for_validation(self, restarted: bool = False) -> None:
+        """UTH ch.11 §J(2)(a)-(c) (JHE ch.11 §K(2), HCF ch.11 §B(9)): the winner lit, the payout held."""
+        r = self.round
+        assert r is not None
+        self.validation = prog.pending(self.journal, r.round_id, self._hits())
+        if not self.validation:
+            return
+        clause = prog.VALIDATION_CLAUSE.get(self.game.name, "ch.11")
+        wins = "; ".join(h.describe() for h in self.validation)
+        self._tell(f"{'restarted: ' if restarted else ''}PROGRESSIVE WIN held for validation: {wins} -- verify the "
+                   f"hand and the winner light; a floor supervisor validates with the key and confirm ({clause})")
+        self.log.warning("progressive win held for validation", round_id=r.round_id,
+                         hits=[h.public() for h in self.validation])
         if self.progressive is not None:
-            winners = [s.seat for s in settlement.seats
-                       if "progressive" in s.wagers and s.wagers["progressive"].result == "win"]
-            await self.progressive.set_lights(winner=winners)
+            try:
+                await self.progressive.set_lights(winner=sorted({h.seat for h in self.validation}))
+            except DeviceError as e:  # the dealer verifies the light: the supervisor sees it is off
+                self.log.error("winner light not set", error=str(e))
+
+    async def _validate(self) -> None:
+        """The floor supervisor validated the held payouts: journal them, pay the meters, update the signs."""
+        r = self.round
+        assert r is not None
+        clause = prog.VALIDATION_CLAUSE.get(self.game.name, "ch.11")
+        who = await self._supervisor()
+        if who is None:
+            seats = ", ".join(str(s) for s in sorted({h.seat for h in self.validation}))
+            raise RoundRefused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
+                               f"key ({clause})")
+        prog.record_validation(self.journal, r.round_id, self.validation, who)
+        paid = "; ".join(h.describe() for h in self.validation)
+        self.validation = []
+        expected = r.settlement.meters if r.settlement is not None else {}
+        now = self.meters.values()
+        if any(now.get(m) != v for m, v in expected.items() if m in now):
+            self.log.error("meters after validation differ from the settlement", meters={k: str(v) for k, v in now.items()})
+        await self._show_meters()
+        self._tell(f"progressive payout validated by {who}: pay {paid}; pay and collect as shown, then confirm")
+
+    def _progressive_disabled(self, why: str) -> None:
+        r = self.round
+        if self.progressive_off != why:
+            self.journal.append(None, prog.DISABLED, {"round": r.round_id if r else None, "reason": why})
+            self.log.error("progressive wagers disabled", reason=why)
+        self.progressive_off = why
+        self._tell(f"progressive wagers disabled: {why}")
+
+    def _progressive_enabled(self) -> None:
+        if self.progressive_off is None:
+            return
+        r = self.round
+        self.journal.append(None, prog.ENABLED, {"round": r.round_id if r else None})
+        self.log.info("progressive wagers enabled again")
+        self.progressive_off = None
+
+    async def _check_late(self) -> None:
+        """Wagers tried after the lock-out (ch.8 §C(2)): not recognised, journaled with the round."""
+        r = self.round
+        if r is None or self.progressive is None or not self.cfg.progressive.enabled or self.progressive_off:
+            return
+        try:
+            late = await self.progressive.late_seats()
+        except DeviceError as e:
+            self.log.error("late wagers not read", error=str(e))
+            return
+        new = sorted(set(late) - self._late_journaled)
+        if new:
+            self.journal.append(None, prog.LATE_WAGER, {"round": r.round_id, "seats": new})
+            self._late_journaled |= set(new)
+            self.log.warning("late progressive wager", seats=new)
 
     async def _close_round(self) -> None:
         r = self.round
         assert r is not None
+        if r.phase is Phase.SETTLED:
+            await self._check_late()
         await r.confirm()
         if self.progressive is not None and self.cfg.progressive.enabled:
-            await self.progressive.set_lights()
-            await self.progressive.clear_accepted()
-            await self.progressive.lock_out(False)
+            try:
+                await self.progressive.set_lights()
+                await self.progressive.clear_accepted()
+                await self.progressive.lock_out(False)
+            except DeviceError as e:
+                # the round is closed; the next no more bets checks the system again (wagers disabled
+                # while it does not answer or its lock-out cannot be confirmed)
+                self.log.error("progressive system not reset after the round", error=str(e))
         if self.cfg.automated_shuffler:
             await self.shuffler.shuffle()  # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
         steps = between_round_steps(self.cfg)
@@ -622,7 +760,10 @@ class TableDaemon:
         try:
             await self.progressive.set_meters({i: int(values[m] * 100) for i, m in enumerate(names)})
         except DeviceError as e:
+            self._sign_trouble = str(e)  # progressive wagers are disabled at the next no more bets
             self.log.error("meter sign not updated", error=str(e))
+        else:
+            self._sign_trouble = None
 
     # ------------------------------------------------------------------ status
 
@@ -646,6 +787,9 @@ class TableDaemon:
             "watchdog": "pinging" if self._device_trouble is None else f"paused: {self._device_trouble}",
             "meters": {k: str(v) for k, v in self.meters.values().items()},
             "round": self.round.public_view() if self.round else None,
+            # progressive wins held until a floor supervisor validates them (public: the round is settled)
+            "validation": [h.public() for h in self.validation],
+            "progressive_wagers": ("disabled: " + self.progressive_off) if self.progressive_off else "enabled",
             "updated": time.time(),
         }
 

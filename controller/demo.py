@@ -149,6 +149,9 @@ class Dealer:
             options += ["check"] * 2 if to_act["check"] else []
             options += ["fold"] if to_act["fold"] else []
             self.press(s, self.rng.choice(options))
+        elif self.phase(s) == "settled" and s.get("validation"):
+            print(f"progressive win: the floor supervisor validates ({len(s['validation'])} hit(s))", flush=True)
+            self.with_key(s, "confirm")  # the floorperson validates (UTH ch.11 §J(2)(c))
         elif self.phase(s) in ("settled", "voided"):
             if self.progressive is not None:
                 self.progressive("set_bets", bets={})  # paid and collected: the layout is cleared

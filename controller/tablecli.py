@@ -1,4 +1,4 @@
-"""``tablectl run``, ``status`` and ``recall``: the daemon and what it kept."""
+"""``tablectl run``, ``status``, ``recall`` and ``progressive``: the daemon and what it kept."""
 
 from __future__ import annotations
 
@@ -32,6 +32,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--round", metavar="ID", help="one round")
     p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input")
     p.set_defaults(handler=cmd_recall)
+
+    p = sub.add_parser("progressive", help="the progressive system: validated hits and the meters' report",
+                       description="What the journal kept of the progressive: `history` (the last hits, with "
+                       "the supervisor who validated each) and `report` (per meter: coin-in, contributions, "
+                       "hits, paid, current value).")
+    p.add_argument("what", choices=["history", "report"])
+    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("--last", type=int, default=25, metavar="N", help="history: how many hits (default 25)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_progressive)
 
 
 def _config(args: argparse.Namespace, stderr: TextIO):
@@ -87,6 +97,41 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             stdout.write(f"  seat {seat}: {s['wagers']} {cards}{' folded' if s['folded'] else ''}\n")
     if status.get("message"):
         stdout.write(f"dealer: {status['message']}\n")
+    return EXIT_OK
+
+
+def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from controller import progressive as prog
+
+    cfg = _config(args, stderr)
+    if cfg is None:
+        return EXIT_REFUSED
+    if not Path(cfg.journal).exists():
+        print(f"tablectl progressive: no journal at {cfg.journal}", file=stderr)
+        return EXIT_REFUSED
+    with Journal(cfg.journal) as journal:
+        if args.what == "history":
+            rows = prog.history(journal, args.last)
+            if args.json:
+                stdout.write(json.dumps(rows, indent=2, default=str) + "\n")
+                return EXIT_OK
+            if not rows:
+                stdout.write("no progressive hits\n")
+            for h in rows:
+                source = h.get("meter") or "fixed"
+                stdout.write(f"{h['at']}  {source:<8} {h['amount']:>12}  seat {h['seat']}  {h['wager']} "
+                             f"{h['line']}  round {h['round']}  validated by {h['validated_by']}\n")
+            return EXIT_OK
+        rep = prog.report(journal, cfg.progressive.meters)
+    if args.json:
+        stdout.write(json.dumps(rep, indent=2, default=str) + "\n")
+        return EXIT_OK
+    stdout.write(f"progressive wagers: {rep['progressive_wagers']}\n")
+    stdout.write(f"{'meter':<10} {'coin-in':>12} {'contributions':>14} {'hits':>5} {'paid':>12} {'current':>12}\n")
+    for m, row in rep["meters"].items():
+        stdout.write(f"{m:<10} {row['coin_in']:>12} {row['contributions']:>14} {row['hits']:>5} "
+                     f"{row['paid']:>12} {row['current']:>12}\n")
+    stdout.write(f"{'fixed':<10} {'':>12} {'':>14} {rep['fixed']['hits']:>5} {rep['fixed']['paid']:>12}\n")
     return EXIT_OK
 
 

@@ -58,12 +58,17 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         t.press("check")  # seat 2 after the flop
         s = t.press("fold")  # seat 2 after the river
         assert s["round"]["phase"] == "settled", s
+        assert s["validation"] and s["message"].startswith("PROGRESSIVE WIN")  # held (UTH ch.11 §J(2)(c))
+        assert t.press("confirm")["message"].startswith("refused")  # not without the supervisor's key
+        s = t.dealer.with_key(t.status(), "confirm")
+        assert not s.get("validation")
 
     with Journal(t.journal_path) as j:
         events = j.events(round_id)
         nets = next(e.data for e in events if e.kind == "settled")["nets"]
-        meters_after = next(e.data for e in events if e.kind == "meter_set")["meters"]
+        paid = next(e for e in events if e.kind == "meter_paid")
         no_more_bets = next(e.data for e in events if e.kind == "no_more_bets")
+        meters_now = j.meter_values()
 
     # Seat 1, from the rules' odds: Ante 1 to 1 (ch.12 §A), Blind royal 500 to 1 (§B(1)(a)),
     # Play 4 x 500 at 1 to 1, Trips royal 50 to 1 (§C(1)(a)).
@@ -73,8 +78,10 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
     assert Decimal(no_more_bets["meters"]["major"]) == major
     progressive = major - 1  # 100% of the Major meter; the $1 wager was collected (R3)
     assert Decimal(nets["1"]) == covered - limited_by + progressive
-    assert Decimal(meters_after["major"]) == Decimal("1000.00")  # back to its reset (R4)
-    assert Decimal(meters_after["minor"]) == Decimal("500.00") + Decimal("0.01")
+    assert paid.data["meter"] == "major" and Decimal(paid.data["paid"]) == major
+    assert paid.who == "supervisor 4711"  # validated by the floor supervisor
+    assert Decimal(paid.data["after"]) == meters_now["major"] == Decimal("1000.00")  # back to its reset (R4)
+    assert meters_now["minor"] == Decimal("500.00") + Decimal("0.01")
     # Seat 2 folded: Ante and Blind lost; Ultimate Pairs A, pair of tens or less, 3 to 1 (ch.12 §E(1)(g), R7, R22)
     assert Decimal(nets["2"]) == -10 - 10 + 5 * 3
 

@@ -1,0 +1,171 @@
+"""The progressive system around a round: winning hands held for validation, history, report.
+
+A winning progressive hand is not paid when the round settles: the dealer
+verifies the hand and the seat's winner light, and a floorperson or above
+validates the payout (UTH ch.11 §J(2)(a)-(c), JHE ch.11 §K(2)(a)-(c), HCF ch.11
+§B(9)(a)-(c); RET has no such clause in ch.11 and is read like the others, RET
+ch.12 §F).  Every progressive win is held alike: a percentage-of-meter line, a
+fixed amount ("$250", "X for 1") or an Envy Bonus.
+
+``hits()`` lists what the settlement pays from the progressive, in settlement
+order (R1), each percentage line with the meter as the previous winner left it
+(R4).  On validation the daemon journals, per hit, ``meter_paid`` (round event,
+metered lines only) then ``progressive_hit`` (table event with the round id and
+the validating supervisor).  A hit with no ``progressive_hit`` is still
+waiting: a restart finds the same waiting state (``pending()``), and a
+``meter_paid`` already journaled for a hit is never journaled twice.
+
+``history()`` and ``report()`` read the journal only (``tablectl progressive``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Iterable, Mapping
+
+from controller.journal import METER_ADD, METER_PAID, ROUND_VOIDED, Journal
+from games.game import Game
+from games.paytable import MeterPercent
+from games.paytables import paytable
+from games.round import Settlement
+
+PROGRESSIVE_HIT = "progressive_hit"  # table event: {"round", "hit", "seat", "wager", "line", "meter", "amount"}
+LATE_WAGER = "late_progressive_wager"  # table event: {"round", "seats"}
+DISABLED = "progressive_disabled"  # table event: {"round", "reason"}
+ENABLED = "progressive_enabled"  # table event: {"round"}
+
+VALIDATION_CLAUSE = {
+    "ultimate_texas_holdem": "UTH ch.11 §J(2)(c)",
+    "jackpot_holdem": "JHE ch.11 §K(2)(c)",
+    "high_card_flush": "HCF ch.11 §B(9)(c)",
+    "run_em_twice": "RET ch.12 §F",
+}
+
+
+@dataclass(frozen=True)
+class Hit:
+    index: int  # 0, 1, ... in settlement order
+    seat: int
+    wager: str  # "progressive" or "envy"
+    line: str  # the paytable line (royal_flush, ...) or "envy from seats 2, 4"
+    amount: Decimal  # what the player is paid
+    meter: str | None = None  # the meter it is paid from (percentage lines), else None
+    after: Decimal | None = None  # the meter after it (R4)
+
+    def public(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"hit": self.index, "seat": self.seat, "wager": self.wager, "line": self.line,
+                               "amount": str(self.amount)}
+        if self.meter is not None:
+            out["meter"] = self.meter
+        return out
+
+    def describe(self) -> str:
+        source = f"from the {self.meter} meter" if self.meter else "fixed"
+        return f"seat {self.seat} {self.wager} {self.line} {self.amount} ({source})"
+
+
+def hits(game: Game, settlement: Settlement, progressive: Mapping[str, Any] | None,
+         paytables: Mapping[str, str]) -> list[Hit]:
+    """Every progressive win of ``settlement`` in settlement order (R1, R4)."""
+    if not progressive:
+        return []
+    meters = {k: Decimal(str(v)) for k, v in progressive["meters"].items()}
+    reset = {k: Decimal(str(v)) for k, v in progressive["reset"].items()}
+    name = game.paytable_of.get("progressive", "progressive")
+    table = paytable(game.name, name, paytables.get(name))
+    lines = {line.key: line for line in table.lines}
+    out: list[Hit] = []
+    for seat in settlement.seats:
+        w = seat.wagers.get("progressive")
+        if w is not None and w.result == "win":
+            paid = w.net + w.amount  # R3: the wager was collected at no more bets
+            line = lines.get(w.line or "")
+            if line is not None and isinstance(line.pays, MeterPercent):
+                m = line.pays.meter
+                after = max(reset[m], meters[m] - paid)  # R4
+                meters[m] = after
+                out.append(Hit(len(out), seat.seat, "progressive", w.line or "", paid, m, after))
+            else:
+                out.append(Hit(len(out), seat.seat, "progressive", w.line or "", paid))
+        e = seat.wagers.get("envy")
+        if e is not None and e.result == "win" and e.net > 0:
+            others = ", ".join(str(s) for s in (e.from_seats or ()))
+            out.append(Hit(len(out), seat.seat, "envy", f"envy from seats {others}", e.net))
+    return out
+
+
+def validated(journal: Journal, round_id: str) -> set[int]:
+    """The hits of ``round_id`` already validated (a ``progressive_hit`` journaled)."""
+    return {e.data["hit"] for e in journal.events(None)
+            if e.kind == PROGRESSIVE_HIT and e.data.get("round") == round_id}
+
+
+def meter_paid(journal: Journal, round_id: str) -> set[int]:
+    """The hits of ``round_id`` whose ``meter_paid`` is journaled."""
+    return {e.data["hit"] for e in journal.events(round_id) if e.kind == METER_PAID and "hit" in e.data}
+
+
+def pending(journal: Journal, round_id: str, all_hits: Iterable[Hit]) -> list[Hit]:
+    done = validated(journal, round_id)
+    return [h for h in all_hits if h.index not in done]
+
+
+def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str) -> None:
+    """Journal the validated payouts, hit by hit in settlement order: ``meter_paid``, then ``progressive_hit``."""
+    paid = meter_paid(journal, round_id)
+    for h in todo:
+        if h.meter is not None and h.index not in paid:
+            journal.append(round_id, METER_PAID, {"meter": h.meter, "paid": h.amount, "after": h.after,
+                                                  "hit": h.index, "seat": h.seat}, who=who)
+        journal.append(None, PROGRESSIVE_HIT, {"round": round_id, **h.public()}, who=who)
+
+
+# ---------------------------------------------------------------------- tablectl progressive
+
+
+def history(journal: Journal, last: int = 25) -> list[dict[str, Any]]:
+    """The last ``last`` validated hits, newest first."""
+    rows = [e for e in journal.events(None) if e.kind == PROGRESSIVE_HIT]
+    out = []
+    for e in reversed(rows[-last:] if last else rows):
+        out.append({**e.data, "at": e.at, "validated_by": e.who})
+    return out
+
+
+def report(journal: Journal, meter_names: Iterable[str]) -> dict[str, Any]:
+    """Per meter: coin-in, contributions, hits, paid, current value; and the fixed-amount hits."""
+    names = list(meter_names)
+    meters = {m: {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0)} for m in names}
+    units: dict[str, Decimal] = {}
+    wagers: dict[str, int] = {}
+    voided: set[str] = set()
+    fixed = {"hits": 0, "paid": Decimal(0)}
+    for e in journal.iter_events():
+        if e.kind == "round_opened" and e.data.get("progressive"):
+            units[e.round_id] = Decimal(str(e.data["progressive"]["unit"]))
+        elif e.kind == "no_more_bets":
+            wagers[e.round_id] = len(e.data.get("progressive_seats", ()))
+        elif e.kind == ROUND_VOIDED:
+            voided.add(e.round_id)
+        elif e.kind == METER_ADD and e.round_id is not None:
+            for m, v in e.data["meters"].items():
+                meters.setdefault(m, {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0,
+                                      "paid": Decimal(0)})["contributions"] += Decimal(v)
+        elif e.kind == METER_PAID:
+            row = meters.setdefault(e.data["meter"], {"coin_in": Decimal(0), "contributions": Decimal(0),
+                                                      "hits": 0, "paid": Decimal(0)})
+            row["hits"] += 1
+            row["paid"] += Decimal(e.data["paid"])
+        elif e.kind == PROGRESSIVE_HIT and e.data.get("meter") is None:
+            fixed["hits"] += 1
+            fixed["paid"] += Decimal(e.data["amount"])
+    coin_in = sum((units.get(r, Decimal(0)) * n for r, n in wagers.items() if r not in voided), Decimal(0))
+    current = journal.meter_values()
+    for m, row in meters.items():
+        row["coin_in"] = coin_in  # every progressive wager feeds every meter (its rate of progression)
+        row["current"] = current.get(m, Decimal(0))
+    return {"meters": meters, "fixed": fixed, "progressive_wagers": sum(n for r, n in wagers.items() if r not in voided)}
+
+
+__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "VALIDATION_CLAUSE"]
