@@ -66,6 +66,19 @@ def start_simulator(name: str, port: int, procs: list[subprocess.Popen]) -> Cont
     return Control(urlsplit(line.split("control", 1)[1].strip()).port)
 
 
+def stop_processes(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
+    """SIGTERM in reverse order of start (the daemon before its devices), then SIGKILL what lingers."""
+    for p in reversed(procs):
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait(timeout=5)
+
+
 def show(line: str) -> None:
     """One daemon log line (JSON) as a readable line."""
     try:
@@ -259,14 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         print("stopping", flush=True)
         return 0
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop_processes(procs)
 
 
 if __name__ == "__main__":

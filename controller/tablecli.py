@@ -52,6 +52,14 @@ def _config(args: argparse.Namespace, stderr: TextIO):
         return None
 
 
+def _journal_exists(args: argparse.Namespace, cfg: Any, stderr: TextIO) -> bool:
+    """A read-only command never creates a journal: say where it was looked for."""
+    if Path(cfg.journal).exists():
+        return True
+    print(f"tablectl {args.command}: no journal at {cfg.journal}", file=stderr)
+    return False
+
+
 def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from controller import logs
     from controller.daemon import TableDaemon
@@ -106,8 +114,7 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    if not Path(cfg.journal).exists():
-        print(f"tablectl progressive: no journal at {cfg.journal}", file=stderr)
+    if not _journal_exists(args, cfg, stderr):
         return EXIT_REFUSED
     with Journal(cfg.journal) as journal:
         if args.what == "history":
@@ -135,10 +142,6 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     return EXIT_OK
 
 
-def _round_events(journal: Journal, round_id: str) -> list[Any]:
-    return journal.events(round_id)
-
-
 def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from controller.round import RoundController
     from controller.table import setup_from_journal
@@ -147,8 +150,7 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    if not Path(cfg.journal).exists():
-        print(f"tablectl recall: no journal at {cfg.journal}", file=stderr)
+    if not _journal_exists(args, cfg, stderr):
         return EXIT_REFUSED
     with Journal(cfg.journal) as journal:
         if args.round:

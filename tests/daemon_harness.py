@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import Iterator
 
 from controller.config import TableConfig, load_config
-from controller.demo import Control, Dealer, start_simulator
+from controller.demo import Control, Dealer, start_simulator, stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMES = {"shuffler": "socket", "shoe": "socket", "progressive": "tcp", "panel": "tcp"}
@@ -93,12 +92,4 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1) -> I
         t = SimulatedTable(cfg, path, state_dir, controls, dealer, procs)
         yield t
     finally:
-        for p in reversed(procs):
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=5)
+        stop_processes(procs, timeout=15)
