@@ -33,11 +33,14 @@ from typing import Any, TextIO
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
+EXIT_STUCK = 3  # watch: the driver did not stop when closed
 
 DEVICES = ("shuffler", "shoe", "progressive", "panel")
 SERIAL_DEVICES = ("shuffler", "shoe")
 MASK = "**"
 SLOW = 0.1  # seconds: a command slower than this says how long it took
+STOP_WAIT = 1.0  # seconds to wait for a task being stopped before cancelling it again
+STOP_ATTEMPTS = 4
 
 SHOW_CARDS_HELP = (
     "print card values. FOR SIMULATORS AND BENCH TESTS ONLY: at a live table card values "
@@ -284,6 +287,8 @@ class Watcher:
         self.dev: Any = None
         self.tasks: list[asyncio.Task[None]] = []
         self.health_printed = False
+        self.closing = False
+        self.stuck = False  # the driver would not stop: exit without asyncio's final wait for it
         self.commands: dict[str, tuple[Command, str]] = {}
 
     # -- output
@@ -337,12 +342,18 @@ class Watcher:
             self.emit("interrupted: closing the driver")
             raise
         finally:
+            self.closing = True
+            stopped = True
             for task in self.tasks:
                 task.cancel()
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+                stopped &= await _stop(task)
             if self.dev is not None:
-                await self.dev.close()
-            self.emit("driver closed")
+                stopped &= await _stop(asyncio.ensure_future(self.dev.close()))
+            if stopped:
+                self.emit("driver closed")
+            else:
+                self.stuck = True
+                self.emit("the driver did not stop when cancelled (a driver bug); exiting without waiting for it")
 
     async def command(self, words: list[str]) -> None:
         from drivers.serial_link import DeviceError
@@ -382,26 +393,23 @@ class Watcher:
 
         await asyncio.sleep(3.0)
         if not self.health_printed and self.dev.health is Health.OFFLINE:
-            reason = getattr(self.dev, "last_error", None) or getattr(self.dev, "health_reason", None)
-            self.health_line(Health.OFFLINE, reason or "not connected yet")
+            self.health_line(Health.OFFLINE, self.dev.health_reason or "not connected yet")
 
     # -- serial devices
 
     def _serial_health(self, new: Any, reason: str) -> None:
+        """The serial drivers give no reason for DEGRADED: say which fault is latched, or the link counters."""
         from drivers.serial_link import DEGRADING_FAULTS, Health
 
-        dev = self.dev
         if new is Health.OFFLINE:
-            reason = dev.last_error or "not connected"
+            reason = reason or "not connected"
         elif new is Health.DEGRADED:
-            latched = dev.faults & DEGRADING_FAULTS
+            latched = self.dev.faults & DEGRADING_FAULTS
             if latched:
                 reason = f"device reports {_faults(latched)}"
             else:
                 reason = "the link needed repair (" + self._link_counters() + ")"
-        else:
-            reason = None
-        self.health_line(new, reason)
+        self.health_line(new, reason or None)
 
     def _link_counters(self) -> str:
         stats = self.dev.link_stats
@@ -485,7 +493,12 @@ class Watcher:
         self.tasks.append(asyncio.create_task(self._shoe_cards()))
 
     async def _shoe_cards(self) -> None:
-        from drivers.serial_link import DeviceError, DeviceOffline, Health, UnreadableCardError
+        from drivers.serial_link import (
+            DeviceError,
+            DeviceOffline,
+            Health,
+            UnreadableCardError,
+        )
 
         shoe = self.dev
         while True:
@@ -571,7 +584,7 @@ class Watcher:
 
         dev = self.dev
         last: Any = None
-        while True:
+        while not self.closing:  # also when a cancel is lost in the driver's I/O (see _stop)
             if dev.health is not Health.OFFLINE:
                 try:
                     s = await dev.status()
@@ -648,6 +661,25 @@ class Watcher:
         return dev
 
 
+async def _stop(task: asyncio.Future[Any]) -> bool:
+    """Wait for a cancelled (or closing) task, cancelling it again while it lingers; False if it never ends.
+
+    On Python 3.11 ``asyncio.wait_for`` loses a cancellation that arrives as
+    the awaited result does (fixed in 3.12), and the drivers' I/O runs under
+    it: a driver's poll task can outlive its ``close()``, which then waits
+    forever.  Cancelling again reaches the task through ``close()``'s await.
+    """
+    for _ in range(STOP_ATTEMPTS):
+        done, _ = await asyncio.wait({task}, timeout=STOP_WAIT)
+        if done:
+            if not task.cancelled() and task.exception() is not None:
+                log_exc = task.exception()
+                print(f"tablectl watch: while closing: {type(log_exc).__name__}: {log_exc}", file=sys.stderr)
+            return True
+        task.cancel()
+    return False
+
+
 def _stdin_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None], fd: int) -> None:
     """Read lines from ``fd`` in a thread (works for ttys, pipes and files); None at the end."""
 
@@ -718,6 +750,10 @@ def cmd_watch(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: T
         else:
             _stdin_lines(loop, lines, fd)
         await watcher.run(lines)
+        if watcher.stuck:  # asyncio.run would wait for the driver's task forever
+            stdout.flush()
+            stderr.flush()
+            os._exit(EXIT_STUCK)
 
     try:
         asyncio.run(main())

@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 import pytest
+from devices import start_simulator, stop_simulator
 
 from controller import cli
 from controller.devicecli import InjectError, parse_fields
-from devices import start_simulator, stop_simulator
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds for one expected line: things that take milliseconds, on a loaded machine
@@ -50,7 +50,7 @@ class Watch:
     """``tablectl watch ...`` as a subprocess: ``send`` a command line, ``expect`` an output line."""
 
     def __init__(self, *args: str, ctrl_c: bool = False) -> None:
-        self.stderr = tempfile.TemporaryFile()
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by kill()
         # ctrl_c: SIGINT raises KeyboardInterrupt in the watch even when this test run was started with
         # SIGINT ignored (a background job), which the child would inherit
         launch = ["-c", CTRL_C_LAUNCHER] if ctrl_c else ["-m", "controller.cli"]
@@ -102,7 +102,8 @@ class Watch:
                 i += 1
             left = deadline - time.monotonic()
             if self.eof or left <= 0:
-                self.fail(f"no line matching {pattern!r} within {timeout:g} s" + (" (watch exited)" if self.eof else ""))
+                exited = " (the watch exited)" if self.eof else ""
+                self.fail(f"no line matching {pattern!r} within {timeout:g} s{exited}")
             self._take(left)
 
     def fail(self, why: str) -> None:
@@ -314,6 +315,7 @@ def test_inject_unreachable_port_exits_2():
         [sys.executable, "-m", "controller.cli", "inject", f"tcp://127.0.0.1:{port}", "ping"],
         cwd=ROOT,
         env=env(),
+        check=False,
         capture_output=True,
         text=True,
         timeout=30,
