@@ -15,6 +15,7 @@ queued for later and nothing is invented.
 
 from __future__ import annotations
 
+import asyncio
 import enum
 from collections.abc import Callable
 
@@ -42,3 +43,17 @@ class DeviceOffline(DeviceError):
 
 class ProtocolError(DeviceError):
     """The device sent something this driver cannot read (wrong kind, bad payload, bad card code)."""
+
+
+async def stop_task(task: asyncio.Task) -> None:
+    """Cancel a driver's task and wait until it has really ended.
+
+    On Python 3.11 ``asyncio.wait_for`` can swallow a cancellation that arrives
+    together with a reply (fixed in 3.12), so one ``cancel()`` may not end a poll
+    loop: cancel again until the task is done.
+    """
+    while not task.done():
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    if not task.cancelled():
+        task.exception()  # retrieved: a crash of the task is not reported as "never retrieved"

@@ -43,7 +43,7 @@ from drivers.registers import PROTOCOL_VERSION, DeviceMap, Point, Table, regs_to
 
 # One health enum and one exception family for every device driver, serial or
 # Modbus, so the controller watches and catches them the same way.
-from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError
+from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError, stop_task
 
 __all__ = ["BusConfig", "DeviceError", "DeviceOffline", "DeviceProtocolError", "Health", "ModbusBus",
            "ModbusDevice", "parse_url"]
@@ -384,11 +384,7 @@ class ModbusDevice:
 
     async def close(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except asyncio.CancelledError:
-                pass
+            await stop_task(self._task)
             self._task = None
         if self._owns_bus:
             self._owns_bus = False

@@ -45,7 +45,7 @@ from collections.abc import Callable
 import structlog
 
 from drivers.framing import BadFrame, Frame, FrameDecoder, encode_frame
-from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError
+from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError, stop_task
 
 log = structlog.get_logger(__name__)
 
@@ -548,11 +548,7 @@ class SerialDevice:
         self._closing = True
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            try:
-                await task
-            except asyncio.CancelledError:
-                pass
+            await stop_task(task)
         link = self._link
         if link is not None:
             await self._drop_link(link, "closed by the controller")
