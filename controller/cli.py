@@ -3,7 +3,10 @@
 Subcommands:
 
 * ``settle [FILE]``: one round (or JSON Lines of rounds) in, settlement out
-  (shared/contracts/settle.md).
+  (shared/contracts/settle.md);
+* ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
+* ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
+* ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md).
 """
 
 from __future__ import annotations
