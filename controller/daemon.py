@@ -574,18 +574,19 @@ class TableDaemon:
             got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
             for card, face_up in got:
                 if face_up:
-                    await self._face_up_card()
-                    if as_stack:  # a stack cannot skip a card: the whole stack is unusable
+                    await self._face_up_card(card)
+                    if as_stack and self.shoe is None:  # a shuffler's stack cannot skip a card (P35)
                         await r.halt_round("a card came out of the shuffler face up (ch.13 §A)")
                         raise RoundRefused("a card came out face up in a stack: void the round (supervisor key)")
                     continue
                 await r.card(place_key(todo.pop(0)), card)
 
-    async def _face_up_card(self) -> None:
+    async def _face_up_card(self, card: str) -> None:
         """ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET: the first)."""
         self._face_up_this_round += 1
         r = self.round
         assert r is not None
+        await r.discard(card, "found face up while dealing (ch.13 §A)")  # journaled: the round stays reconstructable
         if self.game.name == "run_em_twice" or self._face_up_this_round > 1:
             await r.halt_round("cards found face up while dealing (ch.13 §A-§B)")
             raise RoundRefused("cards found face up: all hands are void -- void the round (supervisor key)")

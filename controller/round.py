@@ -124,6 +124,7 @@ class RoundController:
         self.dealer: list[Card] = []
         self.community: dict[int, Card] = {}
         self.bonus_box: list[Card] = []
+        self.discarded: list[Card] = []  # cards out of the deck but not used (ch.13 §A)
         self.burned = 0
         self.street = 0
         self.halted_from: Phase | None = None
@@ -267,8 +268,20 @@ class RoundController:
         self._check_place(place)
         await self._record("card", {"place": place, "card": card})
 
+    async def discard(self, card: str, reason: str) -> None:
+        """A card out of the deck that is not used (ch.13 §A: found face up): it goes to the discard
+        rack, and the journal keeps it so the round can be reconstructed and a second copy detected."""
+        self._require(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
+        c = parse_card(card)
+        if c in self._all_cards():
+            raise RoundRefused(f"{card} was already dealt this round: a card from another deck")
+        await self._record("card_discarded", {"card": card, "reason": reason})
+
+    async def _apply_card_discarded(self, data: Mapping[str, Any]) -> None:
+        self.discarded.append(parse_card(data["card"]))
+
     def _all_cards(self) -> set[Card]:
-        cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box)
+        cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box) | set(self.discarded)
         for s in self.seats.values():
             cards |= set(s.cards)
         return cards

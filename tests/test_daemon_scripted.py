@@ -190,3 +190,27 @@ def test_watchdog_pings_stop_while_a_device_is_offline(tmp_path, monkeypatch):
         assert notify.recv(64) == b"WATCHDOG=1"
         assert t.until(lambda s: s.get("watchdog") == "pinging", "pinging again")
     notify.close()
+
+
+def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_path, monkeypatch):
+    """HCF ch.13 §A: a card found face up is not used, goes to the discard rack (journaled), dealing goes on."""
+    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        round_id = s["round"]["round_id"]
+        t.controls["shoe"]("load", seed=5)
+        t.controls["shoe"]("fault", fault="face_up", at=3)
+        t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
+        t.dealer.bets_for = round_id  # the bets are on the layout: the dealer goes on from here
+        t.press("no_more_bets")
+        t.press("confirm")
+        s = t.until(lambda s: _phase(s) == "halted" or (_phase(s) == "decisions" and not s["expecting_cards"]),
+                    "the whole deal")
+        assert _phase(s) == "decisions", s["message"]
+        assert s["round"]["seats"]["2"]["cards"] == 7 and s["round"]["dealer"] == 7  # seven cards all the same (HCF ch.10 §B(1))
+    with Journal(t.journal_path) as j:
+        kinds = [e.kind for e in j.events(round_id)]
+        cards = [e.data["card"] for e in j.events(round_id) if e.kind in ("card", "card_discarded")]
+    assert kinds.count("card_discarded") == 1
+    assert len(cards) == 15 and len(set(cards)) == 15  # 7 + 7 dealt, 1 discarded, none twice

@@ -267,3 +267,19 @@ def test_with_the_real_journal_a_crash_resumes_the_round(tmp_path):
             j.verify()
 
     run(main())
+
+
+def test_a_discarded_card_is_journaled_and_cannot_come_back():
+    """ch.13 §A: a card found face up is not used; it is kept in the journal (the round can be
+    reconstructed) and a second copy of it later in the round is a card from another deck."""
+
+    async def main():
+        j = ListJournal()
+        r = await uth_round(j)
+        await r.discard("9d", "found face up while dealing (ch.13 §A)")
+        with pytest.raises(RoundRefused, match="another deck"):
+            await r.card("community:0", "9d")
+        again = await RoundController.restore("r1", UTH, j.of("r1"))
+        assert again.discarded == r.discarded and again.public_view() == r.public_view()
+
+    run(main())
