@@ -92,6 +92,9 @@ def main() -> int:
     ours, ref = figures[0]["value"], figures[1]["value"]
     print(f"evaluator: the project's evaluator runs at {ours / ref:.2f}x eval7 (measured in this run)")
     by = {(f["name"], f.get("stat")): f["value"] for f in figures}
+    batch = by.get(("evaluator.seven_card.batch", None))
+    if batch:
+        print(f"evaluator: the NumPy batch path runs at {batch / ref:.1f}x eval7's per-hand loop (categories only)")
     if ("lockout.no_more_bets", "median") in by:
         from drivers.panel import PanelDriver
 
