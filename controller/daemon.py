@@ -58,6 +58,7 @@ from drivers.panel import ButtonPress, PanelDriver
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
+from drivers.serial_link import CardCountError
 from drivers.shuffler import Shuffler
 from games.money import display
 from games.dealing import Procedure, dealer_release_stack, initial_deal, stacks, street_deal
@@ -336,7 +337,9 @@ class TableDaemon:
                 raise RoundRefused(f"{name} needs the floor supervisor's key ({clause})")
         data: dict[str, Any] = {"step": name}
         if name.startswith("shuffled") and self.shuffler is not None:
-            result = await self.shuffler.shuffle()  # raises CardCountError on anything but 52 (ch.5 §E)
+            result = await self._shuffle()
+            if result is None:
+                return  # the deck was removed: the opening steps start again
             data.update(deck=result.deck, count=result.count)
         self.life.record("step_done", data, who=who)
         self._tell(f"{name.replace('_', ' ')} ({clause}) by {who}")
@@ -444,6 +447,7 @@ class TableDaemon:
         """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
         r = self.round
         assert r is not None
+        self._check_deck_age()
         offered = self.progressive is not None and self.cfg.progressive.enabled
         if self.progressive is not None and self.progressive.health is Health.OFFLINE:
             # the bet sensors are on the progressive unit: no wager can be read, nothing is journaled
@@ -712,7 +716,10 @@ class TableDaemon:
                 # while it does not answer or its lock-out cannot be confirmed)
                 self.log.error("progressive system not reset after the round", error=str(e))
         if self.cfg.automated_shuffler:
-            await self.shuffler.shuffle()  # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+            # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+            if await self._shuffle() is None:
+                self.round = None
+                return
         steps = between_round_steps(self.cfg)
         if steps:  # shuffled and cut by hand before the next round (ch.5 §A(2), §D(2), §F)
             self.life.require(steps, "after the round (ch.5 §A(2))")
@@ -720,6 +727,29 @@ class TableDaemon:
             self._tell("shuffle the cards and cut them for the next round")
             return
         await self._new_round()
+
+    async def _shuffle(self):
+        """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (ch.5 §E)."""
+        assert self.shuffler is not None
+        try:
+            return await self.shuffler.shuffle()
+        except CardCountError as e:
+            self.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": "ch.5 §E"})
+            self.life.require(opening_steps(self.cfg), f"deck {e.deck} removed: {e.count} cards counted (ch.5 §E)")
+            self._tell(f"deck {e.deck} counted {e.count} cards: remove it from the table (ch.5 §E); "
+                       "new decks go through the opening steps")
+            return None
+
+    def _check_deck_age(self) -> None:
+        """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
+        age = self.life.deck_age_hours()
+        limit = float(self.cfg.dealing.deck_change_hours)
+        if age is not None and age > limit:
+            self.life.record("deck_expired", {"hours": f"{age:.3f}", "limit": str(self.cfg.dealing.deck_change_hours),
+                                              "clause": "ch.3 §C"})
+            self.life.require(opening_steps(self.cfg), f"the decks are older than {limit:g} h (ch.3 §C)")
+            raise RoundRefused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h (ch.3 §C): "
+                               "change them (the opening steps) before dealing")
 
     async def _void_pressed(self) -> None:
         who = await self._supervisor()

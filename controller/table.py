@@ -20,6 +20,7 @@ meters after each settlement.  ``meters()`` replays them.
 from __future__ import annotations
 
 import enum
+from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any, Mapping
 
@@ -91,12 +92,16 @@ class TableLife:
         self.journal = journal
         self.state = TableState.CLOSED
         self.required: list[str] = []
+        self.decks_since: datetime | None = None  # when the decks in use were received (ch.3 §C)
         for e in journal.events(None):
-            self._apply(e.kind, e.data)
+            self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
             self.require(opening_steps(cfg), "the decks are received (ch.4)")
 
-    def _apply(self, kind: str, data: Mapping[str, Any]) -> None:
+    def _apply(self, kind: str, data: Mapping[str, Any], at: datetime) -> None:
+        step = str(data.get("step", "")) if kind == "step_done" else ""
+        if step.startswith(("decks_inspected", "preinspected")) and not step.endswith(":B"):
+            self.decks_since = at  # new decks at the table (with two decks: from the first one's inspection)
         if kind == "steps_required":
             self.required = list(data["steps"])
         elif kind == "step_done":
@@ -110,6 +115,12 @@ class TableLife:
             self.state = TableState.IDLE
         elif kind == "table_closed":
             self.state, self.required = TableState.CLOSED, []
+
+    def deck_age_hours(self, now: datetime | None = None) -> float | None:
+        if self.decks_since is None:
+            return None
+        now = now or datetime.now(timezone.utc)
+        return (now - self.decks_since).total_seconds() / 3600
 
     def require(self, steps: list[str], why: str, who: str | None = None) -> None:
         if steps:
@@ -125,7 +136,7 @@ class TableLife:
 
     def record(self, kind: str, data: Mapping[str, Any] | None = None, who: str | None = None) -> None:
         self.journal.append(None, kind, data or {}, who=who)
-        self._apply(kind, data or {})
+        self._apply(kind, data or {}, datetime.now(timezone.utc))
 
 
 class Meters:

@@ -214,3 +214,26 @@ def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_pat
         cards = [e.data["card"] for e in j.events(round_id) if e.kind in ("card", "card_discarded")]
     assert kinds.count("card_discarded") == 1
     assert len(cards) == 15 and len(set(cards)) == 15  # 7 + 7 dealt, 1 discarded, none twice
+
+
+def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
+    """ch.5 §E: the shuffler counts after each shuffle; a wrong count removes the deck from the table."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.status()
+        assert _phase(s) == "wagers"
+        t.controls["shuffler"]("fault", fault="count", count=51)  # the shuffle after this round
+        while _phase(t.status()) not in ("settled",):  # play the round out
+            t.dealer.step()
+        while t.status().get("validation"):
+            t.dealer.step()
+        t.controls["progressive"]("set_bets", bets={})
+        s = t.press("confirm")  # the round closes; the shuffler shuffles and counts 51
+        assert s["round"] is None and s["next_step"]["step"] == "decks_inspected:A", s["message"]
+        assert "51" in s["message"] and "ch.5 §E" in s["message"]
+        s = t.press("no_more_bets")
+        assert s["message"].startswith("refused: first: decks inspected")  # no round on the removed deck
+    with Journal(t.journal_path) as j:
+        removed = [e.data for e in j.events(None) if e.kind == "deck_removed"]
+    assert removed and removed[0]["count"] == 51

@@ -38,3 +38,30 @@ def test_hand_shuffled_deck_is_cut_every_round(monkeypatch):
 def test_preinspected_decks_skip_the_opening_procedure(game, monkeypatch):
     c = cfg(game, monkeypatch, TABLE_DEALING__PREINSPECTED="true")  # ch.4 §F
     assert opening_steps(c) == ["preinspected_decks_received"]
+
+
+def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, monkeypatch):
+    """ch.3 §C: the deck's age counts from the inspection of the decks received (the first of two)."""
+    from datetime import datetime, timedelta, timezone
+
+    from controller.daemon import TableDaemon
+    from controller.round import RoundRefused
+
+    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "t.journal"))
+    c = cfg("run_em_twice", monkeypatch)  # manual shoe: at most 8 hours (ch.3 §C(2)); configured 8
+    daemon = TableDaemon(c)
+    life = daemon.life
+    assert life.deck_age_hours() is None  # no decks yet
+    for step in list(life.required):
+        life.record("step_done", {"step": step}, who="dealer")
+    received = life.decks_since
+    assert received is not None
+    assert life.deck_age_hours(received + timedelta(hours=7.9)) < 8
+    daemon._check_deck_age()  # fresh decks: nothing happens
+    life.decks_since = datetime.now(timezone.utc) - timedelta(hours=8, minutes=1)
+    with pytest.raises(RoundRefused, match="ch.3 §C"):
+        daemon._check_deck_age()
+    assert life.next_step()[0] == "decks_inspected"  # the new decks go through the opening steps
+    kinds = [e.kind for e in daemon.journal.events(None)]
+    assert "deck_expired" in kinds
+    daemon.journal.close()
