@@ -596,9 +596,29 @@ class TableDaemon:
             raise RoundRefused("cards found face up: all hands are void -- void the round (supervisor key)")
         self._tell("a card came out face up: it is not used, place it in the discard rack (ch.13 §A)")
 
+    async def _count_stub(self) -> None:
+        """ch.8 §E-§G: the stub is counted -- here by the card-reading shoe, every round.
+
+        The cards the shoe counts as drawn must be the cards this round journaled, and
+        drawn + left must be a whole deck; otherwise the round stops for the supervisor
+        (all hands void; a deck that is not 52 cards is removed, ch.8 §G(1)-(2)).
+        """
+        r = self.round
+        assert r is not None and self.shoe is not None
+        st = await self.shoe.status()
+        deck = st.position + st.remaining
+        if st.position != r.cards_out() or deck != 52:
+            why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
+                   f"the round took {r.cards_out()} (ch.8 §E-§G)")
+            await r.halt_round(why)
+            raise RoundRefused(f"{why}: all hands are void -- void the round (supervisor key)"
+                               + ("; the deck is not 52 cards: remove it" if deck != 52 else ""))
+
     async def _reveal_and_settle(self) -> None:
         r = self.round
         assert r is not None
+        if self.shoe is not None:
+            await self._count_stub()
         if self.cfg.dealing.dealer_cards == "in_shuffler" and len(r.dealer) < self.game.dealer_cards:
             assert self.shuffler is not None
             stack = dealer_release_stack(self.game)

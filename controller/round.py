@@ -280,6 +280,11 @@ class RoundController:
     async def _apply_card_discarded(self, data: Mapping[str, Any]) -> None:
         self.discarded.append(parse_card(data["card"]))
 
+    def cards_out(self) -> int:
+        """Every card this round took from the deck: dealt, burned, discarded."""
+        return (len(self.dealer) + len(self.community) + len(self.bonus_box) + self.burned + len(self.discarded)
+                + sum(len(s.cards) for s in self.seats.values()))
+
     def _all_cards(self) -> set[Card]:
         cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box) | set(self.discarded)
         for s in self.seats.values():

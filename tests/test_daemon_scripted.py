@@ -237,3 +237,29 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
     with Journal(t.journal_path) as j:
         removed = [e.data for e in j.events(None) if e.kind == "deck_removed"]
     assert removed and removed[0]["count"] == 51
+
+
+@pytest.mark.parametrize("fault", ["a card drawn and never dealt", "a deck of 51 cards"])
+def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
+    """ch.8 §E-§G (HCF ch.8 §G, ch.10 §C-§E): the card-reading shoe counts the stub each round; a
+    count that disagrees with the cards the round took, or a deck that is not 52 cards, stops the round."""
+    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        deck = [c.text for c in DECK]
+        t.controls["shoe"]("load", cards=deck[:51] if fault == "a deck of 51 cards" else deck)
+        t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
+        t.dealer.bets_for = s["round"]["round_id"]
+        t.press("no_more_bets")
+        t.press("confirm")
+        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
+        if fault == "a card drawn and never dealt":
+            t.controls["shoe"]("draw", n=1)  # a card leaves the shoe after the deal
+        to_act = s["round"]["to_act"]
+        s = t.press(f"bet_{min(to_act['multiples'])}x")
+        assert _phase(s) == "halted" and "stub count" in s["round"]["halted"]["reason"], s["message"]
+        if fault == "a deck of 51 cards":
+            assert "remove it" in s["message"]
+        s = t.dealer.with_key(s, "void_round")
+        assert _phase(s) == "voided"
