@@ -112,6 +112,7 @@ class Dealer:
         self.areas = [w for w in self.game.wagers if w != "progressive"]
         self.bets_for: str | None = None  # the round whose bets are on the layout
         self.closed: list[str] = []  # rounds the dealer confirmed
+        self._drawn_for: float | None = None  # the status whose card request was drawn
 
     def status(self) -> dict:
         try:
@@ -126,10 +127,15 @@ class Dealer:
             s = self.status()
             if s and s.get("updated") != before.get("updated"):
                 return s
-            if s.get("expecting_cards") and self.shoe is not None:
-                self.shoe("draw", n=1)  # the dealer draws the next card from the shoe
+            self.draw_requested(s)
             time.sleep(0.02)  # a demo watching a file, not a test
         raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
+
+    def draw_requested(self, s: dict) -> None:
+        """Draw from the shoe exactly the cards the daemon asks for, once per request it publishes."""
+        if s.get("expecting_cards") and self.shoe is not None and s.get("updated") != self._drawn_for:
+            self._drawn_for = s.get("updated")
+            self.shoe("draw", n=s["expecting_cards"])
 
     def press(self, s: dict, button: str) -> dict:
         self.panel("press", button=button)
@@ -145,8 +151,8 @@ class Dealer:
             time.sleep(0.05)
             return
         if s.get("expecting_cards") and self.shoe is not None:
-            self.shoe("draw", n=1)
-            self.wait_change(s, "a card")
+            self.draw_requested(s)
+            self.wait_change(s, "the cards")
         elif s.get("next_step"):
             self.table_step(s)
         elif self.phase(s) == "wagers":
