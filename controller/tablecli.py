@@ -52,12 +52,15 @@ def _config(args: argparse.Namespace, stderr: TextIO):
         return None
 
 
-def _journal_exists(args: argparse.Namespace, cfg: Any, stderr: TextIO) -> bool:
-    """A read-only command never creates a journal: say where it was looked for."""
-    if Path(cfg.journal).exists():
-        return True
-    print(f"tablectl {args.command}: no journal at {cfg.journal}", file=stderr)
-    return False
+def _config_with_journal(args: argparse.Namespace, stderr: TextIO):
+    """The configuration of a table whose journal exists (a read-only command never creates one)."""
+    cfg = _config(args, stderr)
+    if cfg is None:
+        return None
+    if not Path(cfg.journal).exists():
+        print(f"tablectl {args.command}: no journal at {cfg.journal}", file=stderr)
+        return None
+    return cfg
 
 
 def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -111,10 +114,8 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from controller import progressive as prog
 
-    cfg = _config(args, stderr)
+    cfg = _config_with_journal(args, stderr)
     if cfg is None:
-        return EXIT_REFUSED
-    if not _journal_exists(args, cfg, stderr):
         return EXIT_REFUSED
     with Journal(cfg.journal) as journal:
         if args.what == "history":
@@ -147,10 +148,8 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     from controller.table import setup_from_journal
     from games.contract import dumps
 
-    cfg = _config(args, stderr)
+    cfg = _config_with_journal(args, stderr)
     if cfg is None:
-        return EXIT_REFUSED
-    if not _journal_exists(args, cfg, stderr):
         return EXIT_REFUSED
     with Journal(cfg.journal) as journal:
         if args.round:
