@@ -263,3 +263,35 @@ def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
             assert "remove it" in s["message"]
         s = t.dealer.with_key(s, "void_round")
         assert _phase(s) == "voided"
+
+
+def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
+    """UTH ch.11 §J(2)(e), ch.12 §D(5)-(6)(b), R24: seat 2's progressive wager receives the Envy Bonus
+    for seat 1's royal flush ($1,000 for a $1 wager), validated with the progressive win."""
+    first = BONUS + COMMUNITY + DEALER + SEAT_1 + ["4h", "4d"]
+    order = first + [c.text for c in DECK if c.text not in first]
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        for deck in ("A", "B"):
+            t.controls["shuffler"]("set_deck", cards=order, deck=deck)
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        round_id = s["round"]["round_id"]
+        t.controls["progressive"]("set_bets", bets={"1": {"0": 500, "1": 500}, "2": {"0": 500, "1": 500}})
+        for seat in (1, 2):
+            t.controls["progressive"]("wager", seat=seat)
+        t.press("no_more_bets")
+        t.press("confirm")
+        t.press("bet_4x")  # seat 1
+        t.press("bet_4x")  # seat 2
+        s = t.status()
+        assert _phase(s) == "settled", s["message"]
+        held = {(h["seat"], h["wager"]) for h in s["validation"]}
+        assert held == {(1, "progressive"), (2, "envy")}
+        envy = next(h for h in s["validation"] if h["wager"] == "envy")
+        assert Decimal(envy["amount"]) == 1000 * Decimal(1)  # Envy B royal flush $1,000 x the $1 unit (R3)
+        t.dealer.with_key(s, "confirm")
+    with Journal(t.journal_path) as j:
+        hits = [e for e in j.events(None) if e.kind == "progressive_hit" and e.data.get("round") == round_id]
+    assert sorted(h.data["wager"] for h in hits) == ["envy", "progressive"]
+    assert all(h.who == "supervisor 4711" for h in hits)
