@@ -42,6 +42,8 @@ import structlog
 
 from controller.config import TableConfig
 from controller import progressive as prog
+from controller import irregularities as irr
+from controller.irregularities import clause, kept_alive
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
 from controller.table import (
@@ -58,7 +60,7 @@ from drivers.panel import ButtonPress, PanelDriver
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
-from drivers.serial_link import CardCountError
+from drivers.serial_link import CardCountError, DeviceFault, DuplicateCardError, UnreadableCardError
 from drivers.shuffler import Shuffler
 from games.money import display
 from games.dealing import Procedure, dealer_release_stack, initial_deal, stacks, street_deal
@@ -75,6 +77,10 @@ PROCEDURES = {
     "automated_shoe": Procedure.AUTOMATED,
     "shuffler": Procedure.AUTOMATED,
 }
+
+
+class RoundStopped(Exception):
+    """The round was stopped by an irregularity's remedy; the dealer has been told what to do."""
 
 
 def sd_notify(message: str) -> bool:
@@ -110,7 +116,10 @@ def place_key(place: tuple) -> str:
 
 class TableDaemon:
     def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
+        self.base_cfg = cfg  # as configured; self.cfg is the mode in use (a device out of order: P43)
         self.cfg = cfg
+        self._drivers: dict[str, Any] = {}
+        self.no_card_source: str | None = None
         self.game = cfg.game_rules
         self.journal = Journal(cfg.journal)
         self.life = TableLife(cfg, self.journal)
@@ -135,6 +144,7 @@ class TableDaemon:
         self.progressive_off: str | None = None  # why progressive wagers are disabled now, or None
         self._sign_trouble: str | None = None  # the last meter sign update failed
         self._late_journaled: set[int] = set()
+        self.irregularity: dict[str, Any] | None = None  # the panel's irregularity menu while open (P41)
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
 
@@ -178,10 +188,10 @@ class TableDaemon:
         self.panel = PanelDriver(d.panel)
         starting: list[Any] = [self.panel]
         if d.shuffler:
-            self.shuffler = Shuffler(d.shuffler)
+            self.shuffler = self._drivers["shuffler"] = Shuffler(d.shuffler)
             starting.append(self.shuffler)
         if d.shoe:
-            self.shoe = Shoe(d.shoe)
+            self.shoe = self._drivers["shoe"] = Shoe(d.shoe)
             starting.append(self.shoe)
         if d.progressive:
             self.progressive = ProgressiveDriver(d.progressive)
@@ -201,16 +211,48 @@ class TableDaemon:
         if self.shoe is not None:
             self.shoe.add_health_listener(lambda h, reason: self._on_health("shoe", h, reason))
         self.log.info("devices online", devices=[type(d).__name__ for d in starting])
+        self._apply_mode()
+
+    def _apply_mode(self) -> None:
+        """Deal the way the rules allow with the devices in service (ch.13 §J; P43).
+
+        A device marked out of order is not used.  Cards from the shuffler (stacks, or by hand) go
+        to the card-reading shoe with the cards shuffled and cut by hand; cards from a shoe go to
+        dealing by hand from the shuffler (ch.9 §A(1) needs it).  With neither, no round is dealt:
+        nobody can enter cards the daemon cannot read (fail closed)."""
+        base = self.base_cfg
+        out = self.life.out_of_order
+        self.shuffler = None if "shuffler" in out else self._drivers.get("shuffler")
+        self.shoe = None if "shoe" in out else self._drivers.get("shoe")
+        devices, dealing = base.devices, base.dealing
+        self.no_card_source = None
+        if "shuffler" in out and devices.shuffler:
+            devices = devices.model_copy(update={"shuffler": None})
+            if dealing.procedure in ("shuffler", "hand"):
+                if self.shoe is not None:
+                    dealing = dealing.model_copy(update={"procedure": "manual_shoe", "dealer_cards": "dealt", "decks": 1})
+                else:
+                    self.no_card_source = "the shuffler is out of order and no card-reading shoe is in service"
+        if "shoe" in out and devices.shoe:
+            devices = devices.model_copy(update={"shoe": None})
+            if dealing.procedure in ("manual_shoe", "automated_shoe"):
+                if self.shuffler is not None:
+                    dealing = dealing.model_copy(update={"procedure": "hand"})
+                else:
+                    self.no_card_source = "the shoe is out of order and no shuffler is in service"
+        self.cfg = base.model_copy(update={"devices": devices, "dealing": dealing}) if out else base
+        self.life.cfg = self.cfg
+        self.procedure = PROCEDURES[self.cfg.dealing.procedure]
 
     async def _close_devices(self) -> None:
         self._stop.set()  # closing devices is not a device failure
-        for dev in (self.panel, self.shuffler, self.shoe, self.progressive):
+        for dev in (self.panel, *self._drivers.values(), self.progressive):  # out of order ones too
             if dev is not None:
                 await dev.close()
 
     def _on_health(self, device: str, health: Health, reason: str) -> None:
-        if self._stop.is_set():
-            return
+        if self._stop.is_set() or device in self.life.out_of_order:
+            return  # a device out of order is not used: its health does not stop the table
         progressive = device == "progressive system" and self.cfg.progressive.enabled
         if health is Health.OFFLINE:
             self._device_trouble = f"{device} not answering"
@@ -296,6 +338,9 @@ class TableDaemon:
 
     async def _refuse(self, why: str) -> None:
         self._tell(f"refused: {why}")
+        await self._buzz()
+
+    async def _buzz(self) -> None:
         if self.panel is not None:
             try:
                 await self.panel.buzz()
@@ -307,16 +352,22 @@ class TableDaemon:
             await self._refuse(f"{press.button} was pressed while the panel was unreachable: press it again")
             return
         try:
-            if press.button == "void_round":
-                await self._void_pressed()
-            elif self.life.required and (self.round is None or self.round.phase is Phase.WAGERS):
-                await self._table_step(press)
-            else:
-                await self._round_press(press)
+            try:
+                if press.button == "void_round":
+                    self.irregularity = None
+                    await self._void_pressed()
+                elif press.button == "irregularity" or self.irregularity is not None:
+                    await self._irregularity_press(press)
+                elif self.life.required and (self.round is None or self.round.phase is Phase.WAGERS):
+                    await self._table_step(press)
+                else:
+                    await self._round_press(press)
+            except DeviceError as e:
+                await self._device_error(e)
         except RoundRefused as e:
             await self._refuse(str(e))
-        except DeviceError as e:
-            await self._device_failed(str(e))
+        except RoundStopped:
+            await self._buzz()  # the dealer has been told what happened and what to do
 
     async def _supervisor(self) -> str | None:
         assert self.panel is not None
@@ -393,7 +444,7 @@ class TableDaemon:
             # every player has acted (a restart can leave the round here): deal what is left, settle
             await self._deal_streets(len(self.game.streets))
             await self._reveal_and_settle()
-        elif phase is Phase.SETTLED and b == "confirm" and self.validation:
+        elif phase in (Phase.SETTLED, Phase.VOIDED) and b == "confirm" and self.validation:
             await self._validate()
         elif phase is Phase.SETTLED and b == "confirm":
             await self._close_round()
@@ -411,6 +462,116 @@ class TableDaemon:
                 await self._void("the deal was interrupted (ch.13 §H-§I)")
         else:
             raise RoundRefused(f"{b} does nothing in {phase.value}")
+
+    # ------------------------------------------------------------------ irregularities the dealer reports (P41)
+
+    def _menu_phase(self) -> str:
+        r = self.round
+        return r.phase.value if r is not None else "wagers"
+
+    async def _irregularity_press(self, press: ButtonPress) -> None:
+        """The irregularity menu: ``irregularity`` opens it, seat button N picks option N (then, if asked,
+        the seat), ``confirm`` with the floor supervisor's key applies the remedy, ``undo`` closes it."""
+        b = press.button
+        m = self.irregularity
+        if b == "irregularity":
+            options = irr.menu(self.game.short, self._menu_phase(), has_dealer=self.game.dealer_cards > 0,
+                               devices=sorted(self._drivers), out_of_order=sorted(self.life.out_of_order))
+            if not options:
+                raise RoundRefused(f"no irregularity can be reported in {self._menu_phase()}: "
+                                   "void_round with the supervisor's key if the round cannot go on")
+            self.irregularity = {"options": options, "chosen": None, "seat": None}
+            listed = "; ".join(f"{i} {o.label}" for i, o in enumerate(options, 1))
+            self._tell(f"IRREGULARITY: {listed} -- press the seat button of its number (undo: cancel)")
+            return
+        assert m is not None
+        if b == "undo":
+            self.irregularity = None
+            self._tell("irregularity menu closed: nothing changed")
+            return
+        chosen = m["chosen"]
+        if b.startswith("seat_"):
+            n = int(b.removeprefix("seat_"))
+            if chosen is None:
+                if not 1 <= n <= len(m["options"]):
+                    raise RoundRefused(f"no option {n}: 1 to {len(m['options'])}")
+                m["chosen"] = chosen = m["options"][n - 1]
+                if chosen.needs_seat:
+                    self._tell(f"{chosen.label}: press the seat's button (undo: cancel)")
+                    return
+            elif chosen.needs_seat and m["seat"] is None:
+                r = self.round
+                if r is None or n not in {s.seat for s in r.players}:
+                    raise RoundRefused(f"seat {n} has no player in this round")
+                m["seat"] = n
+            else:
+                raise RoundRefused("confirm with the supervisor's key, or undo")
+            where = clause(chosen.what.split(":")[0], self.game.short)
+            seat = f" at seat {m['seat']}" if m["seat"] else ""
+            self._tell(f"{chosen.label}{seat} ({where}): a floor supervisor confirms with the key (undo: cancel)")
+            return
+        if b != "confirm" or chosen is None or (chosen.needs_seat and m["seat"] is None):
+            raise RoundRefused("the irregularity menu is open: pick an option with the seat buttons, or undo")
+        who = await self._supervisor()
+        if who is None:
+            raise RoundRefused("an irregularity is confirmed with the floor supervisor's key")
+        self.irregularity = None
+        await self._apply_irregularity(chosen.what, m["seat"], who)
+
+    async def _apply_irregularity(self, what: str, seat: int | None, who: str) -> None:
+        r = self.round
+        short = self.game.short
+        where = clause(what.split(":")[0], short)
+        self.log.warning("irregularity reported", what=what, seat=seat, by=who)
+        if what.startswith(("out_of_order:", "in_service:")):
+            await self._device_service(what, who)
+            return
+        if what == "player_left":
+            assert r is not None and seat is not None
+            await r.abandon(seat, who)
+            self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
+            if r.phase is Phase.REVEAL:
+                await self._deal_streets(len(self.game.streets))
+                await self._reveal_and_settle()
+            return
+        assert r is not None
+        keep = kept_alive(what, self.game.name, short)
+        if keep and any(w in s.wagers for s in r.players for w in keep):
+            # UTH ch.13 §C/§G, JHE §C/§G (R10): the community cards are dealt and the kept wagers
+            # settled; HCF §F: every card is already out
+            await self._deal_streets(len(self.game.streets))
+            await self._release_dealer_cards()
+        else:
+            keep = frozenset()
+        labels = {"exposed_after_initial": "cards found face up after the initial deal",
+                  "dealer_card_exposed": "a dealer card exposed before every player acted",
+                  "wrong_number_of_cards": "a wrong number of cards dealt"}
+        await self._irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})", keep=keep)
+
+    async def _device_service(self, what: str, who: str) -> None:
+        """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
+        before the table shuffles or deals another way; journaled with who (P43)."""
+        r = self.round
+        if r is not None and r.phase is not Phase.WAGERS:
+            raise RoundRefused("a device is taken out of (or back into) service between rounds: finish or void this one")
+        kind, device = what.split(":")
+        where = clause(kind, self.game.short)
+        before = self.cfg.automated_shuffler
+        if kind == "out_of_order":
+            self.life.record("device_out_of_order", {"device": device, "clause": where}, who=who)
+            if self._device_trouble and self._device_trouble.startswith(device):
+                self._device_trouble = None  # not in use: its silence no longer stops the table
+        else:
+            self.life.record("device_in_service", {"device": device, "clause": where}, who=who)
+        self._apply_mode()
+        if before != self.cfg.automated_shuffler:
+            # the cards are shuffled another way from now on: shuffle them that way before the next deal
+            steps = ["shuffled"] if self.cfg.automated_shuffler else between_round_steps(self.cfg)
+            self.life.require(steps, f"the {device} is {'back in service' if kind == 'in_service' else 'out of order'}",
+                              who=who)
+        mode = self.no_card_source or f"the table deals by {self.cfg.dealing.procedure.replace('_', ' ')} now"
+        state = "out of order: cover it or sign it" if kind == "out_of_order" else "back in service"
+        self._tell(f"{device} {state} ({where}, {who}); {mode}")
 
     def _tell_decision(self, seat: int, button: str, multiple: int | None) -> None:
         what = f"{multiple}x" if button == "bet" else button
@@ -447,6 +608,9 @@ class TableDaemon:
         """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
         r = self.round
         assert r is not None
+        if self.no_card_source:
+            raise RoundRefused(f"{self.no_card_source} ({clause('out_of_order', self.game.short)}): "
+                               "no round until a device is back in service")
         self._check_deck_age()
         offered = self.progressive is not None and self.cfg.progressive.enabled
         if self.progressive is not None and self.progressive.health is Health.OFFLINE:
@@ -577,11 +741,15 @@ class TableDaemon:
         while todo:
             got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
             for card, face_up in got:
+                if r.has_card(card):  # a card twice in one round: a card from another deck is in it (P40)
+                    await self._irregular_void("the same card came out twice this round: a card from another deck",
+                                               remove_deck="a card of another deck is in it")
                 if face_up:
                     await self._face_up_card(card)
                     if as_stack and self.shoe is None:  # a shuffler's stack cannot skip a card (P35)
-                        await r.halt_round("a card came out of the shuffler face up (ch.13 §A)")
-                        raise RoundRefused("a card came out face up in a stack: void the round (supervisor key)")
+                        await self._irregular_void(
+                            f"a card came out of the shuffler face up inside a stack (P35; "
+                            f"{clause('face_up', self.game.short)})")
                     continue
                 await r.card(place_key(todo.pop(0)), card)
 
@@ -592,8 +760,8 @@ class TableDaemon:
         assert r is not None
         await r.discard(card, "found face up while dealing (ch.13 §A)")  # journaled: the round stays reconstructable
         if self.game.name == "run_em_twice" or self._face_up_this_round > 1:
-            await r.halt_round("cards found face up while dealing (ch.13 §A-§B)")
-            raise RoundRefused("cards found face up: all hands are void -- void the round (supervisor key)")
+            what = "a card" if self.game.name == "run_em_twice" else f"{self._face_up_this_round} cards"
+            await self._irregular_void(f"{what} found face up while dealing ({clause('face_up', self.game.short)})")
         self._tell("a card came out face up: it is not used, place it in the discard rack (ch.13 §A)")
 
     async def _count_stub(self) -> None:
@@ -608,26 +776,34 @@ class TableDaemon:
         st = await self.shoe.status()
         deck = st.position + st.remaining
         if st.position != r.cards_out() or deck != 52:
+            # §G(1): misdealt with 52 cards in the deck: void; §G(2): the deck is wrong: void and remove it
             why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
-                   f"the round took {r.cards_out()} (ch.8 §E-§G)")
-            await r.halt_round(why)
-            raise RoundRefused(f"{why}: all hands are void -- void the round (supervisor key)"
-                               + ("; the deck is not 52 cards: remove it" if deck != 52 else ""))
+                   f"the round took {r.cards_out()} ({clause('stub_count', self.game.short)})")
+            await self._irregular_void(why, remove_deck=f"{deck} cards in it" if deck != 52 else None)
+
+    async def _release_dealer_cards(self) -> None:
+        """The dealer's cards held in the shuffler (UTH ch.10 §B(4)) come out now."""
+        r = self.round
+        assert r is not None
+        if self.cfg.dealing.dealer_cards == "in_shuffler" and len(r.dealer) < self.game.dealer_cards:
+            assert self.shuffler is not None
+            stack = dealer_release_stack(self.game)
+            released = await self.shuffler.release()
+            if any(released.face_up):  # a held stack cannot skip a card (P35)
+                await self._irregular_void(f"a dealer card came out of the shuffler face up (P35; "
+                                           f"{clause('face_up', self.game.short)})")
+            for place, card in zip(stack.places, released):
+                if r.has_card(card):
+                    await self._irregular_void("the same card came out twice this round: a card from another deck",
+                                               remove_deck="a card of another deck is in it")
+                await r.card(place_key(place), card)
 
     async def _reveal_and_settle(self) -> None:
         r = self.round
         assert r is not None
         if self.shoe is not None:
             await self._count_stub()
-        if self.cfg.dealing.dealer_cards == "in_shuffler" and len(r.dealer) < self.game.dealer_cards:
-            assert self.shuffler is not None
-            stack = dealer_release_stack(self.game)
-            released = await self.shuffler.release()
-            if any(released.face_up):
-                await r.halt_round("a dealer card came out face up (ch.13 §F)")
-                raise RoundRefused("a dealer card came out face up: void the round (supervisor key)")
-            for place, card in zip(stack.places, released):
-                await r.card(place_key(place), card)
+        await self._release_dealer_cards()
         settlement = await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
         if self.game.dealer_cards:
@@ -726,6 +902,7 @@ class TableDaemon:
         if r.phase is Phase.SETTLED:
             await self._check_late()
         await r.confirm()
+        removed = bool(self.life.required)  # a deck removed by the irregularity that voided the round
         if self.progressive is not None and self.cfg.progressive.enabled:
             try:
                 await self.progressive.set_lights()
@@ -735,6 +912,11 @@ class TableDaemon:
                 # the round is closed; the next no more bets checks the system again (wagers disabled
                 # while it does not answer or its lock-out cannot be confirmed)
                 self.log.error("progressive system not reset after the round", error=str(e))
+        if removed:
+            self.round = None
+            step = self.life.next_step()
+            self._tell(f"round closed; the deck was removed: first {step[0].replace('_', ' ') if step else 'new decks'}")
+            return
         if self.cfg.automated_shuffler:
             # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
             if await self._shuffle() is None:
@@ -759,6 +941,16 @@ class TableDaemon:
             self._tell(f"deck {e.deck} counted {e.count} cards: remove it from the table (ch.5 §E); "
                        "new decks go through the opening steps")
             return None
+        except DeviceFault as e:
+            # jammed, stopped or did not complete the shuffle: no round is dealt from it; the cards are
+            # taken out and shuffled again (UTH ch.13 §H, HCF ch.13 §G)
+            where = clause("shuffle_failed", self.game.short)
+            self.log.error("shuffle failed", error=str(e))
+            if not self.life.required:
+                self.life.require(["shuffled"], f"the shuffle failed ({where})")
+            self._tell(f"the shuffle failed: {e} ({where}): clear the shuffler, put all the cards back in it, "
+                       "and shuffle again (the shuffle button)")
+            return None
 
     def _check_deck_age(self) -> None:
         """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
@@ -779,16 +971,53 @@ class TableDaemon:
             raise RoundRefused("no open round to void")
         await self._void(f"voided by {who}")
 
-    async def _void(self, reason: str) -> None:
+    async def _void(self, reason: str, keep: frozenset[str] = frozenset()) -> None:
         r = self.round
         assert r is not None
-        await r.void(reason)
-        accepted = sum(1 for s in r.seats.values() if "progressive" in s.wagers)
-        if accepted:  # R7a: the contributions of the returned progressive wagers are taken back
+        await r.void(reason, keep)
+        # a player who left lost the progressive wager (P42): its contribution stays
+        accepted = sum(1 for s in r.players if "progressive" in s.wagers)
+        if accepted and "progressive" not in keep:  # R7a: the returned progressive wagers' contributions go back
             taken = {m: -v for m, v in self.meters.contributions(accepted).items()}
             self.journal.append(r.round_id, "meter_add", {"meters": taken})
             await self._show_meters()
         self._tell(f"round void ({reason}): return every wager, then confirm")
+
+    async def _irregular_void(self, reason: str, *, keep: frozenset[str] = frozenset(),
+                              remove_deck: str | None = None) -> None:
+        """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
+        wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
+        Raises RoundStopped: nothing more happens in this round."""
+        r = self.round
+        assert r is not None
+        await self._void(reason, keep)
+        self.log.warning("irregularity", reason=reason, kept=sorted(keep), deck_removed=bool(remove_deck))
+        todo = "return every wager" if not keep else f"settle {', '.join(sorted(keep))} as shown, return every other wager"
+        todo += "; the cards are reshuffled with those dealt"
+        if remove_deck:
+            # ch.8 §G(2), ch.5 §E: a deck that is not 52 cards of one deck leaves the table
+            self.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id})
+            self.life.require(opening_steps(self.cfg), f"deck removed: {remove_deck}")
+            todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
+        self._tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm")
+        if keep:
+            await self._hold_for_validation()
+        raise RoundStopped(reason)
+
+    async def _device_error(self, e: DeviceError) -> None:
+        """A device reported a fault: the rules' remedy when they name it (P40), otherwise fail closed (halt)."""
+        r = self.round
+        dealing = r is not None and r.phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
+        if dealing and isinstance(e, DuplicateCardError):
+            await self._irregular_void(f"the {e.device} read a card twice: a card from another deck",
+                                       remove_deck="a card of another deck is in it")
+        if dealing and isinstance(e, UnreadableCardError):
+            # never guessed: a card nobody can name is a failure to deal (P40)
+            await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})")
+        if dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
+            # a jam, an empty device, an open door while the cards come out of it: a failure to deal
+            await self._irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', self.game.short)})")
+        await self._device_failed(str(e))
 
     async def _device_failed(self, error: str) -> None:
         """Fail closed: the round stops where it is; the dealer is told."""
@@ -834,6 +1063,10 @@ class TableDaemon:
             "message": self.message,
             "expecting_cards": self.expecting,
             "devices": devices,
+            "out_of_order": sorted(self.life.out_of_order),
+            "dealing": self.cfg.dealing.procedure if not self.no_card_source else f"none: {self.no_card_source}",
+            "irregularity_menu": ([o.label for o in self.irregularity["options"]]
+                                  if self.irregularity and self.irregularity["chosen"] is None else None),
             # systemd's watchdog is pinged only while no device is offline (a blind daemon gets restarted)
             "watchdog": "pinging" if self._device_trouble is None else f"paused: {self._device_trouble}",
             "meters": {k: str(v) for k, v in self.meters.values().items()},

@@ -34,7 +34,8 @@ from games.cards import Card, parse_card
 from games.contract import parse_round
 from games.game import Game, Street
 from games.registry import GAMES
-from games.round import Settlement
+from games.round import Decision, Seat, SeatSettlement, Settlement
+from games.settlement import lose, settlement_order
 from games.void import void_round
 
 
@@ -91,6 +92,7 @@ class SeatState:
     multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
+    abandoned: bool = False  # the player left mid-round: every wager treated as losing (ch.7 §C(2), P42)
 
     @property
     def done(self) -> bool:
@@ -254,8 +256,8 @@ class RoundController:
 
     @property
     def players(self) -> list[SeatState]:
-        """Seats in the round, clockwise from seat 1 (RULINGS R1)."""
-        return [self.seats[n] for n in sorted(self.seats)]
+        """Seats in the round, clockwise from seat 1 (RULINGS R1); a player who left is no longer one."""
+        return [self.seats[n] for n in sorted(self.seats) if not self.seats[n].abandoned]
 
     async def card(self, place: str, card: str) -> None:
         """A card dealt to ``place``: ``seat:N``, ``dealer``, ``community:I`` (RET: ``community:left``...),
@@ -284,6 +286,10 @@ class RoundController:
         """Every card this round took from the deck: dealt, burned, discarded."""
         return (len(self.dealer) + len(self.community) + len(self.bonus_box) + self.burned + len(self.discarded)
                 + sum(len(s.cards) for s in self.seats.values()))
+
+    def has_card(self, card: str) -> bool:
+        """True when ``card`` already left the deck this round (dealt, burned face down aside, discarded)."""
+        return parse_card(card) in self._all_cards()
 
     def _all_cards(self) -> set[Card]:
         cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box) | set(self.discarded)
@@ -414,6 +420,20 @@ class RoundController:
             s.multiples.append(data["multiple"])
         await self._advance()
 
+    async def abandon(self, seat: int, who: str) -> None:
+        """A player left the table during the round (ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
+        wager of that seat as losing (P42).  The seat is asked nothing more; its cards stay out of the deck
+        (the stub count still counts them) but make no hand: no payout, no Envy Bonus for others."""
+        self._require(Phase.DECISIONS, Phase.REVEAL)
+        s = self.seats.get(seat)
+        if s is None or s.abandoned:
+            raise RoundRefused(f"seat {seat} is not playing this round")
+        await self._record("seat_abandoned", {"seat": seat, "by": who})
+
+    async def _apply_seat_abandoned(self, data: Mapping[str, Any]) -> None:
+        self.seats[data["seat"]].abandoned = True
+        await self._advance()
+
     async def _advance(self) -> None:
         while self.phase is Phase.DECISIONS and self.to_act() is None:
             remaining = [s for s in self.players if not s.folded
@@ -460,6 +480,8 @@ class RoundController:
     def missing_cards(self) -> list[str]:
         """Places still to be dealt before the round can be settled."""
         g = self.game
+        if not self.players:
+            return []  # every player left: nothing is settled on the cards
         missing = [f"seat:{s.seat}" for s in self.players if len(s.cards) < g.hole_cards]
         missing += ["dealer"] * (g.dealer_cards - len(self.dealer))
         names = g.community_names or tuple(str(i) for i in range(g.community_cards))
@@ -474,8 +496,7 @@ class RoundController:
         missing = self.missing_cards()
         if missing:
             raise RoundRefused(f"cards still to deal before settlement: {', '.join(missing)}")
-        round_ = parse_round(self.settle_input())  # the rules engine checks every fact again
-        settlement = self.game.settle(round_)
+        settlement = self._settlement()
         await self._record("settled", {"meters": {k: str(v) for k, v in settlement.meters.items()},
                                        "nets": {str(s.seat): str(s.net) for s in settlement.seats}})
         self.settlement = settlement
@@ -483,8 +504,32 @@ class RoundController:
 
     async def _apply_settled(self, data: Mapping[str, Any]) -> None:
         if self.settlement is None:  # a replay: settle again from the journaled facts (pure, same result)
-            self.settlement = self.game.settle(parse_round(self.settle_input()))
+            self.settlement = self._settlement()
         await self.settled()
+
+    def _settlement(self) -> Settlement:
+        """The rules engine's settlement of the players (it checks every fact again), and every wager of a
+        seat whose player left lost (P42)."""
+        if self.players:
+            settlement = self.game.settle(parse_round(self.settle_input()))
+        else:
+            meters = dict(self.setup.progressive["meters"]) if self.setup.progressive else {}
+            settlement = Settlement(game=self.game.name, seats=[], meters={k: Decimal(str(v)) for k, v in meters.items()})
+        settlement.seats = settlement_order([*settlement.seats, *self._abandoned_seats()])
+        return settlement
+
+    def _abandoned_seats(self) -> list[SeatSettlement]:
+        """Every wager of a seat whose player left, lost (P42) -- in a settlement and in a later void alike."""
+        left = []
+        for s in self.seats.values():
+            if not s.abandoned:
+                continue
+            seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
+                        decision=Decision(tuple(s.multiples), s.folded))
+            staked = {**s.wagers, **self.game.decision_amounts(seat)}
+            left.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: lose(a) for k, a in staked.items()},
+                                       covered=frozenset()))
+        return left
 
     async def confirm(self) -> None:
         """The dealer paid and collected (or returned) as shown: the round is closed in the journal."""
@@ -507,10 +552,21 @@ class RoundController:
         return settlement
 
     def _void_settlement(self, keep: list[str]) -> Settlement:
-        if keep:
-            return void_round(parse_round(self.settle_input()), keep)
+        settlement = self._void_players(keep)
+        settlement.seats = settlement_order([*settlement.seats, *self._abandoned_seats()])
+        return settlement
+
+    def _void_players(self, keep: list[str]) -> Settlement:
+        if keep and self.players:
+            data = self.settle_input()
+            for entry, seat in zip(data["seats"], self.players):
+                if not seat.multiples and not seat.folded:
+                    # not yet decided: the kept wagers do not depend on it (R7), the rest is returned
+                    entry.pop("bets", None)
+                    entry["fold"] = True
+            return void_round(parse_round(data), keep)
         # nothing kept: no card is looked at, so a round voided mid-deal can be voided
-        from games.round import Decision, Progressive, Round, Seat
+        from games.round import Progressive, Round
 
         p = self.setup.progressive
         progressive = (
@@ -575,6 +631,10 @@ class RoundController:
                 "multiples": list(s.multiples),
                 "folded": s.folded,
             }
+        for s in self.seats.values():
+            if s.abandoned:
+                seats[s.seat] = {"wagers": {k: str(v) for k, v in s.wagers.items()}, "left": True,
+                                 "cards": len(s.cards), "multiples": list(s.multiples), "folded": s.folded}
         view: dict[str, Any] = {
             "round_id": self.round_id,
             "game": self.game.name,

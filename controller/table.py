@@ -93,6 +93,7 @@ class TableLife:
         self.state = TableState.CLOSED
         self.required: list[str] = []
         self.decks_since: datetime | None = None  # when the decks in use were received (ch.3 §C)
+        self.out_of_order: set[str] = set()  # devices covered or signed out of order (ch.13 §J; P43)
         for e in journal.events(None):
             self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
@@ -109,6 +110,10 @@ class TableLife:
                 self.required.pop(0)
             if self.state is TableState.CLOSED:
                 self.state = TableState.OPENING
+        elif kind == "device_out_of_order":
+            self.out_of_order.add(data["device"])
+        elif kind == "device_in_service":
+            self.out_of_order.discard(data["device"])
         elif kind == "table_opened":
             self.state = TableState.OPEN
         elif kind == "table_idle":

@@ -238,17 +238,18 @@ BUTTONS: tuple[str, ...] = (
     "undo",
     "void_round",
     "shuffle",
+    "irregularity",  # added after protocol version 1's first 18 buttons: a panel without it never reports it
 )
 """Button index i is reported as code i+1 in the press ring."""
 
 LAMPS: tuple[str, ...] = ("ready", "fault")
 """Indicator lamps that are not a button's own light."""
 
-PANEL_COUNTER_BASE = 5  # input registers 5..22
+PANEL_COUNTER_BASE = 5  # input registers 5..23
 PANEL_RING_BASE = 32  # input registers 32..95
 PANEL_RING_SIZE = 64
-PANEL_HEADER_COUNT = PANEL_COUNTER_BASE + len(BUTTONS)  # input registers 0..22, read every poll
-PANEL_LIGHT_BASE = 16  # coils 16..33
+PANEL_HEADER_COUNT = PANEL_COUNTER_BASE + len(BUTTONS)  # input registers 0..23, read every poll
+PANEL_LIGHT_BASE = 16  # coils 16..34
 PANEL_LAMP_BASE = 1  # coils 1..2
 
 

@@ -73,11 +73,13 @@ class SimulatedTable:
 
 
 @contextlib.contextmanager
-def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1) -> Iterator[SimulatedTable]:
+def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
+                    add_devices: tuple[str, ...] = ()) -> Iterator[SimulatedTable]:
+    """The example table of ``game`` (config/), plus ``add_devices`` its configuration does not have."""
     path = ROOT / "config" / f"{game}.toml"
     text = path.read_text()
     for device, scheme in SCHEMES.items():
-        present = f"\n{device} =" in text
+        present = f"\n{device} =" in text or device in add_devices
         monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", f"{scheme}://127.0.0.1:{free_port()}" if present else "null")
     monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
     monkeypatch.setenv("TABLE_LOG_FORMAT", "json")

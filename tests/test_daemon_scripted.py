@@ -250,7 +250,7 @@ def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
         deck = [c.text for c in DECK]
         t.controls["shoe"]("load", cards=deck[:51] if fault == "a deck of 51 cards" else deck)
         t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
-        t.dealer.bets_for = s["round"]["round_id"]
+        round_id = t.dealer.bets_for = s["round"]["round_id"]
         t.press("no_more_bets")
         t.press("confirm")
         s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
@@ -258,11 +258,20 @@ def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
             t.controls["shoe"]("draw", n=1)  # a card leaves the shoe after the deal
         to_act = s["round"]["to_act"]
         s = t.press(f"bet_{min(to_act['multiples'])}x")
-        assert _phase(s) == "halted" and "stub count" in s["round"]["halted"]["reason"], s["message"]
+        # P40: the remedy is applied at once -- all hands void (§G(1)); a deck that is not 52 cards
+        # is also removed from the table (§G(2))
+        assert _phase(s) == "voided" and "stub count" in s["message"], s["message"]
+        assert ("REMOVE THE DECK" in s["message"]) == (fault == "a deck of 51 cards")
+        s = t.press("confirm")
         if fault == "a deck of 51 cards":
-            assert "remove it" in s["message"]
-        s = t.dealer.with_key(s, "void_round")
-        assert _phase(s) == "voided"
+            assert s["round"] is None and s["next_step"]["step"] == "decks_inspected", s["message"]
+        else:
+            assert _phase(s) == "wagers" or s["next_step"]["step"] == "shuffled", s["message"]
+    with Journal(t.journal_path) as j:
+        voided = [e.data for e in j.events(round_id) if e.kind == "voided"]
+        removed = [e.data for e in j.events(None) if e.kind == "deck_removed"]
+    assert len(voided) == 1 and "HCF ch.8" in voided[0]["reason"]
+    assert len(removed) == (fault == "a deck of 51 cards")
 
 
 def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
