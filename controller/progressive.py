@@ -21,10 +21,11 @@ waiting: a restart finds the same waiting state (``pending()``), and a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 from typing import Any, Iterable, Mapping
 
-from controller.journal import METER_ADD, METER_PAID, ROUND_VOIDED, Journal
+from controller.journal import METER_ADD, METER_PAID, Journal
 from games.game import Game
 from games.paytable import MeterPercent
 from games.paytables import paytable
@@ -133,39 +134,85 @@ def history(journal: Journal, last: int = 25) -> list[dict[str, Any]]:
     return out
 
 
-def report(journal: Journal, meter_names: Iterable[str]) -> dict[str, Any]:
-    """Per meter: coin-in, contributions, hits, paid, current value; and the fixed-amount hits."""
+def parse_when(text: str, *, end: bool = False) -> datetime:
+    """An ISO 8601 date or date-time as an aware UTC datetime (``--since`` / ``--until``).
+
+    A date-time without an offset is UTC; one with an offset is converted to UTC.  A date alone is
+    the start of that day (UTC), or with ``end`` the start of the next day, so that
+    ``--since 2024-05-01 --until 2024-05-31`` is the whole of May.  Raises ``ValueError``.
+    """
+    text = text.strip()
+    try:
+        if len(text) == 10 and "T" not in text:
+            day = date.fromisoformat(text)
+            start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+            return start + timedelta(days=1) if end else start
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS][+HH:MM])") \
+            from None
+    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+
+
+def _new_row() -> dict[str, Any]:
+    return {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0)}
+
+
+def report(journal: Journal, meter_names: Iterable[str], since: datetime | None = None,
+           until: datetime | None = None) -> dict[str, Any]:
+    """Per meter: coin-in, contributions, hits, paid, current value; and the fixed-amount hits.
+
+    ``since`` (inclusive) and ``until`` (exclusive), aware datetimes, keep the events journaled in
+    that period: progressive wagers and their contributions when they were accepted (no more
+    bets), taken back when their round was voided and they were returned (R7a), hits and payouts
+    when validated.  ``current`` is the meter now, whatever the period.
+    """
     names = list(meter_names)
-    meters = {m: {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0)} for m in names}
+    meters = {m: _new_row() for m in names}
     units: dict[str, Decimal] = {}
-    wagers: dict[str, int] = {}
-    voided: set[str] = set()
+    accepted: dict[str, int] = {}  # round -> progressive wagers accepted at no more bets
+    wagers = 0  # progressive wagers counted in the period
+    coin_in = Decimal(0)
     fixed = {"hits": 0, "paid": Decimal(0)}
+
+    def in_period(at: str) -> bool:
+        if since is None and until is None:
+            return True
+        when = datetime.fromisoformat(at)
+        return (since is None or when >= since) and (until is None or when < until)
+
     for e in journal.iter_events():
         if e.kind == "round_opened" and e.data.get("progressive"):
             units[e.round_id] = Decimal(str(e.data["progressive"]["unit"]))
         elif e.kind == "no_more_bets":
-            wagers[e.round_id] = len(e.data.get("progressive_seats", ()))
-        elif e.kind == ROUND_VOIDED:
-            voided.add(e.round_id)
+            n = accepted[e.round_id] = len(e.data.get("progressive_seats", ()))
+            if n and in_period(e.at):
+                wagers += n
+                coin_in += units.get(e.round_id, Decimal(0)) * n
+        elif e.kind == "voided" and "progressive" not in (e.data.get("keep") or ()):
+            n = accepted.pop(e.round_id, 0)  # the progressive wagers returned (R7a)
+            if n and in_period(e.at):
+                wagers -= n
+                coin_in -= units.get(e.round_id, Decimal(0)) * n
         elif e.kind == METER_ADD and e.round_id is not None:
-            for m, v in e.data["meters"].items():
-                meters.setdefault(m, {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0,
-                                      "paid": Decimal(0)})["contributions"] += Decimal(v)
+            if in_period(e.at):
+                for m, v in e.data["meters"].items():
+                    meters.setdefault(m, _new_row())["contributions"] += Decimal(v)
         elif e.kind == METER_PAID:
-            row = meters.setdefault(e.data["meter"], {"coin_in": Decimal(0), "contributions": Decimal(0),
-                                                      "hits": 0, "paid": Decimal(0)})
-            row["hits"] += 1
-            row["paid"] += Decimal(e.data["paid"])
+            if in_period(e.at):
+                row = meters.setdefault(e.data["meter"], _new_row())
+                row["hits"] += 1
+                row["paid"] += Decimal(e.data["paid"])
         elif e.kind == PROGRESSIVE_HIT and e.data.get("meter") is None:
-            fixed["hits"] += 1
-            fixed["paid"] += Decimal(e.data["amount"])
-    coin_in = sum((units.get(r, Decimal(0)) * n for r, n in wagers.items() if r not in voided), Decimal(0))
+            if in_period(e.at):
+                fixed["hits"] += 1
+                fixed["paid"] += Decimal(e.data["amount"])
     current = journal.meter_values()
     for m, row in meters.items():
         row["coin_in"] = coin_in  # every progressive wager feeds every meter (its rate of progression)
         row["current"] = current.get(m, Decimal(0))
-    return {"meters": meters, "fixed": fixed, "progressive_wagers": sum(n for r, n in wagers.items() if r not in voided)}
+    period = {"since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
+    return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period}
 
 
-__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "VALIDATION_CLAUSE"]
+__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "parse_when", "VALIDATION_CLAUSE"]

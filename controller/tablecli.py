@@ -40,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("what", choices=["history", "report"])
     p.add_argument("--config", required=True, metavar="FILE")
     p.add_argument("--last", type=int, default=25, metavar="N", help="history: how many hits (default 25)")
+    p.add_argument("--since", metavar="WHEN", help="report: only what was journaled from WHEN on (an ISO date "
+                   "YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS][+HH:MM]; UTC when no offset)")
+    p.add_argument("--until", metavar="WHEN", help="report: only what was journaled before WHEN (a date alone: "
+                   "to the end of that day, UTC)")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_progressive)
 
@@ -114,6 +118,23 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from controller import progressive as prog
 
+    period = {}
+    for option in ("since", "until"):
+        text = getattr(args, option)
+        if text is None:
+            continue
+        if args.what != "report":
+            print(f"tablectl progressive: --{option} applies to the report only", file=stderr)
+            return EXIT_REFUSED
+        try:
+            period[option] = prog.parse_when(text, end=option == "until")
+        except ValueError as e:
+            print(f"tablectl progressive: --{option}: {e}", file=stderr)
+            return EXIT_REFUSED
+    if "since" in period and "until" in period and period["since"] >= period["until"]:
+        print(f"tablectl progressive: --since ({period['since'].isoformat()}) must be before --until "
+              f"({period['until'].isoformat()})", file=stderr)
+        return EXIT_REFUSED
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
@@ -130,10 +151,13 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
                 stdout.write(f"{h['at']}  {source:<8} {h['amount']:>12}  seat {h['seat']}  {h['wager']} "
                              f"{h['line']}  round {h['round']}  validated by {h['validated_by']}\n")
             return EXIT_OK
-        rep = prog.report(journal, cfg.progressive.meters)
+        rep = prog.report(journal, cfg.progressive.meters, **period)
     if args.json:
         stdout.write(json.dumps(rep, indent=2, default=str) + "\n")
         return EXIT_OK
+    if period:
+        since, until = rep["period"]["since"] or "the first event", rep["period"]["until"] or "now"
+        stdout.write(f"period: from {since} to {until} (UTC; current: the meters now)\n")
     stdout.write(f"progressive wagers: {rep['progressive_wagers']}\n")
     stdout.write(f"{'meter':<10} {'coin-in':>12} {'contributions':>14} {'hits':>5} {'paid':>12} {'current':>12}\n")
     for m, row in rep["meters"].items():

@@ -82,8 +82,10 @@ def main() -> int:
 
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
     import lockout  # tests/bench/lockout.py: the panel and progressive simulators, real drivers
+    import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
-    figures = bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
+    figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
+               + signs.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -103,6 +105,9 @@ def main() -> int:
             f"lock-out after no more bets: median {by[('lockout.no_more_bets', 'median')]} ms, "
             f"p99 {by[('lockout.no_more_bets', 'p99')]} ms; aim: one panel poll + two round trips = {aim:.2f} ms"
         )
+    if ("signs.meter_update", "p99") in by:
+        print(f"meter signs after a change: median {by[('signs.meter_update', 'median')]} ms, "
+              f"p99 {by[('signs.meter_update', 'p99')]} ms; aim: within 1000 ms")
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0
