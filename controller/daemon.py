@@ -145,6 +145,11 @@ class TableDaemon:
         self._sign_trouble: str | None = None  # the last meter sign update failed
         self._late_journaled: set[int] = set()
         self.irregularity: dict[str, Any] | None = None  # the panel's irregularity menu while open (P41)
+        for e in self.journal.events(None):  # progressive wagers disabled when the daemon stopped stay so
+            if e.kind == prog.DISABLED:
+                self.progressive_off = e.data["reason"]
+            elif e.kind == prog.ENABLED:
+                self.progressive_off = None
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
 
@@ -612,6 +617,7 @@ class TableDaemon:
             raise RoundRefused(f"{self.no_card_source} ({clause('out_of_order', self.game.short)}): "
                                "no round until a device is back in service")
         self._check_deck_age()
+        self._check_alternation()
         offered = self.progressive is not None and self.cfg.progressive.enabled
         if self.progressive is not None and self.progressive.health is Health.OFFLINE:
             # the bet sensors are on the progressive unit: no wager can be read, nothing is journaled
@@ -682,6 +688,8 @@ class TableDaemon:
         assert r is not None
         self._streets_dealt, self._face_up_this_round = 0, 0
         seats = sorted(r.seats)
+        if self.cfg.dealing.decks == 2 and self.shuffler is not None and self.life.last_shuffled:
+            self.life.record("deck_dealt", {"deck": self.life.last_shuffled, "round": r.round_id})
         if self.shoe is not None and self.shoe.pending:
             # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
             await r.halt_round(f"{self.shoe.pending} card(s) drawn from the shoe before the deal")
@@ -934,7 +942,9 @@ class TableDaemon:
         """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (ch.5 §E)."""
         assert self.shuffler is not None
         try:
-            return await self.shuffler.shuffle()
+            result = await self.shuffler.shuffle()
+            self.life.record("deck_shuffled", {"deck": result.deck, "count": result.count})
+            return result
         except CardCountError as e:
             self.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": "ch.5 §E"})
             self.life.require(opening_steps(self.cfg), f"deck {e.deck} removed: {e.count} cards counted (ch.5 §E)")
@@ -951,6 +961,17 @@ class TableDaemon:
             self._tell(f"the shuffle failed: {e} ({where}): clear the shuffler, put all the cards back in it, "
                        "and shuffle again (the shuffle button)")
             return None
+
+    def _check_alternation(self) -> None:
+        """ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
+        but a shuffle that failed and was repeated can bring back the deck the last round used."""
+        if self.cfg.dealing.decks != 2 or self.shuffler is None:
+            return
+        deck = self.life.last_shuffled
+        if deck is not None and deck == self.life.last_dealt:
+            self.life.require(["shuffled"], f"deck {deck} dealt the last round (ch.3 §B)")
+            raise RoundRefused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
+                               f"from it: the decks alternate every round (ch.3 §B) -- shuffle (the other deck)")
 
     def _check_deck_age(self) -> None:
         """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""

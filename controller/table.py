@@ -94,6 +94,8 @@ class TableLife:
         self.required: list[str] = []
         self.decks_since: datetime | None = None  # when the decks in use were received (ch.3 §C)
         self.out_of_order: set[str] = set()  # devices covered or signed out of order (ch.13 §J; P43)
+        self.last_shuffled: str | None = None  # the deck the shuffler shuffled last: the one in play
+        self.last_dealt: str | None = None  # the deck the last round was dealt from (ch.3 §B)
         for e in journal.events(None):
             self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
@@ -103,6 +105,12 @@ class TableLife:
         step = str(data.get("step", "")) if kind == "step_done" else ""
         if step.startswith(("decks_inspected", "preinspected")) and not step.endswith(":B"):
             self.decks_since = at  # new decks at the table (with two decks: from the first one's inspection)
+        if step.startswith(("decks_inspected", "preinspected")):
+            self.last_dealt = None  # new decks
+        if kind in ("deck_shuffled", "step_done") and data.get("deck"):
+            self.last_shuffled = str(data["deck"])
+        elif kind == "deck_dealt":
+            self.last_dealt = str(data["deck"])
         if kind == "steps_required":
             self.required = list(data["steps"])
         elif kind == "step_done":

@@ -304,3 +304,35 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
         hits = [e for e in j.events(None) if e.kind == "progressive_hit" and e.data.get("round") == round_id]
     assert sorted(h.data["wager"] for h in hits) == ["envy", "progressive"]
     assert all(h.who == "supervisor 4711" for h in hits)
+
+
+def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
+    """ch.3 §B: with two decks each is used every other round.  A shuffle that jams (UTH ch.13 §H) and
+    is repeated brings the deck the last round used back into play: no round is dealt from it."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        while _phase(t.status()) != "settled":  # the first round, played out
+            t.dealer.step()
+        while t.status().get("validation"):
+            t.dealer.step()
+        with Journal(t.journal_path) as j:
+            first = [e.data["deck"] for e in j.events(None) if e.kind == "deck_dealt"]
+        t.controls["shuffler"]("fault", fault="jam")  # the shuffle after this round jams
+        t.controls["progressive"]("set_bets", bets={})
+        s = t.press("confirm")
+        assert s["next_step"]["step"] == "shuffled" and "UTH ch.13 §H" in s["message"], s["message"]
+        t.controls["shuffler"]("clear")
+        s = t.press("shuffle")  # the repeated shuffle brings the deck of the first round back
+        s = t.until(lambda s: _phase(s) == "wagers", "the next round")
+        t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
+        s = t.press("no_more_bets")
+        assert s["message"].startswith("refused") and "ch.3 §B" in s["message"], s["message"]
+        assert _phase(s) == "wagers" and s["next_step"]["step"] == "shuffled"
+        s = t.press("shuffle")
+        s = t.press("no_more_bets")
+        assert _phase(s) == "no_more_bets", s["message"]
+        s = t.press("confirm")
+    with Journal(t.journal_path) as j:
+        dealt = [e.data["deck"] for e in j.events(None) if e.kind == "deck_dealt"]
+    assert len(first) == 1 and len(dealt) == 2 and dealt[0] != dealt[1]

@@ -228,3 +228,30 @@ def test_no_more_bets_while_the_progressive_system_is_silent(tmp_path, monkeypat
         s = t.press("no_more_bets")
         assert phase(s) == "no_more_bets" and s["round"]["round_id"] == round_id
         assert s["round"]["seats"]["3"]["wagers"]["progressive"] == "1.00"
+
+
+def test_disabled_progressive_wagers_stay_disabled_across_a_restart(tmp_path, monkeypatch):
+    """The disabled state is the journal's: a daemon killed while progressive wagers are disabled
+    (the lock-out could not be confirmed, ch.8 §C(2)) comes back with them disabled, and enables
+    them only once the lock-out is confirmed again."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        start(t)
+        t.controls["progressive"]("stick_lockout", on=True)
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")
+        assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
+        t.daemon.send_signal(signal.SIGKILL)
+        t.daemon.wait(timeout=30)
+        before = t.status()
+        t.start_daemon()
+        t.dealer.wait_change(before, "restart", timeout=60)
+        s = t.until(lambda s: s["message"].startswith("restarted"), "the restart")
+        assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
+        t.controls["progressive"]("stick_lockout", on=False)
+        s = t.press("confirm")  # the round resumed at no more bets: dealt without progressive wagers
+        while phase(t.status()) != "wagers":
+            t.dealer.step()
+        assert t.status()["progressive_wagers"].startswith("disabled: ")
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")
+        assert s["progressive_wagers"] == "enabled" and s["round"]["seats"]["1"]["wagers"]["progressive"] == "1.00"
