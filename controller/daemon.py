@@ -82,6 +82,18 @@ PROCEDURES = {
 class RoundStopped(Exception):
     """The round was stopped by an irregularity's remedy; the dealer has been told what to do."""
 
+    def __init__(self, why: str, *, buzz: bool = True) -> None:
+        super().__init__(why)
+        self.buzz = buzz  # the panel buzzes for an irregularity, not for a void the supervisor asked for
+
+
+class SeatSkipped(Exception):
+    """Reported during a deal: ``seat`` got no card (RET ch.13 §G); the deal is re-routed without it."""
+
+    def __init__(self, seat: int, who: str) -> None:
+        super().__init__(seat, who)
+        self.seat, self.who = seat, who
+
 
 def sd_notify(message: str) -> bool:
     """Send one notification to systemd (Type=notify); False when not run by systemd."""
@@ -138,6 +150,8 @@ class TableDaemon:
         self._watchdog_paused_logged = False
         self.procedure = PROCEDURES[cfg.dealing.procedure]
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
+        self.next_place: str | None = None  # where the next card of a deal goes (shown to the dealer)
+        self._deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
         self._streets_dealt = 0
         self._face_up_this_round = 0
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
@@ -164,7 +178,7 @@ class TableDaemon:
             self._publish()
             assert self.panel is not None
             while not self._stop.is_set():
-                press_task = asyncio.ensure_future(self.panel.next_press())
+                press_task = asyncio.ensure_future(self._next_press())
                 stop_task = asyncio.ensure_future(self._stop.wait())
                 done, _ = await asyncio.wait({press_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
                 if press_task not in done:
@@ -187,6 +201,13 @@ class TableDaemon:
 
     def stop(self) -> None:
         self._stop.set()
+
+    async def _next_press(self) -> ButtonPress:
+        """The next press: first those pressed during a deal and kept for after it, in order."""
+        assert self.panel is not None
+        if self._deferred:
+            return self._deferred.pop(0)
+        return await self.panel.next_press()
 
     async def _start_devices(self) -> None:
         d = self.cfg.devices
@@ -371,8 +392,9 @@ class TableDaemon:
                 await self._device_error(e)
         except RoundRefused as e:
             await self._refuse(str(e))
-        except RoundStopped:
-            await self._buzz()  # the dealer has been told what happened and what to do
+        except RoundStopped as e:
+            if e.buzz:
+                await self._buzz()  # the dealer has been told what happened and what to do
 
     async def _supervisor(self) -> str | None:
         assert self.panel is not None
@@ -531,6 +553,9 @@ class TableDaemon:
         if what.startswith(("out_of_order:", "in_service:")):
             await self._device_service(what, who)
             return
+        if what == "skipped":
+            assert seat is not None
+            raise SeatSkipped(seat, who)
         if what == "player_left":
             assert r is not None and seat is not None
             await r.abandon(seat, who)
@@ -552,6 +577,23 @@ class TableDaemon:
                   "dealer_card_exposed": "a dealer card exposed before every player acted",
                   "wrong_number_of_cards": "a wrong number of cards dealt"}
         await self._irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})", keep=keep)
+
+    async def _skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]]) -> None:
+        """RET ch.13 §G: the seat plays the next hand; its wagers are returned (and a progressive
+        wager's contribution taken back, R7a), every card dealt so far is where it really went."""
+        r = self.round
+        assert r is not None
+        meters = None
+        if "progressive" in r.seats[seat].wagers and self.cfg.progressive.enabled:
+            taken = {m: -v for m, v in self.meters.contributions(1).items()}
+            meters = {m: Decimal(str(v)) + taken[m] for m, v in r.setup.progressive["meters"].items()}
+        await r.skip_seat(seat, who, cards, meters)
+        if meters is not None:
+            self.journal.append(r.round_id, "meter_add", {"meters": taken})
+            await self._show_meters()
+        where = clause("skipped", self.game.short)
+        self._tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
+                   "dealing goes on without it")
 
     async def _device_service(self, what: str, who: str) -> None:
         """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
@@ -732,22 +774,72 @@ class TableDaemon:
         self._publish()
         try:
             for _ in range(n):
-                drawn = await asyncio.wait_for(self.shoe.next_card(), CARD_TIMEOUT)
+                drawn = await self._next_card()
                 out.append((drawn.card, drawn.face_up))
                 self.expecting -= 1
-        except TimeoutError:
-            raise DeviceError("shoe", f"no card drawn in {CARD_TIMEOUT:.0f} s") from None
         finally:
             self.expecting = 0
         return out
+
+    async def _next_card(self):
+        """The next card out of the shoe.  Meanwhile the panel is served for what can happen during a
+        deal -- the irregularity menu (P41) and void_round -- and refuses anything else."""
+        assert self.shoe is not None and self.panel is not None
+        deadline = time.monotonic() + CARD_TIMEOUT
+        card = asyncio.ensure_future(self.shoe.next_card())
+        try:
+            while True:
+                press = asyncio.ensure_future(self.panel.next_press())
+                done, _ = await asyncio.wait({card, press}, timeout=max(0.0, deadline - time.monotonic()),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if press in done:
+                    await self._press_while_dealing(press.result())
+                else:
+                    press.cancel()  # a queue get: cancelling it loses no press
+                if card in done:
+                    return card.result()
+                if not done:
+                    raise DeviceError("shoe", f"no card drawn in {CARD_TIMEOUT:.0f} s")
+                self._publish()
+        finally:
+            card.cancel()
+
+    async def _press_while_dealing(self, press: ButtonPress) -> None:
+        try:
+            if press.button == "void_round":
+                self.irregularity = None
+                await self._void_pressed()
+                raise RoundStopped("voided by the supervisor", buzz=False)
+            if press.button == "irregularity" or self.irregularity is not None:
+                await self._irregularity_press(press)
+            else:
+                self._deferred.append(press)  # e.g. a decision pressed while the dealer's cards still come
+        except RoundRefused as e:
+            await self._refuse(str(e))
 
     async def _deal_places(self, places, *, as_stack: bool = False) -> None:
         """Deal one card to each place, in order (a face-up card is not used: ch.13 §A-§B)."""
         r = self.round
         assert r is not None
+        places = list(places)
         todo = list(places)
+        dealt: list[tuple[str, str]] = []  # (place, card) of this deal so far, in order
         while todo:
-            got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
+            self.next_place = place_key(todo[0])  # public: where the next card goes
+            try:
+                got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
+            except SeatSkipped as e:
+                # RET ch.13 §G (P44): the cards of this deal went to the places without the seat
+                order = [p for p in places if not (p[0] == "seat" and p[1] == e.seat)]
+                if len(dealt) > len(order):
+                    raise RoundRefused("more cards dealt than the places without that seat: "
+                                       "a wrong number of cards voids the round instead") from None
+                moved = [(place_key(p), card) for p, (_, card) in zip(order, dealt)]
+                await self._skip_seat(e.seat, e.who, moved)
+                dealt, todo = moved, order[len(moved):]
+                continue
+            finally:
+                self.next_place = None
             for card, face_up in got:
                 if r.has_card(card):  # a card twice in one round: a card from another deck is in it (P40)
                     await self._irregular_void("the same card came out twice this round: a card from another deck",
@@ -759,7 +851,9 @@ class TableDaemon:
                             f"a card came out of the shuffler face up inside a stack (P35; "
                             f"{clause('face_up', self.game.short)})")
                     continue
-                await r.card(place_key(todo.pop(0)), card)
+                place = place_key(todo.pop(0))
+                await r.card(place, card)
+                dealt.append((place, card))
 
     async def _face_up_card(self, card: str) -> None:
         """ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET: the first)."""
@@ -1083,6 +1177,7 @@ class TableDaemon:
             "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
             "message": self.message,
             "expecting_cards": self.expecting,
+            "next_card_to": self.next_place if self.expecting else None,
             "devices": devices,
             "out_of_order": sorted(self.life.out_of_order),
             "dealing": self.cfg.dealing.procedure if not self.no_card_source else f"none: {self.no_card_source}",

@@ -38,6 +38,7 @@ CLAUSES: dict[str, dict[str, str]] = {
     "out_of_order": {"UTH": "UTH ch.13 §J", "JHE": "JHE ch.13 §J", "HCF": "HCF ch.13 §I", "RET": "RET ch.13 §E"},
     "stub_count": {"UTH": "UTH ch.8 §E-§G", "JHE": "JHE ch.8 §E-§G", "HCF": "HCF ch.8 §G-§J, ch.10 §C-§E",
                    "RET": "RET ch.8 (stub count)"},
+    "skipped": {"RET": "RET ch.13 §G"},
     "player_left": {"UTH": "UTH ch.7 §C(2)", "JHE": "JHE ch.7 §C(2)", "HCF": "HCF ch.7 §C(2)",
                     "RET": "RET ch.7 §C(3)"},
 }
@@ -86,6 +87,8 @@ def menu(short: str, phase: str, *, has_dealer: bool, devices: list[str],
         out.append(Option("exposed_after_initial", "cards found face up after the initial two cards"))
     if phase == "decisions" and has_dealer and short in CLAUSES["dealer_card_exposed"]:
         out.append(Option("dealer_card_exposed", "a dealer card exposed before every player acted"))
+    if phase == "dealing" and short == "RET":
+        out.append(Option("skipped", "a player was skipped: got no card (plays the next hand)", needs_seat=True))
     if dealt:
         out.append(Option("wrong_number_of_cards", "a player, the dealer or the community got a wrong number of cards"))
     if phase in ("decisions", "reveal"):

@@ -35,7 +35,7 @@ from games.contract import parse_round
 from games.game import Game, Street
 from games.registry import GAMES
 from games.round import Decision, Seat, SeatSettlement, Settlement
-from games.settlement import lose, settlement_order
+from games.settlement import lose, push, settlement_order
 from games.void import void_round
 
 
@@ -93,6 +93,11 @@ class SeatState:
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
     abandoned: bool = False  # the player left mid-round: every wager treated as losing (ch.7 §C(2), P42)
+    skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
+
+    @property
+    def out(self) -> bool:
+        return self.abandoned or self.skipped
 
     @property
     def done(self) -> bool:
@@ -257,7 +262,7 @@ class RoundController:
     @property
     def players(self) -> list[SeatState]:
         """Seats in the round, clockwise from seat 1 (RULINGS R1); a player who left is no longer one."""
-        return [self.seats[n] for n in sorted(self.seats) if not self.seats[n].abandoned]
+        return [self.seats[n] for n in sorted(self.seats) if not self.seats[n].out]
 
     async def card(self, place: str, card: str) -> None:
         """A card dealt to ``place``: ``seat:N``, ``dealer``, ``community:I`` (RET: ``community:left``...),
@@ -426,9 +431,49 @@ class RoundController:
         (the stub count still counts them) but make no hand: no payout, no Envy Bonus for others."""
         self._require(Phase.DECISIONS, Phase.REVEAL)
         s = self.seats.get(seat)
-        if s is None or s.abandoned:
+        if s is None or s.out:
             raise RoundRefused(f"seat {seat} is not playing this round")
         await self._record("seat_abandoned", {"seat": seat, "by": who})
+
+    async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]],
+                        meters: Mapping[str, Decimal] | None = None) -> None:
+        """RET ch.13 §G: a player accidentally skipped in the deal plays the next hand (P44).
+
+        The seat got no card: its wagers are returned and it leaves this round.  ``cards`` is where
+        every card of the deal so far really went, in the order drawn (the dealing order without the
+        seat); ``meters`` the progressive meters without the seat's contribution when it had a
+        progressive wager."""
+        self._require(Phase.DEALING)
+        s = self.seats.get(seat)
+        if s is None or s.out:
+            raise RoundRefused(f"seat {seat} is not playing this round")
+        if len(self.players) == 1:
+            raise RoundRefused("the only player cannot have been skipped: a wrong number of cards voids the round")
+        moved = {c for _, c in cards}
+        dealt = {c.text for c in self._dealt_cards()}
+        if moved != dealt or len(cards) != len(moved):
+            raise RoundRefused("the cards re-placed must be exactly the cards dealt so far")
+        data: dict[str, Any] = {"seat": seat, "by": who, "cards": [list(pc) for pc in cards]}
+        if meters is not None:
+            data["meters"] = {k: str(v) for k, v in meters.items()}
+        await self._record("seat_skipped", data)
+
+    def _dealt_cards(self) -> list[Card]:
+        out = list(self.dealer) + list(self.community.values()) + list(self.bonus_box)
+        for st in self.seats.values():
+            out += st.cards
+        return out
+
+    async def _apply_seat_skipped(self, data: Mapping[str, Any]) -> None:
+        self.seats[data["seat"]].skipped = True
+        for st in self.seats.values():
+            st.cards = []
+        self.dealer, self.community, self.bonus_box = [], {}, []
+        if "meters" in data and self.setup.progressive:
+            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
+            self.setup = replace(self.setup, progressive=progressive)
+        for place, card in data["cards"]:
+            await self._apply_card({"place": place, "card": card})
 
     async def _apply_seat_abandoned(self, data: Mapping[str, Any]) -> None:
         self.seats[data["seat"]].abandoned = True
@@ -515,21 +560,23 @@ class RoundController:
         else:
             meters = dict(self.setup.progressive["meters"]) if self.setup.progressive else {}
             settlement = Settlement(game=self.game.name, seats=[], meters={k: Decimal(str(v)) for k, v in meters.items()})
-        settlement.seats = settlement_order([*settlement.seats, *self._abandoned_seats()])
+        settlement.seats = settlement_order([*settlement.seats, *self._out_seats()])
         return settlement
 
-    def _abandoned_seats(self) -> list[SeatSettlement]:
-        """Every wager of a seat whose player left, lost (P42) -- in a settlement and in a later void alike."""
-        left = []
+    def _out_seats(self) -> list[SeatSettlement]:
+        """Seats out of the round, in a settlement and in a later void alike: a player who left loses
+        every wager (P42); a player skipped in the deal has every wager returned (RET ch.13 §G, P44)."""
+        out = []
         for s in self.seats.values():
-            if not s.abandoned:
+            if not s.out:
                 continue
             seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
                         decision=Decision(tuple(s.multiples), s.folded))
             staked = {**s.wagers, **self.game.decision_amounts(seat)}
-            left.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: lose(a) for k, a in staked.items()},
-                                       covered=frozenset()))
-        return left
+            result = lose if s.abandoned else push
+            out.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: result(a) for k, a in staked.items()},
+                                      covered=frozenset()))
+        return out
 
     async def confirm(self) -> None:
         """The dealer paid and collected (or returned) as shown: the round is closed in the journal."""
@@ -553,7 +600,7 @@ class RoundController:
 
     def _void_settlement(self, keep: list[str]) -> Settlement:
         settlement = self._void_players(keep)
-        settlement.seats = settlement_order([*settlement.seats, *self._abandoned_seats()])
+        settlement.seats = settlement_order([*settlement.seats, *self._out_seats()])
         return settlement
 
     def _void_players(self, keep: list[str]) -> Settlement:
@@ -632,8 +679,9 @@ class RoundController:
                 "folded": s.folded,
             }
         for s in self.seats.values():
-            if s.abandoned:
-                seats[s.seat] = {"wagers": {k: str(v) for k, v in s.wagers.items()}, "left": True,
+            if s.out:
+                seats[s.seat] = {"wagers": {k: str(v) for k, v in s.wagers.items()},
+                                 ("left" if s.abandoned else "skipped"): True,
                                  "cards": len(s.cards), "multiples": list(s.multiples), "folded": s.folded}
         view: dict[str, Any] = {
             "round_id": self.round_id,

@@ -246,3 +246,41 @@ def test_the_menu_is_cancelled_with_undo_and_refuses_other_buttons(tmp_path, mon
         assert s["irregularity_menu"] is None and "nothing changed" in s["message"]
         s = t.press("check")  # the menu closed: the decision is taken again
         assert s["message"] == "seat 1: check" and s["round"]["to_act"]["street"] != "before_the_flop"
+
+
+def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch):
+    """RET ch.13 §G (P44): seat 2 got no card; reported during the deal, the cards already dealt are
+    re-placed in the dealing order without seat 2 (ch.8 §D: the cross, then one card at a time to each
+    player), seat 2's wagers are returned and it plays the next hand; the others play on."""
+    deck = [c.text for c in DECK]
+    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        round_id = s["round"]["round_id"]
+        t.controls["shoe"]("load", cards=deck)
+        t.controls["progressive"]("set_bets", bets={str(n): {"0": 1000, "1": 1000} for n in (1, 2, 3)})
+        t.dealer.bets_for = round_id
+        shoe, t.dealer.shoe = t.dealer.shoe, None  # this dealer draws by hand below, card by card
+        t.press("no_more_bets")
+        s = t.press("confirm")
+        assert s["expecting_cards"] and s["next_card_to"] == "community:left", s
+        t.controls["shoe"]("draw", n=7)  # the cross, seat 1, and the card seat 2 should have had: seat 3 has it
+        s = t.until(lambda s: s.get("next_card_to") == "seat:3", "seven cards taken")
+        s = _report(t, "skipped", seat=2)
+        s = t.dealer.with_key(s, "confirm")
+        assert "seat 2 was skipped (RET ch.13 §G" in s["message"], s["message"]
+        assert s["round"]["seats"]["2"].get("skipped") is True and s["next_card_to"] == "seat:1"
+        t.dealer.shoe = shoe  # the dealer draws the two cards still asked for
+        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")
+        while _phase(t.status()) == "decisions":
+            s = t.press("check" if t.status()["round"]["to_act"]["check"] else "bet_1x")
+        s = t.status()
+        assert _phase(s) == "settled", s["message"]
+    r = _restored(t.journal_path, round_id)
+    assert [c.text for c in r.seats[1].cards] == [deck[5], deck[7]]
+    assert [c.text for c in r.seats[3].cards] == [deck[6], deck[8]]  # the card seat 2 was skipped for
+    assert r.seats[2].cards == [] and r.seats[2].skipped
+    by_seat = {seat.seat: seat for seat in r.settlement.seats}
+    assert all(w.result == "push" and w.net == 0 for w in by_seat[2].wagers.values())
+    assert set(by_seat) == {1, 2, 3}
