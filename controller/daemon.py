@@ -881,6 +881,9 @@ class TableDaemon:
             # §G(1): misdealt with 52 cards in the deck: void; §G(2): the deck is wrong: void and remove it
             why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
                    f"the round took {r.cards_out()} ({clause('stub_count', self.game.short)})")
+            if self.shuffler is not None and self.life.last_count is not None:
+                # a known real-world failure: the shuffler counted a whole deck that is not one
+                why += f"; the shuffler counted {self.life.last_count} after its last shuffle"
             await self._irregular_void(why, remove_deck=f"{deck} cards in it" if deck != 52 else None)
 
     async def _release_dealer_cards(self) -> None:

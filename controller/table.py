@@ -96,6 +96,7 @@ class TableLife:
         self.out_of_order: set[str] = set()  # devices covered or signed out of order (ch.13 §J; P43)
         self.last_shuffled: str | None = None  # the deck the shuffler shuffled last: the one in play
         self.last_dealt: str | None = None  # the deck the last round was dealt from (ch.3 §B)
+        self.last_count: int | None = None  # the shuffler's count after its last shuffle (ch.5 §E)
         for e in journal.events(None):
             self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
@@ -109,6 +110,7 @@ class TableLife:
             self.last_dealt = None  # new decks
         if kind in ("deck_shuffled", "step_done") and data.get("deck"):
             self.last_shuffled = str(data["deck"])
+            self.last_count = data.get("count")
         elif kind == "deck_dealt":
             self.last_dealt = str(data["deck"])
         if kind == "steps_required":

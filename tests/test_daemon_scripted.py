@@ -336,3 +336,27 @@ def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
     with Journal(t.journal_path) as j:
         dealt = [e.data["deck"] for e in j.events(None) if e.kind == "deck_dealt"]
     assert len(first) == 1 and len(dealt) == 2 and dealt[0] != dealt[1]
+
+
+def test_a_shuffler_count_of_52_the_shoe_disagrees_with_removes_the_deck(tmp_path, monkeypatch):
+    """A known real-world failure: the shuffler counts 52, but the deck it shuffled into the card-reading
+    shoe is not a whole deck.  The shoe's stub count at the end of the round finds it (HCF ch.10 §C-§E,
+    ch.8 §G(2)): all hands void and the deck removed; the reason names both counts (P40)."""
+    with simulated_table("high_card_flush", tmp_path, monkeypatch, add_devices=("shuffler",)) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        round_id = t.dealer.bets_for = s["round"]["round_id"]
+        t.controls["shoe"]("load", cards=[c.text for c in DECK][:51])  # one card lost between the two
+        t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
+        t.press("no_more_bets")
+        t.press("confirm")
+        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
+        s = t.press(f"bet_{min(s['round']['to_act']['multiples'])}x")
+        assert _phase(s) == "voided", s["message"]
+        assert "the shuffler counted 52" in s["message"] and "REMOVE THE DECK" in s["message"]
+        s = t.press("confirm")
+        assert s["round"] is None and s["next_step"]["step"].startswith("decks_inspected")
+    with Journal(t.journal_path) as j:
+        assert [e.kind for e in j.events(round_id)].count("voided") == 1
+        assert [e.data["reason"] for e in j.events(None) if e.kind == "deck_removed"] == ["51 cards in it"]
