@@ -692,6 +692,11 @@ class TableDaemon:
             else:
                 self._progressive_enabled()
                 await self._check_late()
+                try:
+                    # each player sees the wager accepted; a late attempt's light stays off (ch.8 §C(2))
+                    await self.progressive.set_lights(accepted=accepted)
+                except DeviceError as e:
+                    self.log.error("accepted lights not set", error=str(e))
         playing = {seat for seat, by_area in bets.items() if by_area}
         sensed: list[tuple[int, str, Decimal]] = []
         for seat in sorted(playing):
@@ -945,7 +950,8 @@ class TableDaemon:
                          hits=[h.public() for h in self.validation])
         if self.progressive is not None:
             try:
-                await self.progressive.set_lights(winner=sorted({h.seat for h in self.validation}))
+                await self.progressive.set_lights(accepted=sorted(r.progressive_seats()),
+                                                  winner=sorted({h.seat for h in self.validation}))
             except DeviceError as e:  # the dealer verifies the light: the supervisor sees it is off
                 self.log.error("winner light not set", error=str(e))
 

@@ -292,6 +292,10 @@ class RoundController:
         return (len(self.dealer) + len(self.community) + len(self.bonus_box) + self.burned + len(self.discarded)
                 + sum(len(s.cards) for s in self.seats.values()))
 
+    def progressive_seats(self) -> list[int]:
+        """Seats whose progressive wager the system accepted and that are still in the round."""
+        return [s.seat for s in self.players if "progressive" in s.wagers]
+
     def has_card(self, card: str) -> bool:
         """True when ``card`` already left the deck this round (dealt, burned face down aside, discarded)."""
         return parse_card(card) in self._all_cards()

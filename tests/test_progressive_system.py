@@ -192,6 +192,8 @@ def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, 
         late_round = s["round"]["round_id"]
         reply = t.controls["progressive"]("wager", seat=2)
         assert reply["accepted"] is False and reply["late"] is True
+        # each player sees the wager accepted; the late attempt's light stays off (ch.8 §C(2))
+        assert t.controls["progressive"]("outputs")["lights"]["accepted"] == [1]
         s = t.press("confirm")
         assert phase(s) == "decisions"
         s = t.press("fold")
