@@ -152,6 +152,9 @@ class TableDaemon:
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
         self.next_place: str | None = None  # where the next card of a deal goes (shown to the dealer)
         self._deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
+        self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
+        self._progressive_reset_pending = False  # the last round's flags and lock-out not yet cleared
+        self._tasks: set[asyncio.Task] = set()
         self._streets_dealt = 0
         self._face_up_this_round = 0
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
@@ -192,7 +195,10 @@ class TableDaemon:
                     handler.cancel()
                     break
                 stop_task.cancel()
-                handler.result()
+                try:
+                    handler.result()
+                finally:
+                    self.presses_handled += 1
                 self._publish()
         finally:
             watchdog.cancel()
@@ -288,6 +294,10 @@ class TableDaemon:
         elif self._device_trouble and self._device_trouble.startswith(device):
             self._device_trouble = None
             self.log.info("device back", device=device)
+        if progressive and health is not Health.OFFLINE and self._progressive_reset_pending:
+            task = asyncio.ensure_future(self._reset_progressive())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         if progressive and health is not Health.OFFLINE and self.progressive_off == NOT_ANSWERING:
             self._progressive_enabled()
             self._tell("progressive wagers enabled again: the progressive system answers")
@@ -313,6 +323,7 @@ class TableDaemon:
     async def _recover(self) -> None:
         open_id = self.journal.open_round()
         if open_id is None:
+            await self._check_progressive_reset()
             if self.life.state is TableState.OPEN and not self.life.required:
                 await self._new_round()
             return
@@ -329,7 +340,7 @@ class TableDaemon:
             # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
             if self.round.phase is Phase.HALTED:
                 await self.round.resume_round("restart")
-            await self._void("the daemon restarted during the deal (P34; ch.13 §H-§I)")
+            await self._void(f"the daemon restarted during the deal (P34; {clause('deal_failed', self.game.short)})")
             self._tell("restarted during the deal: round VOIDED, return all wagers, then confirm")
         else:
             self._tell(f"restarted: round {open_id} RESUMED in {self.round.phase.value}")
@@ -337,6 +348,23 @@ class TableDaemon:
                 # settled but not yet validated: the same waiting state as before the restart
                 await self._hold_for_validation(restarted=True)
         self.log.warning("round recovered after a restart", round_id=open_id, phase=self.round.phase.value)
+        await self._check_progressive_reset()
+
+    async def _check_progressive_reset(self) -> None:
+        """At start between rounds: a lock-out still on means the last round's reset never happened
+        (the daemon stopped, or the system did not answer): its flags are not new wagers."""
+        if self.progressive is None or not self.cfg.progressive.enabled:
+            return
+        if self.round is not None and self.round.phase is not Phase.WAGERS:
+            return
+        try:
+            locked = await self.progressive.locked_out()
+        except DeviceError:
+            self._progressive_reset_pending = True
+            return
+        if locked:
+            self._progressive_reset_pending = True
+            await self._reset_progressive()
 
     def _recover_streets(self) -> bool:
         """How many streets' cards a resumed round has had dealt; True when one was dealt only in part."""
@@ -486,7 +514,7 @@ class TableDaemon:
             await r.resume_round(who)
             self._tell(f"round resumed by {who}")
             if r.phase is Phase.DEALING:
-                await self._void("the deal was interrupted (ch.13 §H-§I)")
+                await self._void(f"the deal was interrupted ({clause('deal_failed', self.game.short)})")
         else:
             raise RoundRefused(f"{b} does nothing in {phase.value}")
 
@@ -668,6 +696,8 @@ class TableDaemon:
                 self._progressive_disabled(NOT_ANSWERING)
             raise RoundRefused("progressive wagers disabled: the progressive system is not answering "
                                "(its bet sensors too): no more bets once it is back")
+        if self._progressive_reset_pending:
+            await self._reset_progressive()  # the last round's accepted flags are not this round's wagers
         bets = await self.progressive.read_bets() if self.progressive else {}
         areas = [w for w in self.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
         accepted: list[int] = []
@@ -810,6 +840,7 @@ class TableDaemon:
             card.cancel()
 
     async def _press_while_dealing(self, press: ButtonPress) -> None:
+        self.presses_handled += 1  # counted as taken (a press kept for after the deal is counted then)
         try:
             if press.button == "void_round":
                 self.irregularity = None
@@ -819,6 +850,7 @@ class TableDaemon:
                 await self._irregularity_press(press)
             else:
                 self._deferred.append(press)  # e.g. a decision pressed while the dealer's cards still come
+                self.presses_handled -= 1
         except RoundRefused as e:
             await self._refuse(str(e))
 
@@ -1007,6 +1039,25 @@ class TableDaemon:
             self._late_journaled |= set(new)
             self.log.warning("late progressive wager", seats=new)
 
+    async def _reset_progressive(self) -> None:
+        """After a round: lights off, the accepted and late flags cleared, the lock-out released.
+
+        Until that is done, the flags still say what the last round accepted: a system that did not
+        answer is reset as soon as it answers again, and before any no more bets reads it."""
+        if self.progressive is None or not self.cfg.progressive.enabled:
+            return
+        try:
+            await self.progressive.set_lights()
+            await self.progressive.clear_accepted()
+            await self.progressive.lock_out(False)
+        except DeviceError as e:
+            self._progressive_reset_pending = True
+            self.log.error("progressive system not reset after the round", error=str(e))
+        else:
+            if self._progressive_reset_pending:
+                self.log.info("progressive system reset after its outage")
+            self._progressive_reset_pending = False
+
     async def _close_round(self) -> None:
         r = self.round
         assert r is not None
@@ -1014,15 +1065,7 @@ class TableDaemon:
             await self._check_late()
         await r.confirm()
         removed = bool(self.life.required)  # a deck removed by the irregularity that voided the round
-        if self.progressive is not None and self.cfg.progressive.enabled:
-            try:
-                await self.progressive.set_lights()
-                await self.progressive.clear_accepted()
-                await self.progressive.lock_out(False)
-            except DeviceError as e:
-                # the round is closed; the next no more bets checks the system again (wagers disabled
-                # while it does not answer or its lock-out cannot be confirmed)
-                self.log.error("progressive system not reset after the round", error=str(e))
+        await self._reset_progressive()
         if removed:
             self.round = None
             step = self.life.next_step()
@@ -1054,9 +1097,9 @@ class TableDaemon:
             self._tell(f"deck {e.deck} counted {e.count} cards: remove it from the table (ch.5 §E); "
                        "new decks go through the opening steps")
             return None
-        except DeviceFault as e:
-            # jammed, stopped or did not complete the shuffle: no round is dealt from it; the cards are
-            # taken out and shuffled again (UTH ch.13 §H, HCF ch.13 §G)
+        except DeviceError as e:
+            # jammed, stopped or did not complete the shuffle -- or did not answer: no round is dealt
+            # from it; the cards are taken out and shuffled again (UTH ch.13 §H, HCF ch.13 §G)
             where = clause("shuffle_failed", self.game.short)
             self.log.error("shuffle failed", error=str(e))
             if not self.life.required:
@@ -1185,6 +1228,7 @@ class TableDaemon:
             "state": self.life.state.value,
             "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
             "message": self.message,
+            "presses_handled": self.presses_handled,
             "expecting_cards": self.expecting,
             "next_card_to": self.next_place if self.expecting else None,
             "devices": devices,

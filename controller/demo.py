@@ -138,8 +138,19 @@ class Dealer:
             self.shoe("draw", n=s["expecting_cards"])
 
     def press(self, s: dict, button: str) -> dict:
+        """Press ``button`` and return the status once the daemon has taken the press (not merely
+        a status published meanwhile, e.g. for a device's health)."""
+        before = self.status().get("presses_handled", 0) if "presses_handled" in s else None
         self.panel("press", button=button)
-        return self.wait_change(s, button)
+        s = self.wait_change(s, button)
+        if before is None:
+            return s
+        deadline = time.monotonic() + 30.0
+        while s.get("presses_handled", 0) <= before:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the daemon did not take '{button}' in 30 s; status: {s}")
+            s = self.wait_change(s, button)
+        return s
 
     @staticmethod
     def phase(s: dict) -> str | None:

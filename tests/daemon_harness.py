@@ -55,9 +55,14 @@ class SimulatedTable:
                                        env=os.environ.copy())
         self.procs.append(self.daemon)
 
-    def open_table(self) -> None:
-        while self.status().get("state") != "open" or self.status().get("next_step"):
+    def open_table(self, steps: int = 200) -> None:
+        for _ in range(steps):
+            if self.status().get("state") == "open" and not self.status().get("next_step"):
+                return
+            if self.daemon is not None and self.daemon.poll() is not None:
+                raise AssertionError(f"the daemon stopped (exit {self.daemon.returncode}) before the table opened")
             self.dealer.step()
+        raise AssertionError(f"the table did not open in {steps} steps: {self.status()}")
 
     def press(self, button: str) -> dict:
         return self.dealer.press(self.status(), button)
