@@ -879,7 +879,8 @@ class TableDaemon:
                 self.next_place = None
             for card, face_up in got:
                 if r.has_card(card):  # a card twice in one round: a card from another deck is in it (P40)
-                    await self._irregular_void("the same card came out twice this round: a card from another deck",
+                    await self._irregular_void(f"the same card came out twice this round: a card from another deck "
+                                               f"(P40; {clause('stub_count', self.game.short)})",
                                                remove_deck="a card of another deck is in it")
                 if face_up:
                     await self._face_up_card(card)
@@ -936,7 +937,8 @@ class TableDaemon:
                                            f"{clause('face_up', self.game.short)})")
             for place, card in zip(stack.places, released):
                 if r.has_card(card):
-                    await self._irregular_void("the same card came out twice this round: a card from another deck",
+                    await self._irregular_void(f"the same card came out twice this round: a card from another deck "
+                                               f"(P40; {clause('stub_count', self.game.short)})",
                                                remove_deck="a card of another deck is in it")
                 await r.card(place_key(place), card)
 
@@ -1163,7 +1165,7 @@ class TableDaemon:
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
             # ch.8 §G(2), ch.5 §E: a deck that is not 52 cards of one deck leaves the table
-            self.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id})
+            self.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
             self.life.require(opening_steps(self.cfg), f"deck removed: {remove_deck}")
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
         self._tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm")
@@ -1176,7 +1178,8 @@ class TableDaemon:
         r = self.round
         dealing = r is not None and r.phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
         if dealing and isinstance(e, DuplicateCardError):
-            await self._irregular_void(f"the {e.device} read a card twice: a card from another deck",
+            await self._irregular_void(f"the {e.device} read a card twice: a card from another deck "
+                                       f"(P40; {clause('stub_count', self.game.short)})",
                                        remove_deck="a card of another deck is in it")
         if dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
