@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+from drivers.health import Health
 from drivers.modbus import ModbusDevice
 from drivers.registers import (
     BUTTONS,
@@ -139,6 +140,11 @@ class PanelDriver(ModbusDevice):
         hb, version, seq, supervisor, boot = header[0:5]
         counts = header[PANEL_HEADER_COUNT - len(BUTTONS):]
         self._note_heartbeat(hb, version)
+        if self.health is Health.OFFLINE:
+            # it answers but its heartbeat stopped (or it speaks another version): an OFFLINE panel
+            # reports no presses; those made meanwhile come when it is back, flagged after_outage
+            self._missed_poll = True
+            return
         key = KeySwitch(bool(key_on), supervisor if key_on else 0)
         if key != self._key:
             first = self._key is None
