@@ -15,6 +15,8 @@ Control commands (besides those of ``simulators.modbus_device``):
   {"cmd": "set_bets", "seat": 2, "area": 0, "cents": 2500}   one bet sensor
   {"cmd": "set_bets", "bets": {"2": {"0": 2500, "1": 500}}}  every sensor (others 0)
   {"cmd": "stick_lockout", "on": true} fault: the lock-out output ignores writes
+  {"cmd": "sign", "on": false}         fault: the meter sign is unplugged; writes to the
+        meter registers are refused (exception 4, server device failure) until "on": true
   {"cmd": "outputs"}                   what the controller set: lock-out (and when
         it was last switched on, CLOCK_MONOTONIC), lights, meters, flags
 """
@@ -48,6 +50,7 @@ class ProgressiveSim(ModbusDeviceSim):
         self.lockout_stuck = False
         self.lockout_on_at: float | None = None
         self.lockout_writes = 0
+        self.sign_on = True
         super().__init__(unit)
 
     def power_up(self) -> None:
@@ -55,6 +58,7 @@ class ProgressiveSim(ModbusDeviceSim):
         self.lockout_stuck = False
         self.lockout_on_at = None
         self.lockout_writes = 0
+        self.sign_on = True
 
     # ---- what the master writes -------------------------------------------
 
@@ -68,6 +72,10 @@ class ProgressiveSim(ModbusDeviceSim):
                 values[lockout - address] = self.store.get("lockout")
             elif values[lockout - address] and not self.store.get("lockout"):
                 self.lockout_on_at = now()
+        meters = self.MAP["meter.0"].address
+        if (table is Table.HOLDING_REGISTER and not self.sign_on
+                and address < meters + 2 * METERS and meters < address + len(values)):
+            return ExcCodes.DEVICE_FAILURE  # the sign behind the controller does not take the amounts
         if table is Table.HOLDING_REGISTER and address == clear:
             self._clear(int(values[0]))
             if len(values) > 1:
@@ -107,6 +115,9 @@ class ProgressiveSim(ModbusDeviceSim):
             return {}
         if name == "stick_lockout":
             self.lockout_stuck = bool(cmd.get("on", True))
+            return {}
+        if name == "sign":
+            self.sign_on = bool(cmd.get("on", True))
             return {}
         if name == "outputs":
             return {

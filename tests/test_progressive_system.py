@@ -257,3 +257,48 @@ def test_disabled_progressive_wagers_stay_disabled_across_a_restart(tmp_path, mo
         bets(t, {1: 10}, [1])
         s = t.press("no_more_bets")
         assert s["progressive_wagers"] == "enabled" and s["round"]["seats"]["1"]["wagers"]["progressive"] == "1.00"
+
+
+def _play_out(t) -> dict:
+    """Fold every seat still to act; confirm the settlement: the next round opens."""
+    s = t.status()
+    for _ in range(20):
+        if phase(s) != "decisions":
+            break
+        s = t.press("fold" if s["round"]["to_act"]["fold"] else "check")
+    assert phase(s) == "settled", s["message"]
+    t.controls["progressive"]("set_bets", bets={})
+    return t.press("confirm")
+
+
+def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_back(tmp_path, monkeypatch):
+    """The signs show every meter (UTH ch.12 §D); a sign that stops taking the amounts disables
+    progressive wagers for the following rounds, the dealer told and the journal saying why, until it
+    shows the meters again; nothing is lost: the sign then shows the journal's meters."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        start(t)
+        t.controls["progressive"]("sign", on=False)
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")  # accepted; its contribution cannot be shown
+        assert s["round"]["seats"]["1"]["wagers"]["progressive"] == "1.00"
+        t.press("confirm")
+        s = _play_out(t)
+        assert phase(s) == "wagers"
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")  # the next round: no progressive wager on meters nobody can see
+        assert "progressive" not in s["round"]["seats"]["1"]["wagers"]
+        assert s["progressive_wagers"].startswith("disabled: the meter signs are not answering"), s
+        assert "return any progressive chips" in s["message"]
+        assert t.controls["progressive"]("outputs")["lights"]["accepted"] == []
+        t.press("confirm")
+        s = _play_out(t)
+        t.controls["progressive"]("sign", on=True)
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")
+        assert s["progressive_wagers"] == "enabled" and s["round"]["seats"]["1"]["wagers"]["progressive"] == "1.00"
+        shown = t.controls["progressive"]("outputs")["meters"]
+    with Journal(t.journal_path) as j:
+        meters = j.meter_values()
+        kinds = [e.kind for e in j.events(None)]
+    assert shown[:2] == [int(meters["major"] * 100), int(meters["minor"] * 100)]
+    assert kinds.count("progressive_disabled") == 1 and kinds.count("progressive_enabled") == 1
