@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from games.analysis import AnalysisError, analyze
+from games.analysis import SIMULATED, AnalysisError, analyze
 from games.contract import dumps
 
 EXIT_OK, EXIT_REFUSED = 0, 2
@@ -16,18 +16,22 @@ EXIT_OK, EXIT_REFUSED = 0, 2
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "analyze",
-        help="the par sheet of one wager: exact counts, return and house edge",
-        description="Count every equally likely outcome of the cards a wager depends on and give the "
-        "count of each paytable line, the return and the house edge (shared/contracts/analyze.md). "
-        "--rounds and --seed are for simulated wagers; exact wagers ignore them.",
+        help="the par sheet of one wager: line counts, return and house edge",
+        description="Count every equally likely outcome of the cards a wager depends on (exact), or, for "
+        "the base games played with their documented strategy (--wager base) and the UTH Bad Beat, "
+        "simulate rounds settled by the game's own code (simulation, with a 95 percent confidence interval); "
+        "give the count of each paytable line, the return and the house edge "
+        "(shared/contracts/analyze.md, docs/analysis.md). --rounds and --seed are for simulated wagers, "
+        "--other-seats for the Envy Bonus; other wagers ignore them.",
     )
     # Everything is read as text and checked here, so that a bad value is refused in one line.
     p.add_argument("--game", metavar="GAME")
     p.add_argument("--wager", metavar="WAGER")
     p.add_argument("--paytable", metavar="LETTER")
     p.add_argument("--json", action="store_true", help="one JSON object on standard output")
-    p.add_argument("--rounds", metavar="N", help="rounds to simulate (simulated wagers only)")
-    p.add_argument("--seed", metavar="S", help="random seed (simulated wagers only)")
+    p.add_argument("--rounds", metavar="N", help="rounds to simulate (simulated wagers only; default per wager)")
+    p.add_argument("--seed", metavar="S", help="random seed: the same seed gives the same result (default 1)")
+    p.add_argument("--other-seats", metavar="N", help="Envy Bonus: other seats with a Progressive wager (0-5, default 5)")
     p.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT",
                    help="a progressive meter amount (default: the rules' minimum reset)")
     p.set_defaults(handler=cmd_analyze)
@@ -39,22 +43,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.error = one_line_error  # type: ignore[method-assign]
 
 
-def _check_int(name: str, text: str | None, minimum: int) -> None:
+def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = None) -> int | None:
     if text is None:
-        return
+        return None
     try:
         value = int(text)
     except ValueError:
         raise AnalysisError(name, f"{text!r} is not a whole number") from None
     if value < minimum:
         raise AnalysisError(name, f"{text!r}: at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise AnalysisError(name, f"{text!r}: at most {maximum}")
+    return value
 
 
 class _Bar:
     """A progress bar on standard error, shown once a run has taken more than a second."""
 
-    def __init__(self, stream: TextIO):
+    def __init__(self, stream: TextIO, unit: str = "outcomes"):
         self.stream = stream
+        self.unit = unit
         self.start = time.monotonic()
         self.shown = False
 
@@ -63,7 +71,7 @@ class _Bar:
             return
         width = 30
         filled = width * done // total
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} hands")
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}")
         self.stream.flush()
         self.shown = True
 
@@ -75,37 +83,93 @@ class _Bar:
 
 def render(result: dict[str, Any]) -> str:
     """The par sheet as a readable table."""
+    if result["method"] == "simulation":
+        return _render_simulation(result)
     space = result["space"]
     rows = [(line["line"], line["pays"], line["count"]) for line in result["lines"]]
     rows.append(("(losing)", "", result["losing_count"]))
-    w_line = max(len(r[0]) for r in rows)
-    w_pays = max(len("pays"), *(len(r[1]) for r in rows))
-    w_count = max(len(f"{r[2]:,}") for r in rows)
     out = [
         (
             f"{result['game']} {result['wager']} paytable {result['paytable']}: "
             f"{result['method']}, {space:,} equally likely outcomes"
+            + (" (the hand of one other seat)" if result["wager"] == "envy" else "")
         ),
         "",
-        f"{'line':<{w_line}}  {'pays':<{w_pays}}  {'count':>{w_count}}  probability",
+        *_table(rows, space, "probability"),
+        "",
     ]
-    for line, pays, count in rows:
-        out.append(f"{line:<{w_line}}  {pays:<{w_pays}}  {count:>{w_count},}  {count / space:.8f}")
-    out.append("")
     if "meters" in result:
         meters = ", ".join(f"{k} {v}" for k, v in result["meters"].items())
         out.append(f"meters: {meters} (progressive unit {result['progressive_unit']})")
+    if result["wager"] == "envy":
+        out.append(
+            f"envy per other seat {result['envy_per_other_seat']} x {result['other_seats']} other seats "
+            f"= {result['envy_return']}"
+        )
+        out.append(f"progressive {result['progressive_paytable']} return {result['progressive_return']}")
+        out.append("return (the Progressive wager with its Envy Bonus):")
     out.append(f"return      {result['return']}  ({result['return_exact']})")
     out.append(f"house edge  {result['house_edge']}")
     return "\n".join(out) + "\n"
 
 
+def _table(rows: list[tuple[str, str, int]], total: int, last: str) -> list[str]:
+    w_line = max([len("line"), *(len(r[0]) for r in rows)])
+    w_pays = max([len("pays"), *(len(r[1]) for r in rows)])
+    w_count = max([len("count"), *(len(f"{r[2]:,}") for r in rows)])
+    out = [f"{'line':<{w_line}}  {'pays':<{w_pays}}  {'count':>{w_count}}  {last}"]
+    for line, pays, count in rows:
+        out.append(f"{line:<{w_line}}  {pays:<{w_pays}}  {count:>{w_count},}  {count / total:.8f}")
+    return out
+
+
+def _render_simulation(result: dict[str, Any]) -> str:
+    rounds = result["rounds"]
+    paytable = f" paytable {result['paytable']}" if result["paytable"] else ""
+    out = [
+        f"{result['game']} {result['wager']}{paytable}: simulation, {rounds:,} rounds, seed {result['seed']}",
+    ]
+    if "strategy" in result:
+        out.append(f"strategy: {result['strategy']}")
+        out.append(f"per unit of {result['unit']}")
+    out.append("")
+    rows = [(line["line"], line["pays"], line["count"]) for line in result["lines"]]
+    if rows:
+        if "line_counts" in result:
+            out.append(f"counts: {result['line_counts']}")
+        out += _table(rows, rounds, "per round")
+        out.append("")
+    for key in ("decisions", "outcomes"):
+        if key in result:
+            items = ", ".join(f"{k} {v:,} ({v / rounds:.2%})" for k, v in result[key].items())
+            out.append(f"{key}: {items}")
+    if "wagers" in result:
+        out.append("net per round, by wager: " + ", ".join(f"{k} {v}" for k, v in result["wagers"].items()))
+    if "losing_count" in result:
+        out.append(f"losing: {result['losing_count']:,}")
+    out.append("")
+    low, high = result["ci95"]
+    out.append(f"return      {result['return']}")
+    out.append(f"house edge  {result['house_edge']}  (95% confidence interval {low} to {high})")
+    if "house_edge_per_initial_wagers" in result:
+        out.append(f"house edge per initial wagers  {result['house_edge_per_initial_wagers']}")
+        out.append(
+            f"element of risk  {result['element_of_risk']}  (average wagered {result['average_wagered']} units)"
+        )
+    return "\n".join(out) + "\n"
+
+
 def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    bar = None if args.json else _Bar(stderr)
+    simulated = args.game in SIMULATED and args.wager in SIMULATED[args.game]
+    bar = None if args.json else _Bar(stderr, "rounds" if simulated else "outcomes")
     try:
-        _check_int("--rounds", args.rounds, 1)
-        _check_int("--seed", args.seed, 0)
-        result = analyze(args.game, args.wager, args.paytable, args.meter, progress=bar)
+        rounds = _check_int("--rounds", args.rounds, 1)
+        seed = _check_int("--seed", args.seed, 0)
+        other_seats = _check_int("--other-seats", args.other_seats, 0, 5)
+        result = analyze(
+            args.game, args.wager, args.paytable, args.meter, progress=bar,
+            rounds=rounds, seed=seed, other_seats=other_seats,
+        )
     except AnalysisError as e:
         if bar is not None:
             bar.close()

@@ -1,9 +1,13 @@
-"""Par sheets: the exact return of each side wager under each paytable letter.
+"""Par sheets: the return of each wager under each paytable letter (``tablectl analyze``).
 
-Contract: shared/contracts/analyze.md (``tablectl analyze``).  Method
-``exact``: every equally likely outcome of the cards the wager depends on is
-counted, the counts are integers, and the return is computed from them with
-``Fraction`` -- nothing is rounded until the result is written.
+Contract: shared/contracts/analyze.md.  Two methods:
+
+* ``exact``: every equally likely outcome of the cards the wager depends on is
+  counted, the counts are integers, and the return is computed from them with
+  ``Fraction`` -- nothing is rounded until the result is written.
+* ``simulation`` (``games.simulation``): the base games, played with the
+  strategies of ``games.strategy``, and the UTH Bad Beat; rounds dealt at random
+  and settled by the game's own code, reported with a 95 % confidence interval.
 
 Which lines a hand makes is always decided by the game's own code
 (``games.poker.lines_made``, ``games.jackpot_holdem.jackpot_lines_made``,
@@ -11,7 +15,7 @@ Which lines a hand makes is always decided by the game's own code
 applied to one representative hand of each class of equivalent hands; the
 paytable then pays the highest line made (``Paytable.line_for``, RULINGS R5).
 
-Spaces counted:
+Spaces counted (exact):
 
 * UTH Trips and Progressive, JHE Player Bonus and Progressive: the player's
   best five of seven cards, C(52,7) = 133,784,560 (``games.batch``).
@@ -25,15 +29,25 @@ Spaces counted:
   cards make (longest flush, longest run, suited 9-A), plus four of a kind
   (Straight Flush Bonus G, R19), so the counts are coefficients of a product
   of four per-suit generating polynomials.
+* RET Progressive: the better of the two Run hands (R25, R29): the player's
+  two cards, the center, the two other cards of the horizontal line and the
+  two of the vertical line, C(52,2) x 50 x C(49,2) x C(47,2) (``ret_better_counts``).
+* Envy Bonus (UTH, HCF, RET): the hand of one other seat -- UTH seven cards
+  (R24a), HCF seven cards (R18a), RET the better Run hand (R29) -- counted as
+  that game's Progressive hand is.  The Envy paid to one seat is a sum over the
+  other seats, so by linearity its expectation is ``other_seats`` times that of
+  one other seat, whatever the seats' hands share (the community cards): exact.
 
 Returns per unit wagered, stake included (R2, R3, R21a, R4): "X to 1" X+1,
 "X for 1" X, push 1, a fixed amount D for any wager (Six Card Bonus super
 royal) D+1 on a unit of 1, a dollar amount stated for a $1 Progressive D, a
 percentage of a meter p x meter rounded half up to the cent (unit 1).
 
-Not here: the base games (they need the documented strategy and a
-simulation), Bad Beat (two hands), the Envy Bonus (other seats' hands) and the
-RET Progressive (the better of two Run hands sharing the center card).
+The parts of a base game (UTH Ante, Blind, Play; JHE Ante, X-tra Bonus, Play;
+HCF Ante, Raise; RET Antes, Run and Center wagers) depend on each other
+through the player's decisions: they are analysed together as ``base``, whose
+result gives each part's share of the return (``"wagers"``); asking for one of
+them alone is refused with a message naming ``base``.
 """
 
 from __future__ import annotations
@@ -41,10 +55,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from fractions import Fraction
 from itertools import combinations
 from math import comb
+
+import numpy as np
 
 from games import batch
 from games.cards import ACE, DECK, SUIT_CHARS, Card, parse_card
@@ -62,26 +78,45 @@ UTH, JHE, HCF, RET = "ultimate_texas_holdem", "jackpot_holdem", "high_card_flush
 
 #: The wagers counted exactly here, per game.
 EXACT: dict[str, tuple[str, ...]] = {
-    UTH: ("trips", "six_card_bonus", "ultimate_pairs", "play_the_board", "progressive"),
+    UTH: ("trips", "six_card_bonus", "ultimate_pairs", "play_the_board", "progressive", "envy"),
     JHE: ("player_bonus", "progressive"),
-    HCF: ("flush_bonus", "straight_flush_bonus", "progressive"),
-    RET: ("five_card_bonus", "ultimate_pairs"),
+    HCF: ("flush_bonus", "straight_flush_bonus", "progressive", "envy"),
+    RET: ("five_card_bonus", "ultimate_pairs", "progressive", "envy"),
 }
 
-#: Wagers that exist but are not analysed yet, and why.
-_BASE = "simulation of the base game with its documented strategy is not built yet"
-NOT_BUILT: dict[str, dict[str, str]] = {
-    UTH: {"base": _BASE, "ante": _BASE, "blind": _BASE, "play": _BASE,
-          "bad_beat": "depends on the player's and the dealer's hands (R24b); simulation is not built yet",
-          "envy": "depends on the other seats' hands (R24); not built yet"},
-    JHE: {"base": _BASE, "ante": _BASE, "xtra_bonus": _BASE, "play": _BASE},
-    HCF: {"base": _BASE, "ante": _BASE, "raise": _BASE,
-          "envy": "depends on the other seats' hands (R18a); not built yet"},
-    RET: {"base": _BASE, "ante_1": _BASE, "ante_2": _BASE, "first_run": _BASE, "second_run": _BASE,
-          "center": _BASE, "run": _BASE,
-          "progressive": "the better of two Run hands sharing the center card (R29): exact counting is not built yet",
-          "envy": "depends on the other seats' hands (R29); not built yet"},
+#: The wagers simulated (games.simulation), per game.
+SIMULATED: dict[str, tuple[str, ...]] = {
+    UTH: ("base", "bad_beat"),
+    JHE: ("base",),
+    HCF: ("base",),
+    RET: ("base",),
 }
+
+#: The parts of each base game: analysed together as ``base`` (refused alone, naming ``base``).
+PART_OF_BASE: dict[str, tuple[str, ...]] = {
+    UTH: ("ante", "blind", "play"),
+    JHE: ("ante", "xtra_bonus", "play"),
+    HCF: ("ante", "raise"),
+    RET: ("ante_1", "ante_2", "first_run", "second_run", "center", "run"),
+}
+
+#: The paytable each base game is played with (``--paytable`` names its letter); HCF has none.
+BASE_PAYTABLE: dict[str, str | None] = {UTH: "blind", JHE: "xtra_bonus", HCF: None, RET: "run"}
+
+#: Default number of simulated rounds: each runs in well under a minute on two cores.
+DEFAULT_ROUNDS: dict[tuple[str, str], int] = {
+    (UTH, "base"): 1_000_000,
+    (JHE, "base"): 1_000_000,
+    (HCF, "base"): 1_000_000,
+    (RET, "base"): 600_000,
+    (UTH, "bad_beat"): 50_000_000,
+}
+DEFAULT_SEED = 1
+
+#: Envy Bonus: the other seats assumed to hold a Progressive wager, by default a full table
+#: (six seats, RULINGS R1).  Every one of them keeps its cards on the layout (R24c).
+DEFAULT_OTHER_SEATS = 5
+MAX_OTHER_SEATS = 5
 
 PROGRESSIVE_UNIT = 1
 
@@ -99,27 +134,43 @@ Progress = Callable[[int, int], None]
 # -- choosing the table -------------------------------------------------------------------------
 
 
-def resolve(game: str | None, wager: str | None, letter: str | None) -> Paytable:
-    """The paytable of an analysis, or ``AnalysisError`` naming the bad argument."""
+def analysable(game: str) -> tuple[str, ...]:
+    """Every wager ``tablectl analyze`` takes for ``game``."""
+    return SIMULATED[game] + EXACT[game]
+
+
+def resolve(game: str | None, wager: str | None, letter: str | None) -> Paytable | None:
+    """The paytable of an analysis (None: the HCF base game, which has none), or ``AnalysisError``
+    naming the bad argument."""
     if not game:
         raise AnalysisError("--game", f"required: one of {', '.join(GAMES)}")
     if game not in GAMES:
         raise AnalysisError("--game", f"unknown game {game!r}: one of {', '.join(GAMES)}")
     if not wager:
-        raise AnalysisError("--wager", f"required: one of {', '.join(EXACT[game])}")
-    if wager in NOT_BUILT[game]:
-        raise AnalysisError("--wager", f"{wager!r} of {game}: {NOT_BUILT[game][wager]}")
-    if wager not in EXACT[game]:
-        raise AnalysisError("--wager", f"unknown wager {wager!r} for {game}: one of {', '.join(EXACT[game])}")
-    offered = letters(game, wager)
+        raise AnalysisError("--wager", f"required: one of {', '.join(analysable(game))}")
+    if wager in PART_OF_BASE[game]:
+        raise AnalysisError(
+            "--wager",
+            f"{wager!r} is part of the {game} base game, whose wagers depend on each other through the "
+            f"player's decisions: analyse them together with --wager base (its \"wagers\" give each one's share)",
+        )
+    if wager not in analysable(game):
+        raise AnalysisError("--wager", f"unknown wager {wager!r} for {game}: one of {', '.join(analysable(game))}")
+    name = BASE_PAYTABLE[game] if wager == "base" else wager
+    if name is None:
+        if letter is not None:
+            raise AnalysisError(
+                "--paytable", f"{game} base has no paytable (Ante and Raise pay 1 to 1, HCF ch.12 §A): omit it"
+            )
+        return None
+    offered = letters(game, name)
+    what = f"{game} {wager}" + (f" (its {name.replace('_', ' ')} paytable)" if wager == "base" else "")
     if letter is None:
         if len(offered) != 1:
-            raise AnalysisError("--paytable", f"required for {game} {wager}: one of {', '.join(offered)}")
+            raise AnalysisError("--paytable", f"required for {what}: one of {', '.join(offered)}")
     elif letter not in offered:
-        raise AnalysisError(
-            "--paytable", f"no paytable {letter!r} for {game} {wager}: the rules offer {', '.join(offered)}"
-        )
-    return paytable(game, wager, letter)
+        raise AnalysisError("--paytable", f"no paytable {letter!r} for {what}: the rules offer {', '.join(offered)}")
+    return paytable(game, name, letter)
 
 
 def parse_meters(table: Paytable, given: Iterable[str]) -> dict[str, Decimal]:
@@ -188,7 +239,8 @@ def _cards(text: str) -> list[Card]:
     return [parse_card(t) for t in text.split()]
 
 
-def _representative(category: int, pair_rank: int = 0, royal_suit: str = "s") -> list[Card]:
+def representative_hand(category: int, pair_rank: int = ACE, royal_suit: str = "s") -> list[Card]:
+    """One five-card hand of ``category`` (a pair of ``pair_rank``, a royal flush of ``royal_suit``)."""
     if category == ROYAL_FLUSH:
         hand = [parse_card(r + royal_suit) for r in "AKQJT"]
     elif category == PAIR:
@@ -220,12 +272,12 @@ def _poker_classes(
     for cat in range(10):
         if cat == PAIR:
             for r in range(2, ACE + 1):
-                classes.append((made_of(_representative(PAIR, pair_rank=r)), int(counts.pair_by_rank[r])))
+                classes.append((made_of(representative_hand(PAIR, pair_rank=r)), int(counts.pair_by_rank[r])))
         elif cat == ROYAL_FLUSH:
             for s, suit in enumerate(SUIT_CHARS):
-                classes.append((made_of(_representative(cat, royal_suit=suit)), int(counts.royal_by_suit[s])))
+                classes.append((made_of(representative_hand(cat, royal_suit=suit)), int(counts.royal_by_suit[s])))
         else:
-            classes.append((made_of(_representative(cat)), int(counts.categories[cat])))
+            classes.append((made_of(representative_hand(cat)), int(counts.categories[cat])))
     assert sum(n for _, n in classes) == comb(52, k)
     return classes
 
@@ -248,7 +300,7 @@ def _six_card_bonus_classes(progress: Progress | None) -> list[tuple[frozenset[s
         hand = [parse_card(r + suit) for r in "AKQJT9"]
         assert batch.categorise(batch.hand_indices([hand]))[0] == ROYAL_FLUSH
         made, n = classes[first_royal + s]
-        assert made == _best_five_lines(_representative(ROYAL_FLUSH, royal_suit=suit))
+        assert made == _best_five_lines(representative_hand(ROYAL_FLUSH, royal_suit=suit))
         classes[first_royal + s] = (made, n - 1)
         classes.append((six_card_bonus_made(hand[:2], hand[2:]), 1))
     return classes
@@ -359,6 +411,66 @@ def _hcf_line_counts(table: Paytable) -> tuple[int, list[int], int]:
     return comb(52, 7), counts, h[n_lines]
 
 
+# -- Run 'Em Twice: the better of the two Run hands -------------------------------------------------
+
+_PAIRS = np.array(list(combinations(range(52), 2)), dtype=np.intp)  # the 1,326 pairs of card indices
+_RET_BETTER: list[int] = []
+
+
+def ret_better_counts(progress: Progress | None = None) -> list[int]:
+    """The number of deals, by category, of the better of the two Run hands (R25, R29; kept once computed).
+
+    A deal is the player's two cards, the center card, the other two cards of the horizontal line
+    and the other two of the vertical line: C(52,2) x 50 x C(49,2) x C(47,2) equally likely deals.
+    The 1st Run hand is S + X and the 2nd S + Y, where S is the player's two cards and the center
+    (a set of three cards: which of them is the center does not change the hands, 3 ways) and X, Y
+    are disjoint pairs of the 49 other cards.  For each S every X is categorised
+    (``games.batch.categorise``); the ordered disjoint pairs (X, Y) with both hands of category
+    <= c, within a set A of pairs, are |A|^2 - sum over cards of m(card)^2 + |A|, m(card) being the
+    number of pairs of A holding that card (each X meets m(a) + m(b) - 1 pairs of A, itself once).
+    The better hand is of category <= c exactly when both are.
+    """
+    if _RET_BETTER:
+        return list(_RET_BETTER)
+    triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
+    at_most = np.zeros(10, dtype=object)  # deals with both hands of category <= c (per S, one center)
+    block = 400
+    for start in range(0, len(triples), block):
+        t = triples[start : start + block]
+        b = len(t)
+        rows = np.arange(b)[:, None]
+        held = np.zeros((b, 52), dtype=bool)
+        held[rows, t] = True
+        valid = ~(held[:, _PAIRS[:, 0]] | held[:, _PAIRS[:, 1]])
+        pairs = _PAIRS[np.nonzero(valid)[1].reshape(b, comb(49, 2))]  # (b, 1176, 2)
+        hands = np.concatenate([np.broadcast_to(t[:, None, :], (b, comb(49, 2), 3)), pairs], axis=2)
+        cat = batch.categorise(hands.reshape(-1, 5)).reshape(b, -1).astype(np.intp)
+        size = np.bincount((rows * 10 + cat).ravel(), minlength=b * 10).reshape(b, 10).cumsum(axis=1)
+        m = np.zeros(b * 52 * 10, dtype=np.int64)
+        for k in (0, 1):
+            m += np.bincount(((rows * 52 + pairs[:, :, k]) * 10 + cat).ravel(), minlength=b * 520)
+        m = m.reshape(b, 52, 10).cumsum(axis=2)
+        both = size * size - (m * m).sum(axis=1) + size
+        at_most += np.array([int(x) for x in both.sum(axis=0)], dtype=object)
+        if progress:  # in deals: each set S stands for 3 x C(49,2) x C(47,2) of them
+            progress(min(RET_DEALS, (start + b) * 3 * comb(49, 2) * comb(47, 2)), RET_DEALS)
+    at_most *= 3
+    counts = [int(at_most[0])] + [int(at_most[c] - at_most[c - 1]) for c in range(1, 10)]
+    assert sum(counts) == RET_DEALS
+    _RET_BETTER[:] = counts
+    return list(counts)
+
+
+RET_DEALS = comb(52, 2) * 50 * comb(49, 2) * comb(47, 2)
+
+
+def _ret_better_classes(progress: Progress | None) -> list[tuple[frozenset[str], int]]:
+    """(lines made, count) by the category of the better Run hand: the RET Progressive and Envy
+    tables print category lines only, so one hand of each category stands for it."""
+    counts = ret_better_counts(progress)
+    return [(_best_five_lines(representative_hand(cat)), n) for cat, n in enumerate(counts)]
+
+
 # -- the analysis ------------------------------------------------------------------------------------
 
 
@@ -366,7 +478,10 @@ def _line_counts(table: Paytable, progress: Progress | None) -> tuple[int, list[
     game, wager = table.game, table.wager
     if game == HCF:
         return _hcf_line_counts(table)
-    if wager == "ultimate_pairs":
+    if game == RET and wager in ("progressive", "envy"):
+        assert all(line.key in CATEGORY_NAMES for line in table.lines), table
+        space, classes = RET_DEALS, _ret_better_classes(progress)
+    elif wager == "ultimate_pairs":
         space, classes = _ultimate_pairs_classes(table)
     elif wager == "six_card_bonus":
         space, classes = comb(52, 6), _six_card_bonus_classes(progress)
@@ -374,7 +489,7 @@ def _line_counts(table: Paytable, progress: Progress | None) -> tuple[int, list[
         space, classes = comb(52, 5), _poker_classes(5, _best_five_lines, progress)
     elif game == JHE and wager == "progressive":
         space, classes = comb(52, 7), _poker_classes(7, _jackpot_lines, progress)
-    else:  # UTH trips and progressive, JHE player bonus
+    else:  # UTH trips, progressive and envy (R24a), JHE player bonus
         space, classes = comb(52, 7), _poker_classes(7, _best_five_lines, progress)
     counts = [0] * len(table.lines)
     losing = 0
@@ -387,20 +502,55 @@ def _line_counts(table: Paytable, progress: Progress | None) -> tuple[int, list[
     return space, counts, losing
 
 
+def _exact_return(table: Paytable, meters: Mapping[str, Decimal], progress: Progress | None):
+    space, counts, losing = _line_counts(table, progress)
+    assert losing + sum(counts) == space
+    total = sum((n * line_return(line.pays, meters) for n, line in zip(counts, table.lines)), Fraction(0))
+    return space, counts, losing, total / space
+
+
+def _int_arg(name: str, value: int | None, default: int, low: int, high: int | None = None) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f"{low} to {high}" if high is not None else f"at least {low}"
+        raise AnalysisError(name, f"{value!r}: a whole number, {bound}")
+    return value
+
+
 def analyze(
     game: str | None,
     wager: str | None,
     letter: str | None,
     meter_args: Iterable[str] = (),
     progress: Progress | None = None,
+    *,
+    rounds: int | None = None,
+    seed: int | None = None,
+    other_seats: int | None = None,
+    workers: int | None = None,
 ) -> dict:
-    """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object."""
+    """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object.
+
+    ``rounds`` and ``seed`` are for simulated wagers (``SIMULATED``), ``other_seats`` for the Envy
+    Bonus; other wagers ignore them.  ``workers``: processes for a simulation (default: the CPUs).
+    """
     table = resolve(game, wager, letter)
+    assert game is not None and wager is not None
+    rounds = _int_arg("--rounds", rounds, DEFAULT_ROUNDS.get((game, wager), 0), 1)
+    seed = _int_arg("--seed", seed, DEFAULT_SEED, 0)
+    other_seats = _int_arg("--other-seats", other_seats, DEFAULT_OTHER_SEATS, 0, MAX_OTHER_SEATS)
+    if wager in SIMULATED[game]:
+        if table is None and list(meter_args):
+            raise AnalysisError("--meter", f"{game} {wager} pays from no meter")
+        if table is not None:
+            parse_meters(table, meter_args)  # no base game or Bad Beat pays from a meter: refuses any
+        return _simulated(game, wager, table, rounds, seed, progress, workers)
+    assert table is not None
+    if wager == "envy":
+        return _envy(table, meter_args, other_seats, progress)
     meters = parse_meters(table, meter_args)
-    space, counts, losing = _line_counts(table, progress)
-    assert losing + sum(counts) == space
-    total = sum((n * line_return(line.pays, meters) for n, line in zip(counts, table.lines)), Fraction(0))
-    ret = total / space
+    space, counts, losing, ret = _exact_return(table, meters, progress)
     out: dict = {
         "game": table.game,
         "wager": table.wager,
@@ -419,6 +569,113 @@ def analyze(
         out["meters"] = {m: meter_display(a) for m, a in meters.items()}
         out["progressive_unit"] = PROGRESSIVE_UNIT
     return out
+
+
+def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress: Progress | None) -> dict:
+    """The Envy Bonus with the Progressive wager it is paid to (RULINGS R3, R18a, R24, R24c, R29).
+
+    ``lines`` count the hand of one other seat; every one of ``other_seats`` other seats is assumed
+    to hold a Progressive wager and to keep its cards on the layout, so each seat with a Progressive
+    wager receives, on average, ``other_seats`` times the Envy of one other seat.  The Envy is paid
+    to the Progressive wager and has no stake of its own: ``return`` is the Progressive wager's
+    return (the Progressive paytable of the same letter -- the only one R18a allows for HCF) plus
+    that Envy; ``envy_return`` is the Envy's share, ``envy_per_other_seat`` its share per seat.
+    """
+    progressive = paytable(table.game, "progressive", table.letter)
+    meters = parse_meters(progressive, meter_args)
+    space, counts, losing, per_seat = _exact_return(table, {}, progress)
+    _, _, _, progressive_return = _exact_return(progressive, meters, progress)
+    ret = progressive_return + other_seats * per_seat
+    out: dict = {
+        "game": table.game,
+        "wager": table.wager,
+        "paytable": table.letter,
+        "method": "exact",
+        "space": space,
+        "lines": [
+            {"line": line.key, "pays": line.pays.text, "count": n} for line, n in zip(table.lines, counts)
+        ],
+        "losing_count": losing,
+        "other_seats": other_seats,
+        "envy_per_other_seat": _six(per_seat),
+        "envy_return": _six(other_seats * per_seat),
+        "progressive_paytable": progressive.letter,
+        "progressive_return": _six(progressive_return),
+        "return": _six(ret),
+        "house_edge": _six(1 - ret),
+        "return_exact": f"{ret.numerator}/{ret.denominator}",
+        "meters": {m: meter_display(a) for m, a in meters.items()},
+        "progressive_unit": PROGRESSIVE_UNIT,
+    }
+    return out
+
+
+#: What one unit of the return is, per base game, and the initial wagers of that many units.
+BASE_UNIT: dict[str, tuple[str, int]] = {
+    UTH: ("the Ante; the equal Blind is placed too (2 units initially), as the Wizard of Odds counts it", 2),
+    JHE: ("the Ante; the equal X-tra Bonus is placed too (2 units initially), as for UTH", 2),
+    HCF: ("the Ante (1 unit initially)", 1),
+    RET: ("one Ante; the two equal Antes are placed (2 units initially), as for UTH", 2),
+}
+
+
+def _simulated(
+    game: str,
+    wager: str,
+    table: Paytable | None,
+    rounds: int,
+    seed: int,
+    progress: Progress | None,
+    workers: int | None,
+) -> dict:
+    from games.simulation import Spec, simulate
+    from games.strategy import STRATEGY_NAMES
+
+    letter = table.letter if table is not None else None
+    tally = simulate(Spec(game, wager, letter), rounds, seed, progress, workers)
+    mean = tally.mean()
+    low, high = tally.ci95()
+    lines = table.lines if table is not None else ()
+    out: dict = {
+        "game": game,
+        "wager": wager,
+        "paytable": letter,
+        "method": "simulation",
+        "rounds": rounds,
+        "seed": seed,
+        "lines": [{"line": line.key, "pays": line.pays.text, "count": tally.lines[i]} for i, line in enumerate(lines)],
+        "return": _six_dec(1 + mean),
+        "house_edge": _six_dec(-mean),
+        "ci95": [_six_dec(Decimal(repr(-high))), _six_dec(Decimal(repr(-low)))],
+    }
+    if wager == "base":
+        unit, initial = BASE_UNIT[game]
+        wagered = tally.wagered / rounds
+        out["unit"] = unit
+        out["strategy"] = STRATEGY_NAMES[game]
+        out["house_edge_per_initial_wagers"] = _six_dec(-mean / initial)
+        out["average_wagered"] = _six_dec(wagered)
+        out["element_of_risk"] = _six_dec(-mean / wagered)
+        out["wagers"] = {k: _six_dec(v / rounds) for k, v in tally.wagers.items()}
+        out["decisions"] = dict(sorted(tally.decisions.items()))
+        out["outcomes"] = dict(sorted(tally.outcomes.items()))
+        out["line_counts"] = _LINE_COUNTS_MEANING[game]
+    else:
+        out["losing_count"] = tally.outcomes["losing"]
+    return out
+
+
+_LINE_COUNTS_MEANING = {
+    UTH: "rounds in which the player beat the dealer, by the Blind line the hand made",
+    JHE: "rounds in which the player beat the dealer, by the X-tra Bonus line the hand made",
+    HCF: "none: the Ante and Raise pay 1 to 1 (HCF ch.12 §A)",
+    RET: "Run hands settled (two per round played to the end), by the Run line made",
+}
+
+
+def _six_dec(x: Decimal) -> Decimal:
+    """``x`` rounded half up to six decimals."""
+    return x.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP)
 
 
 def _six(x: Fraction) -> Decimal:

@@ -222,9 +222,9 @@ def test_line_returns():
         (["--game", "poker", "--wager", "trips"], "--game"),
         (["--game", UTH], "--wager"),
         (["--game", UTH, "--wager", "nope", "--paytable", "A"], "--wager"),
-        (["--game", UTH, "--wager", "base", "--paytable", "A"], "--wager"),
-        (["--game", UTH, "--wager", "bad_beat", "--paytable", "A"], "--wager"),
-        (["--game", RET, "--wager", "progressive", "--paytable", "A"], "--wager"),
+        (["--game", UTH, "--wager", "blind", "--paytable", "A"], "--wager"),
+        (["--game", UTH, "--wager", "bad_beat", "--paytable", "E"], "--paytable"),
+        (["--game", RET, "--wager", "progressive", "--paytable", "E"], "--paytable"),
         (["--game", UTH, "--wager", "trips"], "--paytable"),
         (["--game", UTH, "--wager", "trips", "--paytable", "F"], "--paytable"),
         (["--game", UTH, "--wager", "trips", "--paytable", "A", "--meter", "meter=1"], "--meter"),
@@ -242,9 +242,9 @@ def test_bad_arguments_are_refused_in_one_line(argv, named):
     assert err.count("\n") == 1 and named in err
 
 
-def test_base_game_refusal_says_not_built():
-    code, _, err = run("--game", HCF, "--wager", "base")
-    assert code == 2 and "not built yet" in err
+def test_parts_of_the_base_game_refused_naming_base():
+    code, _, err = run("--game", HCF, "--wager", "raise")
+    assert code == 2 and "--wager base" in err
 
 
 def test_readable_table():
