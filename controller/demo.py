@@ -43,9 +43,10 @@ SIM_MODULES = {
 class Control:
     """A simulator's line-JSON control port."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, url: str | None = None) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
         self.file = self.sock.makefile("rwb")
+        self.url = url  # where the simulated device itself listens
 
     def __call__(self, cmd: str, **kw) -> dict:
         self.file.write(json.dumps({"cmd": cmd, **kw}).encode() + b"\n")
@@ -57,13 +58,15 @@ class Control:
 
 
 def start_simulator(name: str, port: int, procs: list[subprocess.Popen]) -> Control:
+    """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
     args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0"]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
     if not line.startswith("listening") or "control" not in line:
         raise SystemExit(f"the {name} simulator did not start on port {port}: {line!r}")
-    return Control(urlsplit(line.split("control", 1)[1].strip()).port)
+    url, control = line.removeprefix("listening").split("control", 1)
+    return Control(urlsplit(control.strip()).port, url.strip())
 
 
 def stop_processes(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
@@ -250,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "0")), help="0: until Ctrl-C")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--state-dir", default=str(ROOT / "var" / "demo"), help="where the journal goes (emptied)")
+    parser.add_argument("--free-ports", action="store_true",
+                        help="each simulator picks a free port and the daemon is pointed at it (tests in parallel)")
     args = parser.parse_args(argv)
 
     demo_dir = Path(args.state_dir)
@@ -260,15 +265,17 @@ def main(argv: list[str] | None = None) -> int:
         stale.unlink()
     os.environ["TABLE_JOURNAL"] = str(journal)
     os.environ["TABLE_LOG_FORMAT"] = "json"
-    cfg = load_config(args.config)
 
     procs: list[subprocess.Popen] = []
     try:
         controls = {}
         for name in SIM_MODULES:
-            url = getattr(cfg.devices, name)
+            url = getattr(cfg0.devices, name)
             if url is not None:
-                controls[name] = start_simulator(name, urlsplit(url).port, procs)
+                controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs)
+                if args.free_ports:
+                    os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url or ""
+        cfg = load_config(args.config)
         for needed in ("panel", "progressive"):  # the dealer's buttons; the bet sensors
             if needed not in controls:
                 raise SystemExit(f"demo: {args.config} names no {needed}; the demo needs one")

@@ -79,22 +79,24 @@ class SimulatedTable:
 
 @contextlib.contextmanager
 def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
-                    add_devices: tuple[str, ...] = ()) -> Iterator[SimulatedTable]:
-    """The example table of ``game`` (config/), plus ``add_devices`` its configuration does not have."""
-    path = ROOT / "config" / f"{game}.toml"
+                    add_devices: tuple[str, ...] = (), config: Path | None = None) -> Iterator[SimulatedTable]:
+    """The example table of ``game`` (config/, or the ``config`` file given), plus ``add_devices`` its
+    configuration does not have.  Each simulator picks a free port itself (no port chosen here can be
+    taken by another test in between); the daemon is pointed at what it says."""
+    path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
-    for device, scheme in SCHEMES.items():
-        present = f"\n{device} =" in text or device in add_devices
-        monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", f"{scheme}://127.0.0.1:{free_port()}" if present else "null")
-    monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-    monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
-    cfg = load_config(path)
     procs: list[subprocess.Popen] = []
     try:
-        from urllib.parse import urlsplit
-
-        controls = {d: start_simulator(d, urlsplit(getattr(cfg.devices, d)).port, procs)
-                    for d in SCHEMES if getattr(cfg.devices, d)}
+        controls = {}
+        for device in SCHEMES:
+            if f"\n{device} =" in text or device in add_devices:
+                controls[device] = start_simulator(device, 0, procs)
+                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
+            else:
+                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
+        monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+        monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
+        cfg = load_config(path)
         dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(seed))
         t = SimulatedTable(cfg, path, state_dir, controls, dealer, procs)
         yield t

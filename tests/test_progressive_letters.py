@@ -20,24 +20,17 @@ it; at the end ``tablectl progressive history`` lists every hit.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import random
 import re
-import subprocess
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 
 from controller.cli import main as tablectl
-from controller.config import load_config
-from controller.demo import Dealer, start_simulator, stop_processes
 from controller.journal import Journal
-from daemon_harness import ROOT, SCHEMES, SimulatedTable, free_port
+from daemon_harness import ROOT, simulated_table
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds
@@ -142,24 +135,9 @@ def write_config(game: str, letter: str, unit: int, where: Path) -> tuple[Path, 
     return path, meters
 
 
-@contextlib.contextmanager
-def letter_table(config: Path, state_dir: Path, monkeypatch) -> Iterator[SimulatedTable]:
+def letter_table(config: Path, state_dir: Path, monkeypatch):
     """daemon_harness.simulated_table with a configuration file of our own."""
-    text = config.read_text()
-    for device, scheme in SCHEMES.items():
-        present = f"\n{device} =" in text
-        monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", f"{scheme}://127.0.0.1:{free_port()}" if present else "null")
-    monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-    monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
-    cfg = load_config(config)
-    procs: list[subprocess.Popen] = []
-    try:
-        controls = {d: start_simulator(d, urlsplit(getattr(cfg.devices, d)).port, procs)
-                    for d in SCHEMES if getattr(cfg.devices, d)}
-        dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(1))
-        yield SimulatedTable(cfg, config, state_dir, controls, dealer, procs)
-    finally:
-        stop_processes(procs, timeout=15)
+    return simulated_table("", state_dir, monkeypatch, config=config)
 
 
 # -- what the paytables say -----------------------------------------------------------------------
