@@ -152,6 +152,7 @@ class TableDaemon:
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
         self.next_place: str | None = None  # where the next card of a deal goes (shown to the dealer)
         self._deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
+        self.notice: str | None = None  # what the dealer must know until the round closes
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self._progressive_reset_pending = False  # the last round's flags and lock-out not yet cleared
         self._tasks: set[asyncio.Task] = set()
@@ -676,6 +677,7 @@ class TableDaemon:
         self.round = await RoundController.open(round_id, round_setup(self.cfg, self.meters), self.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
         self._late_journaled = set()
+        self.notice = None
         self.validation = []
         self._tell(f"round {round_id}: place your bets")
 
@@ -1031,15 +1033,38 @@ class TableDaemon:
         if r is None or self.progressive is None or not self.cfg.progressive.enabled or self.progressive_off:
             return
         try:
-            late = await self.progressive.late_seats()
+            st = await self.progressive.status()
         except DeviceError as e:
             self.log.error("late wagers not read", error=str(e))
             return
-        new = sorted(set(late) - self._late_journaled)
+        late = set(st.late)
+        if r.phase is not Phase.WAGERS:
+            # a wager the system took after no more bets was not this round's (ch.8 §C(2))
+            late |= set(st.accepted) - set(r.progressive_seats())
+            if not st.locked_out:
+                await self._lockout_lost()
+        new = sorted(late - self._late_journaled)
         if new:
             self.journal.append(None, prog.LATE_WAGER, {"round": r.round_id, "seats": new})
             self._late_journaled |= set(new)
             self.log.warning("late progressive wager", seats=new)
+
+    async def _lockout_lost(self) -> None:
+        """The progressive system no longer holds the lock-out it confirmed at no more bets (it was
+        power cycled): set it again, and the lights and signs it lost; journaled, the dealer told."""
+        r = self.round
+        assert r is not None and self.progressive is not None
+        self.journal.append(None, prog.LOCKOUT_LOST, {"round": r.round_id})
+        self.log.error("progressive lock-out lost during the round")
+        try:
+            await self.progressive.lock_out(True)
+            await self.progressive.set_lights(accepted=r.progressive_seats())
+        except (DeviceError, LockoutNotConfirmed) as e:
+            self.log.error("lock-out not set again", error=str(e))
+        await self._show_meters()
+        self.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
+                       "again: a progressive wager placed meanwhile does not count (ch.8 §C(2))")
+        self._tell(f"{self.message} -- NOTE: {self.notice}")
 
     async def _reset_progressive(self) -> None:
         """After a round: lights off, the accepted and late flags cleared, the lock-out released.
@@ -1231,6 +1256,7 @@ class TableDaemon:
             "state": self.life.state.value,
             "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
             "message": self.message,
+            "notice": self.notice,
             "presses_handled": self.presses_handled,
             "expecting_cards": self.expecting,
             "next_card_to": self.next_place if self.expecting else None,

@@ -35,6 +35,7 @@ PROGRESSIVE_HIT = "progressive_hit"  # table event: {"round", "hit", "seat", "wa
 LATE_WAGER = "late_progressive_wager"  # table event: {"round", "seats"}
 DISABLED = "progressive_disabled"  # table event: {"round", "reason"}
 ENABLED = "progressive_enabled"  # table event: {"round"}
+LOCKOUT_LOST = "progressive_lockout_lost"  # table event: {"round"}: found released mid-round, set again
 
 VALIDATION_CLAUSE = {
     "ultimate_texas_holdem": "UTH ch.11 §J(2)(c)",

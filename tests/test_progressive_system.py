@@ -302,3 +302,27 @@ def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_ba
         kinds = [e.kind for e in j.events(None)]
     assert shown[:2] == [int(meters["major"] * 100), int(meters["minor"] * 100)]
     assert kinds.count("progressive_disabled") == 1 and kinds.count("progressive_enabled") == 1
+
+
+def test_a_lock_out_lost_mid_round_is_set_again_and_the_wager_taken_meanwhile_does_not_count(tmp_path, monkeypatch):
+    """ch.8 §C(2): wagers are locked out from no more bets to the end of the round.  A progressive
+    system power cycled mid-round comes back unlocked with dark signs: the daemon finds it, journals
+    it, locks out again and shows the meters again; a wager the system took meanwhile is not counted."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        start(t)
+        bets(t, {1: 10}, [1])
+        s = t.press("no_more_bets")
+        round_id = s["round"]["round_id"]
+        t.controls["progressive"]("reset")  # power cycle: lock-out released, flags and signs cleared
+        assert t.controls["progressive"]("wager", seat=2)["accepted"] is True  # taken by the device
+        s = t.press("confirm")  # the count: the daemon reads the system again
+        assert phase(s) == "decisions" and "lost its lock-out" in s["notice"], s
+        out = t.controls["progressive"]("outputs")
+        assert out["lockout"] is True and out["lights"]["accepted"] == [1]
+        assert "progressive" not in s["round"]["seats"].get("2", {}).get("wagers", {})
+    with Journal(t.journal_path) as j:
+        table = [(e.kind, e.data) for e in j.events(None)]
+        meters = j.meter_values()
+    assert ("progressive_lockout_lost", {"round": round_id}) in table
+    assert ("late_progressive_wager", {"round": round_id, "seats": [2]}) in table
+    assert out["meters"][:2] == [int(meters["major"] * 100), int(meters["minor"] * 100)]
