@@ -32,6 +32,26 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def phase(s: dict) -> str | None:
+    return (s.get("round") or {}).get("phase")
+
+
+def round_id(s: dict) -> str | None:
+    return (s.get("round") or {}).get("round_id")
+
+
+def view(s: dict) -> tuple:
+    """What a press changes (not the devices' health, which the daemon also publishes at any time)."""
+    r = s.get("round") or {}
+    return (r.get("round_id"), r.get("phase"), repr(r.get("to_act")), s.get("message"), repr(s.get("next_step")),
+            s.get("expecting_cards"))
+
+
+def at_rest(s: dict) -> bool:
+    """Nothing is being dealt: no card asked of the shoe, the round not in the middle of a press's work."""
+    return not s.get("expecting_cards") and phase(s) not in ("dealing", "no_more_bets", "reveal")
+
+
 @dataclass
 class SimulatedTable:
     cfg: TableConfig

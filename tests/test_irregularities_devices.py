@@ -26,7 +26,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import at_rest as _at_rest, phase as _phase, round_id as _round_id, simulated_table, view as _view
 from games.cards import DECK
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
@@ -56,26 +56,6 @@ def _between_rounds(game: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
-
-def _round_id(s: dict) -> str | None:
-    return (s.get("round") or {}).get("round_id")
-
-
-def _view(s: dict) -> tuple:
-    """What a press changes (not the devices' health, which the daemon also publishes at any time)."""
-    r = s.get("round") or {}
-    return (r.get("round_id"), r.get("phase"), repr(r.get("to_act")), s.get("message"), repr(s.get("next_step")),
-            s.get("expecting_cards"))
-
-
-def _at_rest(s: dict) -> bool:
-    """Nothing is being dealt: no card asked of the shoe, the round not in the middle of a press's work."""
-    return not s.get("expecting_cards") and _phase(s) not in ("dealing", "no_more_bets", "reveal")
 
 
 def _act(t, button: str, *, key: bool = False, told: bool = True) -> dict:

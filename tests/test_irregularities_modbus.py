@@ -44,7 +44,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import at_rest as _at_rest, phase as _phase, round_id as _round_id, simulated_table, view as _view
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES as RULES
@@ -59,24 +59,6 @@ VALIDATION = {"UTH": "UTH ch.11 §J(2)(c)", "JHE": "JHE ch.11 §K(2)(c)", "HCF":
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
-
-def _round_id(s: dict) -> str | None:
-    return (s.get("round") or {}).get("round_id")
-
-
-def _view(s: dict) -> tuple:
-    r = s.get("round") or {}
-    return (r.get("round_id"), r.get("phase"), repr(r.get("to_act")), s.get("message"), repr(s.get("next_step")),
-            s.get("expecting_cards"))
-
-
-def _at_rest(s: dict) -> bool:
-    return not s.get("expecting_cards") and _phase(s) not in ("dealing", "no_more_bets", "reveal")
 
 
 def _act(t, button: str, *, key: bool = False) -> dict:
