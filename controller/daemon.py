@@ -950,19 +950,24 @@ class TableDaemon:
         if self.shoe is not None:
             await self._count_stub()
         await self._release_dealer_cards()
-        settlement = await r.settle()
+        await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
         if self.game.dealer_cards:
             dealer = " ".join(r.public_view()["dealer"])
             self._tell(f"dealer shows {dealer}; pay and collect as shown, then confirm")
         else:
             self._tell("pay and collect as shown, then confirm")
-        for seat in settlement.seats:
+        self._log_settlement()
+        await self._hold_for_validation()
+
+    def _log_settlement(self) -> None:
+        r = self.round
+        assert r is not None and r.settlement is not None
+        for seat in r.settlement.seats:
             wagers = ", ".join(f"{k} {w.result} {display(w.net):+}" for k, w in seat.wagers.items())
             hand = seat.hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in seat.hand.items())
             self.log.info("settle", round_id=r.round_id, seat=seat.seat, hand=hand,
                           wagers=wagers, net=str(display(seat.net)))
-        await self._hold_for_validation()
 
     # ------------------------------------------------------------------ the progressive system
 
@@ -1195,6 +1200,7 @@ class TableDaemon:
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
         self._tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm")
         if keep:
+            self._log_settlement()
             await self._hold_for_validation()
         raise RoundStopped(reason)
 

@@ -701,6 +701,13 @@ class RoundController:
             view["dealer"] = [c.text for c in self.dealer]
         else:
             view["dealer"] = len(self.dealer)
+        if self.settlement is not None and self.phase in (Phase.SETTLED, Phase.VOIDED, Phase.COMPLETE):
+            # what the dealer pays and collects (public once settled or voided)
+            view["settlement"] = {
+                str(st.seat): {k: {"result": w.result, "net": str(w.net), **({"line": w.line} if w.line else {})}
+                               for k, w in st.wagers.items()}
+                for st in self.settlement.seats
+            }
         if self.phase is Phase.HALTED:
             view["halted"] = {"reason": self.halt_reason, "in": self.halted_from.value if self.halted_from else None}
         return view

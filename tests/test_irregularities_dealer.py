@@ -81,6 +81,9 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
         s = t.dealer.with_key(s, "confirm")
         assert _phase(s) == "voided", s["message"]
         assert "settle trips as shown" in s["message"]
+        shown = s["round"]["settlement"]  # what the dealer pays and returns, on the status
+        assert shown["1"]["trips"]["result"] == "win" and shown["1"]["ante"] == {"result": "push", "net": "0"}
+        assert shown["2"]["trips"] == {"result": "lose", "net": "-5"}
         s = t.press("confirm")
         assert _phase(s) != "voided"
     r = _restored(t.journal_path, round_id)
