@@ -551,7 +551,17 @@ def analyze(
         return _envy(table, meter_args, other_seats, progress)
     meters = parse_meters(table, meter_args)
     space, counts, losing, ret = _exact_return(table, meters, progress)
-    out: dict = {
+    out = {**_exact_head(table, space, counts, losing),
+           "return": _six(ret), "house_edge": _six(1 - ret), "return_exact": f"{ret.numerator}/{ret.denominator}"}
+    if meters:
+        out["meters"] = {m: meter_display(a) for m, a in meters.items()}
+        out["progressive_unit"] = PROGRESSIVE_UNIT
+    return out
+
+
+def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> dict:
+    """The contract's fields of an exact par sheet up to the losing count, lines in paytable order."""
+    return {
         "game": table.game,
         "wager": table.wager,
         "paytable": table.letter,
@@ -561,14 +571,7 @@ def analyze(
             {"line": line.key, "pays": line.pays.text, "count": n} for line, n in zip(table.lines, counts)
         ],
         "losing_count": losing,
-        "return": _six(ret),
-        "house_edge": _six(1 - ret),
-        "return_exact": f"{ret.numerator}/{ret.denominator}",
     }
-    if meters:
-        out["meters"] = {m: meter_display(a) for m, a in meters.items()}
-        out["progressive_unit"] = PROGRESSIVE_UNIT
-    return out
 
 
 def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress: Progress | None) -> dict:
@@ -587,15 +590,7 @@ def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress
     _, _, _, progressive_return = _exact_return(progressive, meters, progress)
     ret = progressive_return + other_seats * per_seat
     out: dict = {
-        "game": table.game,
-        "wager": table.wager,
-        "paytable": table.letter,
-        "method": "exact",
-        "space": space,
-        "lines": [
-            {"line": line.key, "pays": line.pays.text, "count": n} for line, n in zip(table.lines, counts)
-        ],
-        "losing_count": losing,
+        **_exact_head(table, space, counts, losing),
         "other_seats": other_seats,
         "envy_per_other_seat": _six(per_seat),
         "envy_return": _six(other_seats * per_seat),
