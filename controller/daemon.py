@@ -880,16 +880,12 @@ class TableDaemon:
             finally:
                 self.next_place = None
             for card, face_up in got:
-                if r.has_card(card):  # a card twice in one round: a card from another deck is in it (P40)
-                    await self._irregular_void(f"the same card came out twice this round: a card from another deck "
-                                               f"(P40; {clause('stub_count', self.game.short)})",
-                                               remove_deck="a card of another deck is in it")
+                if r.has_card(card):
+                    await self._card_of_another_deck("the same card came out twice this round")
                 if face_up:
                     await self._face_up_card(card)
-                    if as_stack and self.shoe is None:  # a shuffler's stack cannot skip a card (P35)
-                        await self._irregular_void(
-                            f"a card came out of the shuffler face up inside a stack (P35; "
-                            f"{clause('face_up', self.game.short)})")
+                    if as_stack and self.shoe is None:
+                        await self._face_up_in_stack("a card came out of the shuffler face up inside a stack")
                     continue
                 place = place_key(todo.pop(0))
                 await r.card(place, card)
@@ -934,14 +930,11 @@ class TableDaemon:
             assert self.shuffler is not None
             stack = dealer_release_stack(self.game)
             released = await self.shuffler.release()
-            if any(released.face_up):  # a held stack cannot skip a card (P35)
-                await self._irregular_void(f"a dealer card came out of the shuffler face up (P35; "
-                                           f"{clause('face_up', self.game.short)})")
+            if any(released.face_up):
+                await self._face_up_in_stack("a dealer card came out of the shuffler face up")
             for place, card in zip(stack.places, released):
                 if r.has_card(card):
-                    await self._irregular_void(f"the same card came out twice this round: a card from another deck "
-                                               f"(P40; {clause('stub_count', self.game.short)})",
-                                               remove_deck="a card of another deck is in it")
+                    await self._card_of_another_deck("the same card came out twice this round")
                 await r.card(place_key(place), card)
 
     async def _reveal_and_settle(self) -> None:
@@ -1204,14 +1197,22 @@ class TableDaemon:
             await self._hold_for_validation()
         raise RoundStopped(reason)
 
+    async def _card_of_another_deck(self, seen: str) -> None:
+        """P40: a card seen twice in one round means a card of another deck is in this one: every hand
+        void, and the deck leaves the table as one that is not 52 cards of one deck (ch.8 §G(2))."""
+        await self._irregular_void(f"{seen}: a card from another deck (P40; {clause('stub_count', self.game.short)})",
+                                   remove_deck="a card of another deck is in it")
+
+    async def _face_up_in_stack(self, what: str) -> None:
+        """P35: a stack cannot skip a card as a shoe can (ch.13 §A): every hand void."""
+        await self._irregular_void(f"{what} (P35; {clause('face_up', self.game.short)})")
+
     async def _device_error(self, e: DeviceError) -> None:
         """A device reported a fault: the rules' remedy when they name it (P40), otherwise fail closed (halt)."""
         r = self.round
         dealing = r is not None and r.phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
         if dealing and isinstance(e, DuplicateCardError):
-            await self._irregular_void(f"the {e.device} read a card twice: a card from another deck "
-                                       f"(P40; {clause('stub_count', self.game.short)})",
-                                       remove_deck="a card of another deck is in it")
+            await self._card_of_another_deck(f"the {e.device} read a card twice")
         if dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
             await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})")
