@@ -289,8 +289,7 @@ class RoundController:
 
     def cards_out(self) -> int:
         """Every card this round took from the deck: dealt, burned, discarded."""
-        return (len(self.dealer) + len(self.community) + len(self.bonus_box) + self.burned + len(self.discarded)
-                + sum(len(s.cards) for s in self.seats.values()))
+        return len(self._dealt_cards()) + self.burned + len(self.discarded)
 
     def progressive_seats(self) -> list[int]:
         """Seats whose progressive wager the system accepted and that are still in the round."""
@@ -301,10 +300,15 @@ class RoundController:
         return parse_card(card) in self._all_cards()
 
     def _all_cards(self) -> set[Card]:
-        cards = set(self.dealer) | set(self.community.values()) | set(self.bonus_box) | set(self.discarded)
-        for s in self.seats.values():
-            cards |= set(s.cards)
-        return cards
+        """Every card out of the deck this round that is known: on the layout, or discarded."""
+        return set(self._dealt_cards()) | set(self.discarded)
+
+    def _dealt_cards(self) -> list[Card]:
+        """The cards on the layout: the seats', the dealer's, the community, the bonus box."""
+        out = list(self.dealer) + list(self.community.values()) + list(self.bonus_box)
+        for st in self.seats.values():
+            out += st.cards
+        return out
 
     def _community_index(self, key: str) -> int:
         names = self.game.community_names
@@ -461,12 +465,6 @@ class RoundController:
         if meters is not None:
             data["meters"] = {k: str(v) for k, v in meters.items()}
         await self._record("seat_skipped", data)
-
-    def _dealt_cards(self) -> list[Card]:
-        out = list(self.dealer) + list(self.community.values()) + list(self.bonus_box)
-        for st in self.seats.values():
-            out += st.cards
-        return out
 
     async def _apply_seat_skipped(self, data: Mapping[str, Any]) -> None:
         self.seats[data["seat"]].skipped = True
