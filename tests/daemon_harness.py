@@ -15,12 +15,15 @@ import random
 import socket
 import subprocess
 import sys
+from collections import defaultdict
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Iterator
 
 from controller.config import TableConfig, load_config
 from controller.demo import Control, Dealer, start_simulator, stop_processes
+from controller.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMES = {"shuffler": "socket", "shoe": "socket", "progressive": "tcp", "panel": "tcp"}
@@ -40,11 +43,20 @@ def round_id(s: dict) -> str | None:
     return (s.get("round") or {}).get("round_id")
 
 
-def view(s: dict) -> tuple:
-    """What a press changes (not the devices' health, which the daemon also publishes at any time)."""
-    r = s.get("round") or {}
-    return (r.get("round_id"), r.get("phase"), repr(r.get("to_act")), s.get("message"), repr(s.get("next_step")),
-            s.get("expecting_cards"))
+def journal(t: "SimulatedTable", round_id: str | None):
+    """The round's journal events and the table's."""
+    with Journal(t.journal_path) as j:
+        return j.events(round_id), j.events(None)
+
+
+def meter_sum(events) -> dict[str, Decimal]:
+    """What the ``meter_add`` events among ``events`` added to each meter, in total."""
+    total: dict[str, Decimal] = defaultdict(Decimal)
+    for e in events:
+        if e.kind == "meter_add":
+            for meter, value in e.data["meters"].items():
+                total[meter] += Decimal(str(value))
+    return dict(total)
 
 
 def at_rest(s: dict) -> bool:
@@ -84,7 +96,10 @@ class SimulatedTable:
             self.dealer.step()
         raise AssertionError(f"the table did not open in {steps} steps: {self.status()}")
 
-    def press(self, button: str) -> dict:
+    def press(self, button: str, *, key: bool = False) -> dict:
+        """Press ``button`` (with the floor supervisor's key turned); the status once the daemon took it."""
+        if key:
+            return self.dealer.with_key(self.status(), button)
         return self.dealer.press(self.status(), button)
 
     def until(self, predicate, what: str, steps: int = 200) -> dict:

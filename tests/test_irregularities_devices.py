@@ -19,14 +19,13 @@ each Ante and one progressive wager.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
-from daemon_harness import at_rest as _at_rest, phase as _phase, round_id as _round_id, simulated_table, view as _view
+from daemon_harness import at_rest as _at_rest, journal as _journal, meter_sum as _meter_sum, phase as _phase
+from daemon_harness import round_id as _round_id, simulated_table
 from games.cards import DECK
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
@@ -58,20 +57,6 @@ def _between_rounds(game: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------- helpers
 
 
-def _act(t, button: str, *, key: bool = False, told: bool = True) -> dict:
-    """Press ``button`` (with the supervisor's key) and wait until the daemon has taken it.  The daemon
-    also publishes its status when a device's health changes, in the middle of a press: a press is
-    taken once the dealer is told something new (``told``), otherwise once the view changed."""
-    before = t.status()
-    if key:
-        t.dealer.with_key(before, button)
-    else:
-        t.press(button)
-    if told:
-        return t.until(lambda s: s.get("message") != before.get("message"), f"{button} taken")
-    return t.until(lambda s: _view(s) != _view(before), f"{button} taken")
-
-
 def _next_round(t, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict]:
     """Do every step the daemon requires (with the key where it says so) until a round other than
     ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck."""
@@ -85,7 +70,7 @@ def _next_round(t, old: str | None, *, load_shoe: bool = True) -> tuple[list[str
         if s.get("next_step"):
             step = s["next_step"]
             steps.append(step["step"])
-            _act(t, step["button"], key=step["key"])
+            t.press(step["button"], key=step["key"])
         elif _phase(s) == "wagers" and _round_id(s) != old:
             return steps, s
         else:
@@ -113,7 +98,7 @@ def _bet(t, s: dict, *, progressive: bool = True) -> str:
 
 
 def _no_more_bets(t, *, progressive: bool = True) -> dict:
-    s = _act(t, "no_more_bets")
+    s = t.press("no_more_bets")
     assert _phase(s) == "no_more_bets", s["message"]
     assert ("progressive" in s["round"]["seats"][str(SEAT)]["wagers"]) == progressive
     return s
@@ -134,7 +119,7 @@ def _decide(t, s: dict) -> None:
         button = f"bet_{min(to_act['multiples'])}x"
     else:
         button = "fold"
-    _act(t, button, told=False)  # "seat 2: check" twice in a row is a new decision all the same
+    t.press(button)  # "seat 2: check" twice in a row is a new decision all the same
 
 
 def _play_out(t) -> dict:
@@ -152,23 +137,9 @@ def _confirm(t) -> dict:
     """The dealer paid and collected (or returned every wager) as shown, and confirms: the round closes."""
     s = t.status()
     if s.get("validation"):
-        s = _act(t, "confirm", key=True)
+        s = t.press("confirm", key=True)
     t.controls["progressive"]("set_bets", bets={})
-    return _act(t, "confirm")
-
-
-def _journal(t, round_id: str):
-    with Journal(t.journal_path) as j:
-        return j.events(round_id), j.events(None)
-
-
-def _meter_sum(events) -> dict[str, Decimal]:
-    total: dict[str, Decimal] = defaultdict(Decimal)
-    for e in events:
-        if e.kind == "meter_add":
-            for meter, value in e.data["meters"].items():
-                total[meter] += Decimal(str(value))
-    return dict(total)
+    return t.press("confirm")
 
 
 def _assert_voided(events, cites: str) -> None:
@@ -375,7 +346,7 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
         else:
             assert s["next_step"]["step"] == "shuffled", s["message"]
             assert SHUFFLE_FAILED[case.game] in s["message"], s["message"]
-        s = _act(t, "no_more_bets")
+        s = t.press("no_more_bets")
         assert s["message"].startswith("refused: first:") and s["round"] is None  # no round from that deck
         for cmd, args in case.fix:
             t.controls["shuffler"](cmd, **args)
@@ -431,15 +402,15 @@ def test_a_card_device_that_stops_answering_while_dealing_halts_the_round(case: 
         s = t.until(lambda s: _phase(s) == "halted", "the round halted")
         assert s["round"]["halted"]["in"] == "dealing" and device in s["round"]["halted"]["reason"]
         assert s["message"].startswith("HALTED"), s["message"]
-        s = _act(t, "confirm", key=True)  # not while the device is still gone
+        s = t.press("confirm", key=True)  # not while the device is still gone
         assert _phase(s) == "halted" and s["message"].startswith("refused") and "not answering" in s["message"]
         if case.then == "void_round":
-            s = _act(t, "void_round", key=True)
+            s = t.press("void_round", key=True)
             assert _phase(s) == "voided", s["message"]
         t.controls[device]("plug")
         s = t.until(lambda s: s["devices"][device] != "offline", f"the {device} back")
         if case.then == "resume":
-            _act(t, "confirm", key=True)
+            t.press("confirm", key=True)
             s = t.until(lambda s: _phase(s) == "voided", "the round resumed and voided")
         s = _confirm(t)
         steps, s = _next_round(t, round_id)
@@ -470,9 +441,9 @@ def test_the_shuffler_back_before_the_dealer_stack_is_released_resumes_the_round
         assert _phase(s) == "halted" and s["round"]["halted"]["in"] == "reveal", s["message"]
         t.controls["shuffler"]("plug")
         s = t.until(lambda s: s["devices"]["shuffler"] != "offline", "the shuffler back")
-        s = _act(t, "confirm", key=True)
+        s = t.press("confirm", key=True)
         assert _phase(s) == "reveal" and s["message"].startswith("round resumed"), s["message"]
-        s = _act(t, "confirm")  # the dealer's stack is released, the round settles
+        s = t.press("confirm")  # the dealer's stack is released, the round settles
         assert _phase(s) == "settled" and len(s["round"]["dealer"]) == 2, s["message"]
         _confirm(t)
         _next_round(t, round_id)
@@ -588,7 +559,7 @@ def test_the_progressive_system_not_answering(game, tmp_path, monkeypatch):
         _confirm(t)
         _, s = _next_round(t, round_id)
         second = _bet(t, s, progressive=False)  # the player does not make the progressive wager again
-        s = _act(t, "no_more_bets")
+        s = t.press("no_more_bets")
         assert _phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")

@@ -38,13 +38,12 @@ by a known press made afterwards (the daemon takes presses one at a time, in ord
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
-from daemon_harness import at_rest as _at_rest, phase as _phase, round_id as _round_id, simulated_table, view as _view
+from daemon_harness import at_rest as _at_rest, journal as _journal, meter_sum as _meter_sum, phase as _phase
+from daemon_harness import round_id as _round_id, simulated_table
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES as RULES
@@ -61,16 +60,6 @@ VALIDATION = {"UTH": "UTH ch.11 §J(2)(c)", "JHE": "JHE ch.11 §K(2)(c)", "HCF":
 # ---------------------------------------------------------------------------------------------- helpers
 
 
-def _act(t, button: str, *, key: bool = False) -> dict:
-    """Press ``button`` (with the supervisor's key) and wait until the daemon has taken it."""
-    before = t.status()
-    if key:
-        t.dealer.with_key(before, button)
-    else:
-        t.press(button)
-    return t.until(lambda s: _view(s) != _view(before), f"{button} taken")
-
-
 def _next_round(t, old: str | None, *, load_shoe: bool = True) -> dict:
     """Do every step the daemon requires until a round other than ``old`` takes wagers (a shoe table
     gets a fresh deck)."""
@@ -81,7 +70,7 @@ def _next_round(t, old: str | None, *, load_shoe: bool = True) -> dict:
         assert t.daemon is not None and t.daemon.poll() is None, "the daemon exited"
         s = t.status()
         if s.get("next_step"):
-            _act(t, s["next_step"]["button"], key=s["next_step"]["key"])
+            t.press(s["next_step"]["button"], key=s["next_step"]["key"])
         elif _phase(s) == "wagers" and _round_id(s) != old:
             return s
         else:
@@ -164,11 +153,6 @@ def _until_device(t, device: str, offline: bool) -> dict:
                    f"the {device} {'offline' if offline else 'back'}")
 
 
-def _journal(t, round_id: str | None):
-    with Journal(t.journal_path) as j:
-        return j.events(round_id), j.events(None)
-
-
 def _kinds(events) -> list[str]:
     return [e.kind for e in events]
 
@@ -176,15 +160,6 @@ def _kinds(events) -> list[str]:
 def _decisions(events) -> list[tuple[int, str]]:
     return [(e.data["seat"], f"{e.data['multiple']}x" if e.data["multiple"] else
              "check" if e.data["check"] else "fold") for e in events if e.kind == "decision"]
-
-
-def _meter_sum(events) -> dict[str, Decimal]:
-    total: dict[str, Decimal] = defaultdict(Decimal)
-    for e in events:
-        if e.kind == "meter_add":
-            for meter, value in e.data["meters"].items():
-                total[meter] += Decimal(str(value))
-    return dict(total)
 
 
 def _cid(text: str) -> str:
