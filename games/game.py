@@ -170,7 +170,7 @@ class Game:
         """Add the Envy Bonus of every seat with a Progressive wager (R18a, R24, R24c, R29).
 
         ``envy_made`` is, per seat, the Envy table lines its qualifying hand makes
-        (UTH: the final five-card hand, R24a; HCF: the seven cards; RET: the better Run hand).
+        (UTH and JHE: the two cards and the flop, R24a; HCF: the seven cards; RET: the 1st Run hand, R29).
         """
         progressive = round.progressive
         if progressive is None or progressive.envy is None:
