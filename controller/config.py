@@ -34,6 +34,7 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
     log_format = "auto"             # json | console | auto
+    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (ch.7 §C(2), P42)
 
     [dealing]
     procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
@@ -334,6 +335,9 @@ class TableConfig(BaseSettings):
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     journal: Path
     log_format: Literal["json", "console", "auto"] = "auto"
+    # ch.7 §C(2), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
+    abandoned_wagers: Literal["losing", "returned"] = "losing"
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):

@@ -36,6 +36,7 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -587,8 +588,15 @@ class TableDaemon:
             raise SeatSkipped(seat, who)
         if what == "player_left":
             assert r is not None and seat is not None
-            await r.abandon(seat, who)
-            self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
+            returned = self.cfg.abandoned_wagers == "returned"
+            meters = self._without_contribution(seat) if returned else None
+            await r.abandon(seat, who, returned=returned, meters=meters)
+            await self._take_back_contribution(meters)
+            if returned:
+                self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is returned -- "
+                           "return them")
+            else:
+                self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
             if r.phase is Phase.REVEAL:
                 await self._deal_streets(len(self.game.streets))
                 await self._reveal_and_settle()
@@ -612,17 +620,31 @@ class TableDaemon:
         wager's contribution taken back, R7a), every card dealt so far is where it really went."""
         r = self.round
         assert r is not None
-        meters = None
-        if "progressive" in r.seats[seat].wagers and self.cfg.progressive.enabled:
-            taken = {m: -v for m, v in self.meters.contributions(1).items()}
-            meters = {m: Decimal(str(v)) + taken[m] for m, v in r.setup.progressive["meters"].items()}
+        meters = self._without_contribution(seat)
         await r.skip_seat(seat, who, cards, meters)
-        if meters is not None:
-            self.journal.append(r.round_id, "meter_add", {"meters": taken})
-            await self._show_meters()
+        await self._take_back_contribution(meters)
         where = clause("skipped", self.game.short)
         self._tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
                    "dealing goes on without it")
+
+    def _without_contribution(self, seat: int) -> dict[str, Decimal] | None:
+        """The round's meters without the seat's progressive contribution (R7a), or None without one."""
+        r = self.round
+        assert r is not None
+        if "progressive" not in r.seats[seat].wagers or not self.cfg.progressive.enabled:
+            return None
+        taken = self.meters.contributions(1)
+        return {m: Decimal(str(v)) - taken[m] for m, v in r.setup.progressive["meters"].items()}
+
+    async def _take_back_contribution(self, meters: Mapping[str, Decimal] | None) -> None:
+        """Journal the contribution taken back with the round's new meters (R7a) and show them."""
+        if meters is None:
+            return
+        r = self.round
+        assert r is not None
+        taken = {m: -v for m, v in self.meters.contributions(1).items()}
+        self.journal.append(r.round_id, "meter_add", {"meters": taken})
+        await self._show_meters()
 
     async def _device_service(self, what: str, who: str) -> None:
         """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order

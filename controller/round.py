@@ -92,7 +92,8 @@ class SeatState:
     multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
-    abandoned: bool = False  # the player left mid-round: every wager treated as losing (ch.7 §C(2), P42)
+    abandoned: bool = False  # the player left mid-round (ch.7 §C(2), P42)
+    abandoned_returned: bool = False  # ... and the facility returns abandoned wagers instead of taking them (P42)
     skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
 
     @property
@@ -433,15 +434,21 @@ class RoundController:
             s.multiples.append(data["multiple"])
         await self._advance()
 
-    async def abandon(self, seat: int, who: str) -> None:
+    async def abandon(self, seat: int, who: str, *, returned: bool = False,
+                      meters: Mapping[str, Decimal] | None = None) -> None:
         """A player left the table during the round (ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
-        wager of that seat as losing (P42).  The seat is asked nothing more; its cards stay out of the deck
-        (the stub count still counts them) but make no hand: no payout, no Envy Bonus for others."""
+        wager of that seat as losing, or (``returned``, its configured choice) returns them (P42).  The seat
+        is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
+        hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive
+        contribution, when a returned progressive wager takes it back (R7a)."""
         self._require(Phase.DECISIONS, Phase.REVEAL)
         s = self.seats.get(seat)
         if s is None or s.out:
             raise RoundRefused(f"seat {seat} is not playing this round")
-        await self._record("seat_abandoned", {"seat": seat, "by": who})
+        data: dict[str, Any] = {"seat": seat, "by": who, "wagers": "returned" if returned else "losing"}
+        if meters is not None:
+            data["meters"] = {k: str(v) for k, v in meters.items()}
+        await self._record("seat_abandoned", data)
 
     async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]],
                         meters: Mapping[str, Decimal] | None = None) -> None:
@@ -471,14 +478,21 @@ class RoundController:
         for st in self.seats.values():
             st.cards = []
         self.dealer, self.community, self.bonus_box = [], {}, []
-        if "meters" in data and self.setup.progressive:
-            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
-            self.setup = replace(self.setup, progressive=progressive)
+        self._set_meters(data)
         for place, card in data["cards"]:
             await self._apply_card({"place": place, "card": card})
 
+    def _set_meters(self, data: Mapping[str, Any]) -> None:
+        """The round's meters after a contribution was taken back (R7a), when the event carries them."""
+        if "meters" in data and self.setup.progressive:
+            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
+            self.setup = replace(self.setup, progressive=progressive)
+
     async def _apply_seat_abandoned(self, data: Mapping[str, Any]) -> None:
-        self.seats[data["seat"]].abandoned = True
+        s = self.seats[data["seat"]]
+        s.abandoned = True
+        s.abandoned_returned = data.get("wagers") == "returned"  # journals before P42's option: losing
+        self._set_meters(data)
         await self._advance()
 
     async def _advance(self) -> None:
@@ -567,7 +581,8 @@ class RoundController:
 
     def _out_seats(self) -> list[SeatSettlement]:
         """Seats out of the round, in a settlement and in a later void alike: a player who left loses
-        every wager (P42); a player skipped in the deal has every wager returned (RET ch.13 §G, P44)."""
+        every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
+        has every wager returned (RET ch.13 §G, P44)."""
         out = []
         for s in self.seats.values():
             if not s.out:
@@ -575,7 +590,7 @@ class RoundController:
             seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
                         decision=Decision(tuple(s.multiples), s.folded))
             staked = {**s.wagers, **self.game.decision_amounts(seat)}
-            result = lose if s.abandoned else push
+            result = lose if s.abandoned and not s.abandoned_returned else push
             out.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: result(a) for k, a in staked.items()},
                                       covered=frozenset()))
         return out
