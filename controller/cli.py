@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from decimal import Decimal
 from typing import Any, TextIO
@@ -67,7 +68,32 @@ def _settle_one(obj: Any) -> dict[str, Any]:
     return settlement_json(settle(obj))
 
 
+MAX_ERROR = 300  # characters of one error line: a refusal never echoes a huge input whole
+
+
+def one_line(error: Exception) -> str:
+    """The error as one readable line."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
+
+
 def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        return _settle_text(args, stdin, stdout, stderr)
+    except BrokenPipeError:
+        # the reader went away (``tablectl settle ... | head``): nothing more to write, and no traceback
+        _quiet(stdout)
+        return EXIT_REFUSED
+
+
+def _quiet(stream: TextIO) -> None:
+    """After a broken pipe: point the real stdout at /dev/null so that its flush at exit cannot fail."""
+    if stream is sys.stdout:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _settle_text(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if args.file and args.file != "-":
             with open(args.file, encoding="utf-8") as f:
@@ -86,7 +112,7 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             try:
                 out = _settle_one(load_json(line))
             except (RoundError, InputError) as e:
-                out = {"line": number, "error": str(e)}
+                out = {"line": number, "error": one_line(e)}
                 status = EXIT_REFUSED
             stdout.write(dumps(out) + "\n")
         return status
@@ -94,7 +120,7 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     try:
         out = _settle_one(load_json(text))
     except (RoundError, InputError) as e:
-        print(f"tablectl settle: {e}", file=stderr)
+        print(f"tablectl settle: {one_line(e)}", file=stderr)
         return EXIT_REFUSED
     stdout.write(dumps(out, indent=2) + "\n")
     return EXIT_OK

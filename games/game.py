@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any, ClassVar, Mapping, Sequence
 
 from games.cards import Card
+from games.money import shown
 from games.paytable import Paytable
 from games.paytables import letters, paytable
 from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
@@ -91,7 +92,7 @@ class Game:
             raise RoundError(where, f'needs a decision: "{key}": {choices}, or "fold": true')
         allowed = {m for st in self.streets for m in st.multiples}
         if isinstance(made, bool) or not isinstance(made, int) or made not in allowed:
-            raise RoundError(f"{where}.{key}", f"must be {choices} times the Ante, not {made!r}")
+            raise RoundError(f"{where}.{key}", f"must be {choices} times the Ante, not {shown(made)}")
         return Decision(multiples=(made,))
 
     def validate(self, round: Round) -> None:
