@@ -57,7 +57,7 @@ from controller.table import (
     round_setup,
     setup_from_journal,
 )
-from drivers.panel import ButtonPress, PanelDriver
+from drivers.panel import ButtonPress, InputFault, PanelDriver
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
@@ -240,6 +240,7 @@ class TableDaemon:
         if self.progressive is not None:
             self.progressive.add_health_listener(lambda h, reason: self._on_health("progressive system", h, reason))
         self.panel.add_health_listener(lambda h, reason: self._on_health("dealer panel", h, reason))
+        self.panel.add_fault_listener(self._on_panel_fault)
         if self.shuffler is not None:
             self.shuffler.add_health_listener(lambda h, reason: self._on_health("shuffler", h, reason))
         if self.shoe is not None:
@@ -303,6 +304,15 @@ class TableDaemon:
         if progressive and health is not Health.OFFLINE and self.progressive_off == NOT_ANSWERING:
             self._progressive_enabled()
             self._tell("progressive wagers enabled again: the progressive system answers")
+        self._publish()
+
+    def _on_panel_fault(self, fault: InputFault) -> None:
+        """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
+        press is made of it; journaled, and the dealer told to check the panel."""
+        self.life.record("device_input_refused", {"device": "dealer panel", "fault": fault.kind,
+                                                  "reason": fault.reason})
+        self._tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
+                   "press again what you meant, and call a technician if it repeats")
         self._publish()
 
     async def _watchdog(self) -> None:
