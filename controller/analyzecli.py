@@ -22,7 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate rounds settled by the game's own code (simulation, with a 95 percent confidence interval); "
         "give the count of each paytable line, the return and the house edge "
         "(shared/contracts/analyze.md, docs/analysis.md). --rounds and --seed are for simulated wagers, "
-        "--other-seats for the Envy Bonus; other wagers ignore them.",
+        "--other-seats for the Envy Bonus, --unit and --rate for the Progressive wager and its Envy Bonus; "
+        "other wagers ignore them.",
     )
     # Everything is read as text and checked here, so that a bad value is refused in one line.
     p.add_argument("--game", metavar="GAME")
@@ -33,7 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", metavar="S", help="random seed: the same seed gives the same result (default 1)")
     p.add_argument("--other-seats", metavar="N", help="Envy Bonus: other seats with a Progressive wager (0-5, default 5)")
     p.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT",
-                   help="a progressive meter amount (default: the rules' minimum reset)")
+                   help="a progressive meter's reset amount (default: the rules' minimum reset)")
+    p.add_argument("--unit", metavar="AMOUNT",
+                   help="Progressive and Envy: the table's Progressive unit in dollars (default 1, RULINGS R3)")
+    p.add_argument("--rate", action="append", default=[], metavar="NAME=FRACTION",
+                   help="Progressive and Envy: the fraction of each wager added to a meter (default 0)")
     p.set_defaults(handler=cmd_analyze)
 
     def one_line_error(message: str) -> None:  # an unknown option: one line, exit 2, not a usage block
@@ -100,7 +105,9 @@ def render(result: dict[str, Any]) -> str:
     ]
     if "meters" in result:
         meters = ", ".join(f"{k} {v}" for k, v in result["meters"].items())
-        out.append(f"meters: {meters} (progressive unit {result['progressive_unit']})")
+        out.append(f"meters at reset: {meters} (progressive unit ${result['progressive_unit']})")
+    if "meter_hits" in result:
+        out += _render_hits(result)
     if result["wager"] == "envy":
         out.append(
             f"envy per other seat {result['envy_per_other_seat']} x {result['other_seats']} other seats "
@@ -110,7 +117,30 @@ def render(result: dict[str, Any]) -> str:
         out.append("return (the Progressive wager with its Envy Bonus):")
     out.append(f"return      {result['return']}  ({result['return_exact']})")
     out.append(f"house edge  {result['house_edge']}")
+    if "contribution_rate" in result:
+        rates = ", ".join(f"{k} {v}" for k, v in result["rates"].items())
+        out.append(
+            f"return at reset + contribution rate {result['contribution_rate']} ({rates})"
+            f" = {result['return_with_contributions']}"
+        )
+        be = result["break_even_meter"]
+        if be["amount"] is None:
+            out.append(f"break-even {be['meter']} meter: none, the return is 100% or more at the reset amounts")
+        else:
+            out.append(f"break-even {be['meter']} meter (the return reaches 100%, other meters at reset): {be['amount']:,}")
     return "\n".join(out) + "\n"
+
+
+def _one_in(hits: dict[str, Any]) -> str:
+    return "never" if hits["one_in"] is None else f"1 in {hits['one_in']:,}"
+
+
+def _render_hits(result: dict[str, Any]) -> list[str]:
+    """Hit frequencies: any paying line, each line (in the table above), each meter."""
+    out = [f"hit frequency (any paying line): {_one_in(result['hit_frequency'])}"]
+    for m in result["meter_hits"]:
+        out.append(f"{m['meter']} meter ({', '.join(m['lines'])}): {_one_in(m)}")
+    return out
 
 
 def _table(rows: list[tuple[str, str, int]], total: int, last: str) -> list[str]:
@@ -168,7 +198,7 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
         other_seats = _check_int("--other-seats", args.other_seats, 0, 5)
         result = analyze(
             args.game, args.wager, args.paytable, args.meter, progress=bar,
-            rounds=rounds, seed=seed, other_seats=other_seats,
+            rounds=rounds, seed=seed, other_seats=other_seats, unit=args.unit, rate_args=args.rate,
         )
     except AnalysisError as e:
         if bar is not None:

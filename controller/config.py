@@ -101,6 +101,7 @@ from games.paytables import (
     letters,
     paytable,
 )
+from games.progressive_return import describe, progressive_return, three_decimals
 from games.registry import GAMES
 from games.settlement import odds_net
 
@@ -658,9 +659,15 @@ def _meter_clause(game: str, letter: str, meter: str) -> str:
     return clause
 
 
-def _check_progressive(cfg: TableConfig, game: Game, add: Any) -> None:
+def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     g = game.short
     p = cfg.progressive
+    found: list[str] = []
+
+    def add(where: str, msg: str) -> None:
+        found.append(where)
+        add_problem(where, msg)
+
     if cfg.devices.progressive is None:
         add("devices.progressive", f"required with the Progressive wager: the progressive table game system ({_PROGRESSIVE_SYSTEM_CLAUSE[g]})")
     if p.unit is None:
@@ -708,6 +715,25 @@ def _check_progressive(cfg: TableConfig, game: Game, add: Any) -> None:
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
         add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1")
+    if not found:
+        _check_progressive_return(cfg, game, add)
+
+
+def _check_progressive_return(cfg: TableConfig, game: Game, add: Any) -> None:
+    """RULINGS R24d: the return at the reset amounts, with the Envy Bonus a seat receives at a full
+    table, must be less than 1 (exact, from counts held as data: cheap at every start)."""
+    p = cfg.progressive
+    assert p.unit is not None and p.paytable is not None
+    resets = {meter: m.reset for meter, m in p.meters.items()}
+    envy = p.envy if game.has_envy else None
+    ret = progressive_return(game.name, p.paytable, p.unit, resets, envy)
+    if ret >= 1:
+        add(
+            "progressive",
+            f"{describe(game.name, p.paytable, p.unit, envy)} returns {three_decimals(ret)} of each wager at its "
+            f"reset amounts ({', '.join(f'{k} {meter_display(v)}' for k, v in resets.items())}): a Progressive "
+            f"must return less than 1 -- choose a larger unit, lower resets or another paytable (RULINGS R24d)",
+        )
 
 
 # -- payout limit floor --------------------------------------------------------------------------
