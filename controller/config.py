@@ -33,7 +33,7 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     adjacent_boxes = 2              # boxes one player may wager on in a round (ch.7 §G)
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
-    log_format = "auto"             # json | console | auto
+    log_format = "auto"             # json | console | journald | auto (controller/logs.py)
 
     [dealing]
     procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
@@ -333,7 +333,7 @@ class TableConfig(BaseSettings):
     progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     journal: Path
-    log_format: Literal["json", "console", "auto"] = "auto"
+    log_format: Literal["json", "console", "journald", "auto"] = "auto"
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):
