@@ -11,7 +11,8 @@ Where the lines go (``log_format``):
 
 The journal's native protocol is a datagram of ``FIELD=value`` lines on a UNIX socket
 (systemd's "Native Journal Protocol"); no library is needed for it.  An entry the socket does not
-take is written to standard error as a JSON line instead, which systemd also keeps: nothing is lost.
+take at once (journald gone, its queue full) is written to standard error as a JSON line instead,
+which systemd also keeps: nothing is lost and the daemon never waits for its logs.
 """
 
 from __future__ import annotations
@@ -76,14 +77,17 @@ def encode(fields: dict[str, str]) -> bytes:
 
 
 class JournaldLogger:
-    """A structlog logger whose message is the event dict itself; sends it to journald."""
+    """A structlog logger that takes the event dict as keywords (the last processor returns the dict)
+    and sends it to journald."""
 
     def __init__(self, fallback: TextIO, path: str | None = None) -> None:
         self.fallback = fallback
         self.path = path or os.environ.get(JOURNAL_SOCKET_ENV) or JOURNAL_SOCKET
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # never block the event loop on the journal: a full queue sends the entry to stderr instead
+        self.sock.setblocking(False)
 
-    def msg(self, event: dict[str, Any]) -> None:
+    def msg(self, **event: Any) -> None:
         try:
             self.sock.sendto(encode(journal_entry(event)), self.path)
         except OSError:
@@ -94,7 +98,7 @@ class JournaldLogger:
 
 
 def _to_journald(logger: Any, method: str, event: dict[str, Any]) -> Any:
-    return event  # JournaldLogger takes the dict as it is
+    return event  # a dict from the last processor: structlog passes it to JournaldLogger as keywords
 
 
 def configure(fmt: str = "auto", level: int = logging.INFO) -> str:

@@ -4,12 +4,12 @@
 here, so the technician's command reads what the daemon writes:
 
 * the configuration: ``/etc/table-controller/ID.toml``;
-* the journal: ``/var/lib/table-controller/ID.journal`` (the unit's StateDirectory), its status
-  beside it (``ID.status.json``).
+* the journal: where that file's ``journal`` key says, which must be in
+  ``/var/lib/table-controller/`` (the unit's StateDirectory, the only directory it may write:
+  ``ProtectSystem=strict``); its status beside it (``ID.status.json``).
 
 ``TABLECTL_ETC_DIR`` and ``TABLECTL_STATE_DIR`` move both (an install under another prefix sets
-them in its unit); ``TABLE_JOURNAL`` still overrides the journal, as for any configuration.
-``--config FILE`` (development) takes the journal from the file instead.
+them in its unit).  ``--config FILE`` (development) reads any file, its journal anywhere.
 """
 
 from __future__ import annotations
@@ -37,15 +37,11 @@ def config_file(table: str) -> Path:
     return etc_dir() / f"{table}.toml"
 
 
-def journal_file(table: str) -> Path:
-    return state_dir() / f"{table}.journal"
-
-
 def add_table_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """``--table ID`` (on the table PC) or ``--config FILE`` (development): exactly one of them."""
     g = p.add_mutually_exclusive_group(required=required)
     g.add_argument("--table", metavar="ID", help=f"the table's id on the table PC: reads {ETC_DIR}/ID.toml "
-                   f"and the journal {STATE_DIR}/ID.journal, as its unit table-controller@ID does")
+                   "and the journal it names, as its unit table-controller@ID does")
     g.add_argument("--config", metavar="FILE", help="a configuration file (development: the journal is "
                    "the file's own `journal` key)")
 
@@ -57,7 +53,9 @@ def load_table(args: argparse.Namespace) -> TableConfig:
         if cfg.id != args.table:
             raise ConfigError(str(config_file(args.table)), [f"id: is {cfg.id!r}, but the file is named for "
                                                            f"table {args.table!r}"])
-        if not os.environ.get("TABLE_JOURNAL"):
-            cfg = cfg.model_copy(update={"journal": journal_file(args.table)})
+        state = state_dir()
+        if not cfg.journal.is_relative_to(state):
+            raise ConfigError(str(config_file(args.table)), [f"journal: {cfg.journal} is not in {state}, the only "
+                                                           "directory the unit may write (ProtectSystem=strict)"])
         return cfg
     return load_config(args.config)
