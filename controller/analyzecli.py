@@ -26,9 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "other wagers ignore them.",
     )
     # Everything is read as text and checked here, so that a bad value is refused in one line.
-    p.add_argument("--game", metavar="GAME")
-    p.add_argument("--wager", metavar="WAGER")
-    p.add_argument("--paytable", metavar="LETTER")
+    p.add_argument("--game", metavar="GAME", help="the game, e.g. ultimate_texas_holdem, high_card_flush")
+    p.add_argument("--wager", metavar="WAGER", help="the wager, by the settle contract's name, e.g. trips, base")
+    p.add_argument("--paytable", metavar="LETTER", help="the rules' paytable letter, e.g. A")
     p.add_argument("--json", action="store_true", help="one JSON object on standard output")
     p.add_argument("--rounds", metavar="N", help="rounds to simulate (simulated wagers only; default per wager)")
     p.add_argument("--seed", metavar="S", help="random seed: the same seed gives the same result (default 1)")
@@ -63,26 +63,42 @@ def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = 
 
 
 class _Bar:
-    """A progress bar on standard error, shown once a run has taken more than a second."""
+    """Progress on standard error once a run has taken more than a second, with how long it will take
+    (the rate measured over that first second).  On a terminal a bar redrawn in place; elsewhere (a
+    log, a pipe) one line when the run starts to take time and one when it ends: no carriage returns."""
 
     def __init__(self, stream: TextIO, unit: str = "outcomes"):
         self.stream = stream
         self.unit = unit
         self.start = time.monotonic()
         self.shown = False
+        self.tty = stream.isatty()
+
+    def _left(self, done: int, total: int) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = done / elapsed if elapsed > 0 else 0
+        left = f"about {(total - done) / rate:,.0f} s left" if rate else "time left unknown"
+        return f"{rate:,.0f} {self.unit}/s, {left}"
 
     def __call__(self, done: int, total: int) -> None:
         if not self.shown and time.monotonic() - self.start < 1:
             return
-        width = 30
-        filled = width * done // total
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}")
+        if self.tty:
+            width = 30
+            filled = width * done // total
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}, "
+                              f"{self._left(done, total)}   ")
+        elif not self.shown:
+            self.stream.write(f"tablectl analyze: {total:,} {self.unit}, {self._left(done, total)}\n")
+        else:
+            return
         self.stream.flush()
         self.shown = True
 
     def close(self) -> None:
         if self.shown:
-            self.stream.write("\n")
+            took = f"done in {time.monotonic() - self.start:,.0f} s"
+            self.stream.write(f" {took}\n" if self.tty else f"tablectl analyze: {took}\n")
             self.stream.flush()
 
 

@@ -6,6 +6,7 @@ Subcommands:
   (shared/contracts/settle.md);
 * ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
 * ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
+* ``check-config``: a configuration, and with ``--devices`` its devices (controller/checkcli.py);
 * ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md).
 """
 
@@ -18,7 +19,8 @@ import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
-from controller import analyzecli, devicecli, tablecli
+from controller import analyzecli, checkcli, devicecli, tablecli
+from controller.version import describe
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
 
@@ -128,6 +130,8 @@ def _settle_text(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="Casino card table controller")
+    parser.add_argument("--version", action="version", version=describe(),
+                        help="the version and the git commit this copy was built from, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser(
         "settle",
@@ -140,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     devicecli.register(sub)  # sim, inject, watch: the devices by hand
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
     analyzecli.register(sub)  # analyze: par sheets
+    checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
     return parser
 
 

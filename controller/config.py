@@ -33,7 +33,7 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     adjacent_boxes = 2              # boxes one player may wager on in a round (ch.7 §G)
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
-    log_format = "auto"             # json | console | auto
+    log_format = "auto"             # json | console | journald | auto (controller/logs.py)
     abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (ch.7 §C(2), P42)
 
     [dealing]
@@ -335,7 +335,7 @@ class TableConfig(BaseSettings):
     progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     journal: Path
-    log_format: Literal["json", "console", "auto"] = "auto"
+    log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # ch.7 §C(2), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
     abandoned_wagers: Literal["losing", "returned"] = "losing"

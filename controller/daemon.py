@@ -1208,14 +1208,15 @@ class TableDaemon:
         self._tell(f"round void ({reason}): return every wager, then confirm")
 
     async def _irregular_void(self, reason: str, *, keep: frozenset[str] = frozenset(),
-                              remove_deck: str | None = None) -> None:
+                              remove_deck: str | None = None, device: str | None = None) -> None:
         """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
         wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
         Raises RoundStopped: nothing more happens in this round."""
         r = self.round
         assert r is not None
         await self._void(reason, keep)
-        self.log.warning("irregularity", reason=reason, kept=sorted(keep), deck_removed=bool(remove_deck))
+        self.log.warning("irregularity", round_id=r.round_id, reason=reason, kept=sorted(keep),
+                         deck_removed=bool(remove_deck), device=device)
         todo = "return every wager" if not keep else f"settle {', '.join(sorted(keep))} as shown, return every other wager"
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
@@ -1247,10 +1248,12 @@ class TableDaemon:
             await self._card_of_another_deck(f"the {e.device} read a card twice")
         if dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
-            await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})")
+            await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})",
+                                       device=e.device)
         if dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
             # a jam, an empty device, an open door while the cards come out of it: a failure to deal
-            await self._irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', self.game.short)})")
+            await self._irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', self.game.short)})",
+                                       device=e.device)
         await self._device_failed(str(e))
 
     async def _device_failed(self, error: str) -> None:

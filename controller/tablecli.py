@@ -10,26 +10,31 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.config import ConfigError, load_config
+from controller.config import ConfigError
 from controller.journal import Journal
+from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table.")
-    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table "
+                       "(what the unit table-controller@ID runs: `tablectl run --table ID`).")
+    add_table_options(p)
     p.set_defaults(handler=cmd_run)
 
-    p = sub.add_parser("status", help="the table, its round and devices, as the daemon last published them")
-    p.add_argument("--config", required=True, metavar="FILE")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("status", help="the table, its round and devices, as the daemon last published them",
+                       description="The table's state, its devices, meters and the open round's public view, "
+                       "from the status file the daemon keeps beside its journal (no hole card is in it).")
+    add_table_options(p)
+    p.add_argument("--json", action="store_true", help="the status file as it is, JSON")
     p.set_defaults(handler=cmd_status)
 
-    p = sub.add_parser("recall", help="the last rounds, card by card, from the journal")
+    p = sub.add_parser("recall", help="the last rounds, card by card, from the journal",
+                       description="The last N rounds (or one round), event by event, as the journal kept them.")
     p.add_argument("last", nargs="?", type=int, default=10, metavar="N", help="how many rounds (default 10)")
-    p.add_argument("--config", required=True, metavar="FILE")
-    p.add_argument("--round", metavar="ID", help="one round")
+    add_table_options(p)
+    p.add_argument("--round", metavar="ID", help="one round, by its round id")
     p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input")
     p.set_defaults(handler=cmd_recall)
 
@@ -37,20 +42,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="What the journal kept of the progressive: `history` (the last hits, with "
                        "the supervisor who validated each) and `report` (per meter: coin-in, contributions, "
                        "hits, paid, current value).")
-    p.add_argument("what", choices=["history", "report"])
-    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("what", choices=["history", "report"], help="history: the last hits; report: per meter")
+    add_table_options(p)
     p.add_argument("--last", type=int, default=25, metavar="N", help="history: how many hits (default 25)")
     p.add_argument("--since", metavar="WHEN", help="report: only what was journaled from WHEN on (an ISO date "
                    "YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS][+HH:MM]; UTC when no offset)")
     p.add_argument("--until", metavar="WHEN", help="report: only what was journaled before WHEN (a date alone: "
                    "to the end of that day, UTC)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the history or report as JSON")
     p.set_defaults(handler=cmd_progressive)
 
 
 def _config(args: argparse.Namespace, stderr: TextIO):
     try:
-        return load_config(args.config)
+        return load_table(args)
     except ConfigError as e:
         print(f"tablectl {args.command}: {e}", file=stderr)
         return None
