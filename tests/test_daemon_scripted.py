@@ -129,9 +129,16 @@ def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
 
         s = t.press("shuffle")  # nobody plays: the table goes idle (ch.5 §H)
         assert s["state"] == "idle" and s["round"] is None
-        assert s["next_step"]["step"] == "cards_spread_for_the_first_player"
-        t.press("deal")
-        s = t.press("shuffle")
+        s = t.press("shuffle")  # the round cannot start before the ch.4 steps (ch.5 §H(2), P67)
+        assert s["message"].startswith("refused: first: cards spread") and s["round"] is None
+        steps = []
+        while t.status()["next_step"]:
+            steps.append(t.status()["next_step"]["step"])
+            t.dealer.step()
+        # each deck spread for the first player, turned face down, washed and stacked, shuffled (ch.4 §C-§E)
+        assert steps == [f"{step}:{deck}" for deck in "AB" for step in
+                         ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled")]
+        s = t.status()
         assert s["state"] == "open" and _phase(s) == "wagers"
 
         s = t.dealer.with_key(s, "shuffle")  # the supervisor closes the table
