@@ -13,6 +13,7 @@ from games.contract import parse_round
 from games.registry import GAMES
 from games.round import SeatSettlement, Settlement, WagerResult
 from tests.roundgen import GAMES as GAME_NAMES, random_round
+from tests.test_round import ListJournal
 
 # What each game's chapter 11 settles first at a seat, then next ... (the rules, not the code).
 STAGES = {
@@ -76,15 +77,6 @@ def test_a_wager_in_no_pass_is_refused():
         GAMES["high_card_flush"].payment_order(Settlement(game="high_card_flush", seats=[odd]))
 
 
-class ListJournal:
-    def __init__(self):
-        self.events: list[tuple[str, dict]] = []
-
-    def append(self, round_id, kind, data):
-        self.events.append((kind, dict(data)))
-        return len(self.events)
-
-
 def test_the_run_em_twice_round_journals_and_shows_the_two_passes():
     """RET ch.11 §H, §I through the round: the settlement's journal event carries the order of payment
     the dealer is given, and the public view shows it (seats 5, 3, 1: 5 is farthest to the dealer's right)."""
@@ -111,7 +103,7 @@ def test_the_run_em_twice_round_journals_and_shows_the_two_passes():
         return j, r.public_view()
 
     j, view = asyncio.run(main())
-    settled = next(d for k, d in j.events if k == "settled")
+    settled = next(d for k, d in j.of("ret") if k == "settled")
     order = [(p["seat"], [w["wager"] for w in p["wagers"]], p["clause"]) for p in settled["order"]]
     run = ["ante_1", "first_run", "ante_2", "second_run", "center"]
     assert order == [
