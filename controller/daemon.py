@@ -48,6 +48,7 @@ from controller.irregularities import clause, kept_alive
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
 from controller.table import (
+    IDLE_CLAUSE,
     Meters,
     TableLife,
     TableState,
@@ -688,11 +689,13 @@ class TableDaemon:
     # ------------------------------------------------------------------ the round
 
     async def _no_play(self) -> None:
-        """No gaming activity (ch.5 §H): the table goes idle; with the supervisor's key it closes."""
+        """No gaming activity (UTH, JHE ch.5 §H; HCF §G; RET §F): the table goes idle, and opens again with
+        the steps of chapter 4 (P67); with the supervisor's key it closes."""
         r = self.round
         assert r is not None
         who = await self._supervisor()
-        await r.void("no play at the table (ch.5 §H)")
+        idle = f"{self.game.short} {IDLE_CLAUSE[self.game.short]}"
+        await r.void(f"no play at the table ({idle})")
         await r.confirm()
         if who is not None:
             self.life.record("table_closed", {}, who=who)
@@ -700,8 +703,10 @@ class TableDaemon:
             self._tell(f"table closed by {who}")
         else:
             self.life.record("table_idle", {}, who="dealer")
-            self.life.require(reopening_steps(self.cfg), "no play (ch.5 §H)")
-            self._tell("table idle: spread the cards for the next player (ch.5 §H)")
+            self.life.require(reopening_steps(self.cfg), f"no play ({idle})")
+            step = self.life.next_step()
+            assert step is not None
+            self._tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of ch.4")
         self.round = None
 
     async def _new_round(self) -> None:
@@ -977,22 +982,37 @@ class TableDaemon:
         await self._release_dealer_cards()
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
-        if self.game.dealer_cards:
-            dealer = " ".join(r.public_view()["dealer"])
-            self._tell(f"dealer shows {dealer}; pay and collect as shown, then confirm")
-        else:
-            self._tell("pay and collect as shown, then confirm")
+        shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if self.game.dealer_cards else ""
+        self._tell(f"{shows}pay and collect in this order: {self._order_told()}; then confirm")
         self._log_settlement()
         await self._hold_for_validation()
 
-    def _log_settlement(self) -> None:
+    def _order_told(self) -> str:
+        """The order of payment as the dealer is told it: each pass (P65) with its seats, from the right."""
         r = self.round
-        assert r is not None and r.settlement is not None
-        for seat in r.settlement.seats:
-            wagers = ", ".join(f"{k} {w.result} {display(w.net):+}" for k, w in seat.wagers.items())
-            hand = seat.hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in seat.hand.items())
-            self.log.info("settle", round_id=r.round_id, seat=seat.seat, hand=hand,
-                          wagers=wagers, net=str(display(seat.net)))
+        assert r is not None and r.payments is not None
+        passes: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats)
+        for p in r.payments:
+            if not passes or passes[-1][0] != p["clause"]:
+                passes.append((p["clause"], [], []))
+            passes[-1][2].append(p["seat"])
+            passes[-1][1].extend(w["wager"] for w in p["wagers"] if w["wager"] not in passes[-1][1])
+        return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in wagers)} at seat "
+                              f"{', '.join(map(str, seats))} ({where})" for where, wagers, seats in passes)
+
+    def _log_settlement(self) -> None:
+        """Each step of the order of payment (P65), in order."""
+        r = self.round
+        assert r is not None and r.settlement is not None and r.payments is not None
+        hands = {s.seat: s.hand for s in r.settlement.seats}
+        nets = {s.seat: s.net for s in r.settlement.seats}
+        for step, p in enumerate(r.payments, 1):
+            wagers = ", ".join(f"{w['wager']} {w['result']} {display(Decimal(w['net'])):+}" for w in p["wagers"])
+            hand = hands[p["seat"]]
+            shown = hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in hand.items())
+            self.log.info("settle", round_id=r.round_id, step=step, seat=p["seat"], clause=p["clause"],
+                          hand=shown if p["shows_hand"] else None, wagers=wagers,
+                          seat_net=str(display(nets[p["seat"]])))
 
     # ------------------------------------------------------------------ the progressive system
 

@@ -35,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("last", nargs="?", type=int, default=10, metavar="N", help="how many rounds (default 10)")
     add_table_options(p)
     p.add_argument("--round", metavar="ID", help="one round, by its round id")
-    p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input")
+    p.add_argument("--steps", action="store_true", help="with --round: the round step by step as the table saw "
+                   "it (cards dealt, decisions, reveals, the order of payment)")
+    p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input; "
+                   "with --steps: the steps")
     p.set_defaults(handler=cmd_recall)
 
     p = sub.add_parser("progressive", help="the progressive system: validated hits and the meters' report",
@@ -173,10 +176,14 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
 
 
 def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from controller import replay
     from controller.round import RoundController
     from controller.table import setup_from_journal
     from games.contract import dumps
 
+    if args.steps and not args.round:
+        print("tablectl recall: --steps replays one round: give --round ID", file=stderr)
+        return EXIT_REFUSED
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
@@ -186,7 +193,19 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             if not events:
                 print(f"tablectl recall: no round {args.round} in the journal", file=stderr)
                 return EXIT_REFUSED
+            if args.steps:
+                steps = replay.replay(args.round, events)
+                if args.json:
+                    stdout.write(json.dumps(steps, indent=2, default=str) + "\n")
+                else:
+                    stdout.write("\n".join(replay.lines(steps)) + "\n")
+                return EXIT_OK
             if args.json:
+                if replay.in_play(events):
+                    # the settle input holds every card: not before the round is closed (secrets)
+                    print(f"tablectl recall: round {args.round} is still in play: its cards are not shown "
+                          "until it is closed (--steps shows what is face up)", file=stderr)
+                    return EXIT_REFUSED
                 r = asyncio.run(RoundController.restore(args.round, setup_from_journal(events[0].data),
                                                         [(e.kind, e.data) for e in events]))
                 stdout.write(dumps(r.settle_input(), indent=2) + "\n")
@@ -200,11 +219,19 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 
 def _print_round(events: list[Any], out: TextIO) -> None:
-    """Card by card, as the journal has it (an auditor's view: the round is over or this is the floor)."""
+    """Card by card, as the journal has it: a closed round whole (the record); a round still in play
+    without the cards that are not face up (hole cards, the dealer's, community cards before their reveal)."""
+    from controller.replay import in_play
+
+    secret = in_play(events)
     for e in events:
         d = e.data
         if e.kind == "card":
-            line = f"{d['place']} <- {d['card']}"
+            line = f"{d['place']} <- {'face down' if secret else d['card']}"
+        elif e.kind == "seat_skipped" and secret:
+            line = f"seat {d['seat']} skipped, by {d['by']}"
+        elif e.kind == "revealed":
+            line = f"{d['what']} {' '.join(d['cards'])} ({d['clause']})"
         elif e.kind == "wager":
             line = f"seat {d['seat']} {d['wager']} {d['amount']}"
         elif e.kind == "decision":

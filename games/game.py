@@ -16,8 +16,9 @@ from games.cards import Card
 from games.money import shown
 from games.paytable import Paytable
 from games.paytables import letters, paytable
-from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
-from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses
+from games.procedure import PAYMENT_PASSES, REVEALS, PaymentPass, Reveal
+from games.round import Decision, Payment, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses, settlement_order
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,35 @@ class Game:
         for s in seats:
             if s.seat in bonuses:
                 s.wagers["envy"] = bonuses[s.seat]
+
+    @property
+    def payment_passes(self) -> tuple[PaymentPass, ...]:
+        """The dealer's order of payment (ch.11; P65): the passes around the table (games.procedure)."""
+        return PAYMENT_PASSES[self.name]
+
+    @property
+    def reveals(self) -> tuple[Reveal, ...]:
+        """The cards turned face up during the round, in the order the rules reveal them (P66)."""
+        return REVEALS[self.name]
+
+    def payment_order(self, settlement: Settlement) -> list[Payment]:
+        """The dealer's order of payment: pass by pass, each seat in settlement order (R1), its wagers
+        of that pass in the pass's order (P65).  A wager no pass names is refused: the dealer could
+        not be told when to pay it (fail closed)."""
+        named = {w for p in self.payment_passes for w in p.wagers}
+        seats = settlement_order(settlement.seats)
+        for s in seats:
+            unnamed = sorted(set(s.wagers) - named)
+            if unnamed:
+                raise ValueError(f"seat {s.seat}: {', '.join(unnamed)} is in no pass of the order of payment "
+                                 f"of {self.name}")
+        order = []
+        for p in self.payment_passes:
+            for s in seats:
+                wagers = tuple(w for w in p.wagers if w in s.wagers)
+                if wagers:
+                    order.append(Payment(seat=s.seat, wagers=wagers, clause=p.clause, shows_hand=p.shows_hand))
+        return order
 
     def covered(self, wagers: Mapping[str, Any]) -> frozenset[str]:
         return frozenset(k for k in wagers if k not in self.not_covered)

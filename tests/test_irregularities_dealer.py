@@ -102,7 +102,8 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
     assert by_seat[1]["play"].result == "push"  # the 4x Play wager is returned too (§F)
     with Journal(t.journal_path) as j:
         voided = [e.data for e in j.events(round_id) if e.kind == "voided"]
-    assert voided == [{"reason": voided[0]["reason"], "keep": ["trips"]}] and "supervisor 4711" in voided[0]["reason"]
+    assert len(voided) == 1 and voided[0]["keep"] == ["trips"] and "supervisor 4711" in voided[0]["reason"]
+    assert [p["seat"] for p in voided[0]["order"]] == [2, 1]  # the kept Trips paid from the dealer's right (P65, R1)
 
 
 def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everything(tmp_path, monkeypatch):
