@@ -5,11 +5,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup test bench run dist install clean
+.PHONY: help setup lint test bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
+	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
@@ -25,6 +26,10 @@ setup: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy games controller drivers simulators
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
