@@ -5,11 +5,12 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup test bench run install clean
+.PHONY: help setup test soak bench run install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
+	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round)"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make install - install the daemon and its systemd unit on a table PC (root)"
 	@echo "make clean  - remove the virtual environment and caches"
@@ -24,6 +25,10 @@ setup: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q
+
+# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
+soak: $(STAMP)
+	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
