@@ -6,8 +6,8 @@ sample; ``make soak`` (``MATRIX=full``) runs the whole matrix:
 * validation: every candidate (game x shuffler/shoe configured x procedure x decks x dealer-card
   handling x every subset of side wagers x Progressive off / each letter / each Envy letter, Envy
   requiring the Progressive wager or not).  A refused one must cite a clause (``ch.N §X``) or a
-  ruling (``RULINGS Rn``, ``Pn``) in every problem.  Sample: the Progressive options reduced to off,
-  the first letter, and the first letter with each Envy letter.
+  ruling (``RULINGS Rn``, ``Pn``) in every problem.  Sample: no side wager, each alone, all of them;
+  the Progressive off, its first letter, and that letter with Envy A or C (HCF's first Envy letter).
 * play: for every accepted dealing combination (game, devices, procedure, decks, dealer cards), one
   round through the daemon against the simulators with the most side wagers the validator accepts
   and each kind of Progressive option it accepts (none; Progressive; Envy requiring the wager; Envy
@@ -72,7 +72,13 @@ def dealt_order(game: str, procedure: str, seats: list[int]) -> list[str]:
 
 def _validation_candidates():
     for c in m.candidates():
-        if FULL or c.envy_requires_progressive_wager and c.progressive in (None, m.letters(c.game, "progressive")[0]):
+        if FULL:
+            yield c
+            continue
+        side = m.side_wagers(c.game)
+        first = m.letters(c.game, "progressive")[0]
+        if (len(c.wagers) in (0, 1, len(side)) and c.envy_requires_progressive_wager
+                and c.progressive in (None, first) and c.envy in (None, "A", "C")):
             yield c
 
 
