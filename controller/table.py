@@ -117,6 +117,9 @@ class TableLife:
         self.last_shuffled: str | None = None  # the deck the shuffler shuffled last: the one in play
         self.last_dealt: str | None = None  # the deck the last round was dealt from (ch.3 §B)
         self.last_count: int | None = None  # the shuffler's count after its last shuffle (ch.5 §E)
+        # the decks received (and inspected, ch.4 §A-§E): the first ``decks`` the shuffler brought into
+        # play after their receipt; no other deck is dealt (ch.3 §A(1), §B)
+        self.decks_in_use: list[str] = []
         for e in journal.events(None):
             self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
@@ -128,9 +131,15 @@ class TableLife:
             self.decks_since = at  # new decks at the table (with two decks: from the first one's inspection)
         if step.startswith(("decks_inspected", "preinspected")):
             self.last_dealt = None  # new decks
+            if not step.endswith(":B"):
+                self.decks_in_use = []
+        if kind == "deck_removed":
+            self.decks_in_use = []  # the decks that come next are received and inspected anew
         if kind in ("deck_shuffled", "step_done") and data.get("deck"):
             self.last_shuffled = str(data["deck"])
             self.last_count = data.get("count")
+            if self.last_shuffled not in self.decks_in_use and len(self.decks_in_use) < self.cfg.dealing.decks:
+                self.decks_in_use.append(self.last_shuffled)
         elif kind == "deck_dealt":
             self.last_dealt = str(data["deck"])
         if kind == "steps_required":
