@@ -1,0 +1,37 @@
+"""The players' decisions: the seat to act bets, checks or folds; the streets follow (R1, ch.11).
+
+Owns the decision presses (``bet`` with its multiple, ``check``, ``fold``) for the seat whose turn
+it is (``RoundController.to_act``), what the dealer is told of each, and what follows: the next
+street's cards, or once every player has acted the rest of the cards and the settlement.
+"""
+
+from __future__ import annotations
+
+from controller.round import Phase, RoundRefused
+from controller.service.session import Session
+from drivers.panel import ButtonPress
+
+BUTTONS = ("bet", "check", "fold")
+
+
+class Decisions:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    async def decide(self, press: ButtonPress) -> None:
+        s = self.s
+        r = s.open_round()
+        b = press.button
+        seat = r.to_act()
+        if seat is None:
+            raise RoundRefused("no decision is pending")
+        if b == "bet":
+            await r.decide(seat.seat, multiple=press.multiple)
+        else:
+            await r.decide(seat.seat, fold=b == "fold", check=b == "check")
+        what = f"{press.multiple}x" if b == "bet" else b
+        s.tell(f"seat {seat.seat}: {what}")
+        if r.phase is Phase.REVEAL:
+            await s.parts.settling.deal_rest_and_settle()
+        else:
+            await s.parts.deal.streets(r.street)

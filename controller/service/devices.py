@@ -1,0 +1,168 @@
+"""The table's devices: start-up, health, and the dealing mode while one is out of order (ch.13 §J; P43).
+
+Owns the drivers (panel, shuffler, shoe, progressive system), waits at start-up until each answers,
+listens to their health (a device offline halts nothing by itself but pauses the watchdog and is
+named to the dealer), and derives the configuration in use from the devices in service
+(``apply_mode``): ``session.cfg``, ``no_card_source`` and ``closed_wagers``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from controller.service.session import Session
+from drivers.health import Health
+from drivers.panel import InputFault, PanelDriver
+from drivers.progressive import ProgressiveDriver
+from drivers.shoe import Shoe
+from drivers.shuffler import Shuffler
+from games.dealing import Procedure
+
+DEVICE_START_TIMEOUT = 20.0
+HAND_DECK_CHANGE_HOURS = Decimal(4)  # ch.3 §C(1)
+# Wagers settled on a box only ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
+BOX_WAGERS = ("six_card_bonus",)
+BOX_PROCEDURES = ("automated_shoe", "shuffler")
+
+PROCEDURES = {
+    "manual_shoe": Procedure.MANUAL_SHOE,
+    "hand": Procedure.HAND,
+    "automated_shoe": Procedure.AUTOMATED,
+    "shuffler": Procedure.AUTOMATED,
+}
+
+
+class Devices:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.drivers: dict[str, Any] = {}  # the configured card devices, in service or not
+        self.shuffler: Shuffler | None = None  # None while out of order
+        self.shoe: Shoe | None = None
+        self.progressive: ProgressiveDriver | None = None
+        self.panel: PanelDriver | None = None
+        self.no_card_source: str | None = None
+        self.closed_wagers: list[str] = []  # offered, but closed while a fallback procedure cannot deal them (P55)
+        self.procedure = PROCEDURES[s.cfg.dealing.procedure]
+        self.trouble: str | None = None  # the device not answering now (the watchdog pauses)
+        self.stopping = False  # closing devices is not a device failure
+
+    async def start(self) -> None:
+        s = self.s
+        d = s.cfg.devices
+        self.panel = PanelDriver(d.panel)
+        starting: list[Any] = [self.panel]
+        if d.shuffler:
+            self.shuffler = self.drivers["shuffler"] = Shuffler(d.shuffler)
+            starting.append(self.shuffler)
+        if d.shoe:
+            self.shoe = self.drivers["shoe"] = Shoe(d.shoe)
+            starting.append(self.shoe)
+        if d.progressive:
+            self.progressive = ProgressiveDriver(d.progressive)
+            starting.append(self.progressive)
+        for dev in starting:
+            await dev.start()
+        for dev in starting:
+            try:
+                await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
+            except TimeoutError:
+                raise SystemExit(f"{s.cfg.id}: {type(dev).__name__} at its configured address does not answer") \
+                    from None
+        if self.progressive is not None:
+            self.progressive.add_health_listener(lambda h, reason: self.on_health("progressive system", h, reason))
+        self.panel.add_health_listener(lambda h, reason: self.on_health("dealer panel", h, reason))
+        self.panel.add_fault_listener(self.on_panel_fault)
+        if self.shuffler is not None:
+            self.shuffler.add_health_listener(lambda h, reason: self.on_health("shuffler", h, reason))
+        if self.shoe is not None:
+            self.shoe.add_health_listener(lambda h, reason: self.on_health("shoe", h, reason))
+        s.log.info("devices online", devices=[type(d).__name__ for d in starting])
+        self.apply_mode()
+
+    def apply_mode(self) -> None:
+        """Deal the way the rules allow with the devices in service (ch.13 §J; P43).
+
+        A device marked out of order is not used.  Cards from the shuffler (stacks, or by hand) go
+        to the card-reading shoe with the cards shuffled and cut by hand; cards from a shoe go to
+        dealing by hand from the shuffler (ch.9 §A(1) needs it).  With neither, no round is dealt:
+        nobody can enter cards the daemon cannot read (fail closed)."""
+        s = self.s
+        base = s.base_cfg
+        out = s.life.out_of_order
+        self.shuffler = None if "shuffler" in out else self.drivers.get("shuffler")
+        self.shoe = None if "shoe" in out else self.drivers.get("shoe")
+        devices, dealing = base.devices, base.dealing
+        self.no_card_source = None
+        if "shuffler" in out and devices.shuffler:
+            devices = devices.model_copy(update={"shuffler": None})
+            if dealing.procedure in ("shuffler", "hand"):
+                if self.shoe is not None:
+                    dealing = dealing.model_copy(update={"procedure": "manual_shoe", "dealer_cards": "dealt",
+                                                         "decks": 1})
+                else:
+                    self.no_card_source = "the shuffler is out of order and no card-reading shoe is in service"
+        if "shoe" in out and devices.shoe:
+            devices = devices.model_copy(update={"shoe": None})
+            if dealing.procedure in ("manual_shoe", "automated_shoe"):
+                if self.shuffler is not None:
+                    dealing = dealing.model_copy(update={"procedure": "hand"})
+                else:
+                    self.no_card_source = "the shoe is out of order and no shuffler is in service"
+        update: dict[str, Any] = {"devices": devices, "dealing": dealing}
+        if dealing.procedure == "hand" and dealing.deck_change_hours > HAND_DECK_CHANGE_HOURS:
+            # ch.3 §C(1): cards dealt by hand are changed at least every four hours, whatever the
+            # procedure configured (P43)
+            update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": HAND_DECK_CHANGE_HOURS})
+        self.closed_wagers = [w for w in base.wagers if w in BOX_WAGERS and dealing.procedure not in BOX_PROCEDURES]
+        if self.closed_wagers:
+            # UTH ch.10 §B(1) alone deals the Six Card Bonus box; chapters 8 and 9 do not (P55): the
+            # wager is closed while the table deals another way, its chips refused at no more bets
+            update["wagers"] = {w: c for w, c in base.wagers.items() if w not in self.closed_wagers}
+        s.cfg = base.model_copy(update=update) if out else base
+        s.life.cfg = s.cfg
+        self.procedure = PROCEDURES[s.cfg.dealing.procedure]
+
+    async def close(self) -> None:
+        self.stopping = True
+        for dev in (self.panel, *self.drivers.values(), self.progressive):  # out of order ones too
+            if dev is not None:
+                await dev.close()
+
+    def health(self) -> dict[str, str]:
+        """Each device in use and its health (public)."""
+        out = {}
+        for name, dev in (("panel", self.panel), ("shuffler", self.shuffler), ("shoe", self.shoe),
+                          ("progressive", self.progressive)):
+            if dev is not None:
+                out[name] = dev.health.value
+        return out
+
+    def out_of_service(self, device: str) -> None:
+        """``device`` is signed out of order: its silence no longer stops the table."""
+        if self.trouble and self.trouble.startswith(device):
+            self.trouble = None
+
+    def on_health(self, device: str, health: Health, reason: str) -> None:
+        s = self.s
+        if self.stopping or device in s.life.out_of_order:
+            return  # a device out of order is not used: its health does not stop the table
+        if health is Health.OFFLINE:
+            self.trouble = f"{device} not answering"
+            s.log.error("device offline", device=device, reason=reason)
+        elif self.trouble and self.trouble.startswith(device):
+            self.trouble = None
+            s.log.info("device back", device=device)
+        if device == "progressive system":
+            s.parts.progressive.on_health(health)
+        s.publish()
+
+    def on_panel_fault(self, fault: InputFault) -> None:
+        """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
+        press is made of it; journaled, and the dealer told to check the panel."""
+        s = self.s
+        s.life.record("device_input_refused", {"device": "dealer panel", "fault": fault.kind,
+                                               "reason": fault.reason})
+        s.tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
+               "press again what you meant, and call a technician if it repeats")
+        s.publish()

@@ -1,0 +1,194 @@
+"""The table's life around its rounds: opening, idle, closing, between rounds, the decks (ch.3-ch.5).
+
+Owns the steps the dealer does with the panel before a round may start (``controller.table``
+lists them: opening ch.4, between rounds ch.5 §A(2), reopening after idle P67), opening a new
+round, closing the settled or voided one (the automated shuffler's shuffle, the lock-out
+released), no play at the table (idle or closed), a recut (ch.5 §G), and the checks on the decks
+before a deal: their age (ch.3 §C) and which deck is in play (ch.3 §A-§B, ch.4 §A).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import structlog
+
+from controller.irregularities import clause
+from controller.round import Phase, RoundController, RoundRefused
+from controller.service.session import Session
+from controller.table import (
+    IDLE_CLAUSE,
+    TableState,
+    between_round_steps,
+    opening_steps,
+    reopening_steps,
+    round_setup,
+)
+from drivers.health import DeviceError
+from drivers.panel import ButtonPress
+from drivers.serial_link import CardCountError
+from drivers.shuffler import ShuffleResult
+
+
+class Life:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    async def table_step(self, press: ButtonPress) -> None:
+        """The next required step of the table (opening, between rounds, reopening after idle)."""
+        s = self.s
+        step = s.life.next_step()
+        assert step is not None
+        name, button, needs_key, where = step
+        if press.button != button:
+            raise RoundRefused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button")
+        who: str | None = "dealer"
+        if needs_key:
+            who = await s.supervisor()
+            if who is None:
+                raise RoundRefused(f"{name} needs the floor supervisor's key ({where})")
+        data: dict[str, object] = {"step": name}
+        if name.startswith("shuffled") and s.parts.devices.shuffler is not None:
+            result = await self.shuffle()
+            if result is None:
+                return  # the deck was removed: the opening steps start again
+            data.update(deck=result.deck, count=result.count)
+        s.life.record("step_done", data, who=who)
+        s.tell(f"{name.replace('_', ' ')} ({where}) by {who}")
+        if s.life.required:
+            return
+        if s.life.state is not TableState.OPEN:
+            s.life.record("table_opened", {}, who=who)
+            s.tell("table open")
+        if s.round is None or s.round.phase is Phase.COMPLETE:
+            await self.new_round()
+
+    async def new_round(self) -> None:
+        s = self.s
+        round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
+        s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
+        structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
+        s.parts.lockout.new_round()
+        s.notice = None
+        s.parts.progressive.new_round()
+        s.tell(f"round {round_id}: place your bets")
+
+    async def no_play(self) -> None:
+        """No gaming activity (UTH, JHE ch.5 §H; HCF §G; RET §F): the table goes idle, and opens again with
+        the steps of chapter 4 (P67); with the supervisor's key it closes."""
+        s = self.s
+        r = s.open_round()
+        who = await s.supervisor()
+        idle = f"{s.game.short} {IDLE_CLAUSE[s.game.short]}"
+        await r.void(f"no play at the table ({idle})")
+        await r.confirm()
+        if who is not None:
+            s.life.record("table_closed", {}, who=who)
+            s.life.require(opening_steps(s.cfg), "the table reopens with decks received (ch.4)", who=who)
+            s.tell(f"table closed by {who}")
+        else:
+            s.life.record("table_idle", {}, who="dealer")
+            s.life.require(reopening_steps(s.cfg), f"no play ({idle})")
+            step = s.life.next_step()
+            assert step is not None
+            s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of ch.4")
+        s.round = None
+
+    async def recut(self) -> None:
+        """A floor supervisor requires the cards cut again (ch.5 §G)."""
+        s = self.s
+        who = await s.supervisor()
+        if who is None:
+            raise RoundRefused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
+        s.life.require(["cards_cut"], "recut required (ch.5 §G)", who=who)
+        s.tell(f"recut required by {who} (ch.5 §G): cut the cards again")
+
+    async def close_round(self) -> None:
+        s = self.s
+        r = s.open_round()
+        if r.phase is Phase.SETTLED:
+            await s.parts.lockout.check_late()
+        await r.confirm()
+        removed = bool(s.life.required)  # a deck removed by the irregularity that voided the round
+        await s.parts.lockout.release()
+        if removed:
+            s.round = None
+            step = s.life.next_step()
+            s.tell(f"round closed; the deck was removed: first {step[0].replace('_', ' ') if step else 'new decks'}")
+            return
+        if s.cfg.automated_shuffler:
+            # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+            if await self.shuffle() is None:
+                s.round = None
+                return
+        steps = between_round_steps(s.cfg)
+        if steps:  # shuffled and cut by hand before the next round (ch.5 §A(2), §D(2), §F)
+            s.life.require(steps, "after the round (ch.5 §A(2))")
+            s.round = None
+            s.tell("shuffle the cards and cut them for the next round")
+            return
+        await self.new_round()
+
+    async def shuffle(self) -> ShuffleResult | None:
+        """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (ch.5 §E)."""
+        s = self.s
+        shuffler = s.parts.devices.shuffler
+        assert shuffler is not None
+        try:
+            result = await shuffler.shuffle()
+            s.life.record("deck_shuffled", {"deck": result.deck, "count": result.count})
+            return result
+        except CardCountError as e:
+            s.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": "ch.5 §E"})
+            s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted (ch.5 §E)")
+            s.tell(f"deck {e.deck} counted {e.count} cards: remove it from the table (ch.5 §E); "
+                   "new decks go through the opening steps")
+            return None
+        except DeviceError as e:
+            # jammed, stopped or did not complete the shuffle -- or did not answer: no round is dealt
+            # from it; the cards are taken out and shuffled again (UTH ch.13 §H, HCF ch.13 §G)
+            where = clause("shuffle_failed", s.game.short)
+            s.log.error("shuffle failed", error=str(e))
+            if not s.life.required:
+                s.life.require(["shuffled"], f"the shuffle failed ({where})")
+            s.tell(f"the shuffle failed: {e} ({where}): clear the shuffler, put all the cards back in it, "
+                   "and shuffle again (the shuffle button)")
+            return None
+
+    def check_alternation(self) -> None:
+        """Only the decks received and inspected are dealt (ch.3 §A(1): one deck, or §B: two; ch.4 §A-§E):
+        a deck the shuffler brings into play that the table never inspected -- the other deck of a
+        two-deck shuffler at a one-deck table -- deals no round; the decks go through the opening steps.
+        ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
+        but a shuffle that failed and was repeated can bring back the deck the last round used."""
+        s = self.s
+        if s.parts.devices.shuffler is None:
+            return
+        deck = s.life.last_shuffled
+        if deck is not None and s.life.decks_in_use and deck not in s.life.decks_in_use:
+            inspected = ", ".join(s.life.decks_in_use)
+            why = f"deck {deck} is in play, but the table inspected only deck {inspected} (ch.3 §A(1), ch.4 §A)"
+            s.life.record("deck_removed", {"deck": deck, "reason": why, "clause": "ch.3 §A(1), ch.4 §A"})
+            s.life.require(opening_steps(s.cfg), why)
+            s.tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
+                   "the decks go through the opening steps")
+            raise RoundRefused(f"{why}: it deals no round -- the decks go through the opening steps")
+        if s.cfg.dealing.decks != 2:
+            return
+        if deck is not None and deck == s.life.last_dealt:
+            s.life.require(["shuffled"], f"deck {deck} dealt the last round (ch.3 §B)")
+            raise RoundRefused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
+                               f"from it: the decks alternate every round (ch.3 §B) -- shuffle (the other deck)")
+
+    def check_deck_age(self) -> None:
+        """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
+        s = self.s
+        age = s.life.deck_age_hours()
+        limit = float(s.cfg.dealing.deck_change_hours)
+        if age is not None and age > limit:
+            s.life.record("deck_expired", {"hours": f"{age:.3f}", "limit": str(s.cfg.dealing.deck_change_hours),
+                                           "clause": "ch.3 §C"})
+            s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h (ch.3 §C)")
+            raise RoundRefused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h (ch.3 §C): "
+                               "change them (the opening steps) before dealing")

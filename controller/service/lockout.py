@@ -1,0 +1,150 @@
+"""The progressive wager lock-out, as one unit: engaged and confirmed at no more bets, held, released.
+
+ch.8 §C(2): at no more bets the progressive system stops taking progressive wagers (its lock-out
+coil, ``ProgressiveDriver.lock_out`` writes it and reads it back) before any card leaves the shoe
+or shuffler; a wager tried after it is not recognised and is journaled as late.  This unit is the
+only place that sets or clears the coil:
+
+* ``engage()``     at no more bets: set and confirmed (read back), then the accepted seats read;
+* ``check_late()`` the late attempts journaled; a lock-out found released mid-round (the system was
+                   power cycled) is set again (``restore()``);
+* ``release()``    after the round: lights off, accepted and late flags cleared, the coil released.
+                   A system that did not answer is released as soon as it answers again
+                   (``pending_release``), and before any no more bets reads its flags;
+* ``check_at_start()`` a coil still on at start means the last release never happened.
+
+Its state: ``pending_release`` (the last round's flags not yet cleared) and ``late_journaled``
+(the seats whose late attempt this round is journaled).
+"""
+
+from __future__ import annotations
+
+from controller import progressive as prog
+from controller.round import Phase
+from controller.service.session import Session
+from drivers.health import DeviceError
+from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
+
+NOT_ANSWERING = "the progressive system is not answering"
+
+
+class WagerLockout:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.pending_release = False  # the last round's flags and lock-out not yet cleared
+        self.late_journaled: set[int] = set()
+
+    @property
+    def _system(self) -> ProgressiveDriver | None:
+        """The progressive system when the table offers progressive wagers, else None."""
+        system = self.s.parts.devices.progressive
+        return system if system is not None and self.s.cfg.progressive.enabled else None
+
+    def new_round(self) -> None:
+        self.late_journaled = set()
+
+    async def engage(self) -> tuple[list[int], str | None]:
+        """Set the lock-out and confirm it; the seats whose wager the system accepted, or why not."""
+        system = self._system
+        assert system is not None
+        try:
+            await system.lock_out(True)  # raises LockoutNotConfirmed if it does not read back
+            return sorted(await system.accepted_seats()), None
+        except LockoutNotConfirmed:
+            return [], "the progressive system's lock-out cannot be confirmed (ch.8 §C(2))"
+        except DeviceError:
+            return [], NOT_ANSWERING
+
+    async def light_accepted(self, accepted: list[int]) -> None:
+        """Each player sees the wager accepted; a late attempt's light stays off (ch.8 §C(2))."""
+        system = self._system
+        assert system is not None
+        try:
+            await system.set_lights(accepted=accepted)
+        except DeviceError as e:
+            self.s.log.error("accepted lights not set", error=str(e))
+
+    async def release(self) -> None:
+        """After a round: lights off, the accepted and late flags cleared, the lock-out released.
+
+        Until that is done, the flags still say what the last round accepted: a system that did not
+        answer is reset as soon as it answers again, and before any no more bets reads it."""
+        system = self._system
+        if system is None:
+            return
+        try:
+            await system.set_lights()
+            await system.clear_accepted()
+            await system.lock_out(False)
+        except DeviceError as e:
+            self.pending_release = True
+            self.s.log.error("progressive system not reset after the round", error=str(e))
+        else:
+            if self.pending_release:
+                self.s.log.info("progressive system reset after its outage")
+            self.pending_release = False
+
+    async def release_if_pending(self) -> None:
+        if self.pending_release:
+            await self.release()  # the last round's accepted flags are not this round's wagers
+
+    async def check_at_start(self) -> None:
+        """At start between rounds: a lock-out still on means the last round's reset never happened
+        (the daemon stopped, or the system did not answer): its flags are not new wagers."""
+        system = self._system
+        if system is None:
+            return
+        r = self.s.round
+        if r is not None and r.phase is not Phase.WAGERS:
+            return
+        try:
+            locked = await system.locked_out()
+        except DeviceError:
+            self.pending_release = True
+            return
+        if locked:
+            self.pending_release = True
+            await self.release()
+
+    async def check_late(self) -> None:
+        """Wagers tried after the lock-out (ch.8 §C(2)): not recognised, journaled with the round."""
+        s = self.s
+        r = s.round
+        system = self._system
+        if r is None or system is None or s.parts.progressive.off:
+            return
+        try:
+            st = await system.status()
+        except DeviceError as e:
+            s.log.error("late wagers not read", error=str(e))
+            return
+        late = set(st.late)
+        if r.phase is not Phase.WAGERS:
+            # a wager the system took after no more bets was not this round's (ch.8 §C(2))
+            late |= set(st.accepted) - set(r.progressive_seats())
+            if not st.locked_out:
+                await self.restore()
+        new = sorted(late - self.late_journaled)
+        if new:
+            s.journal.append(None, prog.LATE_WAGER, {"round": r.round_id, "seats": new})
+            self.late_journaled |= set(new)
+            s.log.warning("late progressive wager", seats=new)
+
+    async def restore(self) -> None:
+        """The progressive system no longer holds the lock-out it confirmed at no more bets (it was
+        power cycled): set it again, and the lights and signs it lost; journaled, the dealer told."""
+        s = self.s
+        r = s.open_round()
+        system = s.parts.devices.progressive
+        assert system is not None
+        s.journal.append(None, prog.LOCKOUT_LOST, {"round": r.round_id})
+        s.log.error("progressive lock-out lost during the round")
+        try:
+            await system.lock_out(True)
+            await system.set_lights(accepted=r.progressive_seats())
+        except (DeviceError, LockoutNotConfirmed) as e:
+            s.log.error("lock-out not set again", error=str(e))
+        await s.parts.progressive.show_meters()
+        s.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
+                    "again: a progressive wager placed meanwhile does not count (ch.8 §C(2))")
+        s.tell(f"{s.message} -- NOTE: {s.notice}")

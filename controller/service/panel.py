@@ -1,0 +1,178 @@
+"""The dealer's panel: each press is one action, routed by the round's phase and the button.
+
+Owns the dispatch of presses (the table below, ``ROUTES``), the refusals (the buzzer, and what
+the dealer is told), and the presses made while a deal waits on the shoe (``during_deal``: the
+irregularity menu and void_round are served at once, anything else is kept for after the deal).
+
+Before the table: ``void_round`` (with the key) voids the round at any time; while the
+irregularity menu is open every press goes to it (``controller.service.remedies``); while the
+table's steps are due (opening, between rounds, reopening) every press goes to them
+(``controller.service.life``).  Otherwise:
+
+    wagers        no_more_bets   bet sensors read, lock-out set and confirmed (ch.8 §C)
+    wagers        shuffle        no play at the table: idle, or closed with the key (ch.5 §H)
+    wagers        undo           a recut, with the key (ch.5 §G; not with an automated shuffler)
+    no_more_bets  confirm        the progressive count matches the chips (ch.8 §C(3)); cards are dealt
+    no_more_bets  undo           the count does not match: the round halts for the supervisor
+    decisions     bet / check / fold   the decision of the seat to act (R1)
+    reveal        deal / confirm the cards still to come, then the settlement
+    settled       confirm        a progressive win held: validated with the key (ch.11 §J(2)(c));
+                                 else paid and collected, the next round opens
+    voided        confirm        the wagers returned (or kept ones settled), the next round opens
+    halted        confirm        resumed with the key once the device is back
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from controller.irregularities import clause
+from controller.round import Phase, RoundRefused
+from controller.service.deal import SeatSkip
+from controller.service.session import Session
+from drivers.health import DeviceError
+from drivers.panel import ButtonPress
+
+Handler = Callable[[ButtonPress], Awaitable[None]]
+
+
+class Panel:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
+        self._routes: dict[tuple[Phase, str], Handler] | None = None
+
+    @property
+    def routes(self) -> dict[tuple[Phase, str], Handler]:
+        """ROUTES: (phase, button) -> what the press does (built once the parts are wired)."""
+        if self._routes is None:
+            p = self.s.parts
+            self._routes = {
+                (Phase.WAGERS, "no_more_bets"): lambda _: p.wagers.no_more_bets(),
+                (Phase.WAGERS, "shuffle"): self._no_play,
+                (Phase.WAGERS, "undo"): self._recut,
+                (Phase.NO_MORE_BETS, "confirm"): self._count_confirmed,
+                (Phase.NO_MORE_BETS, "undo"): self._count_mismatch,
+                (Phase.DECISIONS, "bet"): p.decisions.decide,
+                (Phase.DECISIONS, "check"): p.decisions.decide,
+                (Phase.DECISIONS, "fold"): p.decisions.decide,
+                # every player has acted (a restart can leave the round here): deal what is left, settle
+                (Phase.REVEAL, "deal"): lambda _: p.settling.deal_rest_and_settle(),
+                (Phase.REVEAL, "confirm"): lambda _: p.settling.deal_rest_and_settle(),
+                (Phase.SETTLED, "confirm"): self._paid,
+                (Phase.VOIDED, "confirm"): self._paid,
+                (Phase.HALTED, "confirm"): self._resume,
+            }
+        return self._routes
+
+    async def next_press(self) -> ButtonPress:
+        """The next press: first those pressed during a deal and kept for after it, in order."""
+        panel = self.s.parts.devices.panel
+        assert panel is not None
+        if self.deferred:
+            return self.deferred.pop(0)
+        return await panel.next_press()
+
+    async def on_press(self, press: ButtonPress) -> None:
+        s = self.s
+        if press.after_outage:
+            await s.refuse(f"{press.button} was pressed while the panel was unreachable: press it again")
+            return
+        try:
+            try:
+                await self._dispatch(press)
+            except DeviceError as e:
+                await s.parts.remedies.device_error(e)
+        except RoundRefused as e:
+            await s.refuse(str(e))
+
+    async def _dispatch(self, press: ButtonPress) -> None:
+        s = self.s
+        p = s.parts
+        b = press.button
+        if b == "void_round":
+            p.remedies.menu = None
+            await p.settling.void_pressed()
+        elif b == "irregularity" or p.remedies.menu is not None:
+            if await p.remedies.menu_press(press) is not None:
+                # the menu offers it only while the cards are dealt; the deal ended meanwhile
+                raise RoundRefused(f"a seat skipped is reported while its cards are dealt "
+                                   f"({clause('skipped', s.game.short)}): report a wrong number of cards")
+        elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
+            await p.life.table_step(press)
+        else:
+            r = s.open_round()
+            handler = self.routes.get((r.phase, b))
+            if handler is None:
+                raise RoundRefused(f"{b} does nothing in {r.phase.value}")
+            await handler(press)
+
+    async def during_deal(self, press: ButtonPress) -> SeatSkip | None:
+        """A press while a deal waits on the shoe: the irregularity menu (P41) and void_round are served
+        now; anything else (a decision pressed while the dealer's cards still come) after the deal."""
+        s = self.s
+        p = s.parts
+        s.presses_handled += 1  # counted as taken (a press kept for after the deal is counted then)
+        try:
+            if press.button == "void_round":
+                p.remedies.menu = None
+                await p.settling.void_pressed()  # the round is voided: the deal stops
+                return None
+            if press.button == "irregularity" or p.remedies.menu is not None:
+                return await p.remedies.menu_press(press)
+            self.deferred.append(press)
+            s.presses_handled -= 1
+        except RoundRefused as e:
+            await s.refuse(str(e))
+        return None
+
+    # ------------------------------------------------------------------ the handlers of the table
+
+    def _nothing(self, press: ButtonPress) -> RoundRefused:
+        return RoundRefused(f"{press.button} does nothing in {self.s.open_round().phase.value}")
+
+    async def _no_play(self, press: ButtonPress) -> None:
+        if self.s.open_round().seats:
+            raise self._nothing(press)
+        await self.s.parts.life.no_play()
+
+    async def _recut(self, press: ButtonPress) -> None:
+        if self.s.cfg.automated_shuffler:
+            raise self._nothing(press)
+        await self.s.parts.life.recut()
+
+    async def _count_confirmed(self, press: ButtonPress) -> None:
+        s = self.s
+        r = s.open_round()
+        await r.confirm_progressive_count(r.progressive_count or 0)
+        await s.parts.lockout.check_late()
+        await s.parts.deal.initial()
+
+    async def _count_mismatch(self, press: ButtonPress) -> None:
+        # the dealer counted a different number of progressive chips (ch.8 §C(3)): the round stops
+        s = self.s
+        r = s.open_round()
+        await r.halt_round(f"the progressive chips do not match the {r.progressive_count} wagers accepted "
+                           "(ch.8 §C(3))")
+        s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids")
+
+    async def _paid(self, press: ButtonPress) -> None:
+        p = self.s.parts
+        if p.progressive.validation:
+            await p.progressive.validate()
+        else:
+            await p.life.close_round()
+
+    async def _resume(self, press: ButtonPress) -> None:
+        s = self.s
+        r = s.open_round()
+        trouble = s.parts.devices.trouble
+        if trouble:
+            raise RoundRefused(f"{trouble}: resume once it is back, or void the round")
+        who = await s.supervisor()
+        if who is None:
+            raise RoundRefused("resuming a halted round needs the floor supervisor's key")
+        await r.resume_round(who)
+        s.tell(f"round resumed by {who}")
+        if r.phase is Phase.DEALING:
+            await s.parts.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})")

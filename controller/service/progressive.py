@@ -1,0 +1,183 @@
+"""The progressive system around the round: wagers enabled or disabled, the meter signs, wins held.
+
+Owns:
+
+* whether progressive wagers are taken now (``off``: why not, journaled as ``progressive_disabled``
+  / ``progressive_enabled`` table events, so a restarted daemon keeps them disabled);
+* the meter signs (``show_meters``; a sign that did not take the meters disables progressive
+  wagers at the next no more bets);
+* the progressive wins of the settled round held until a floor supervisor validates them (UTH
+  ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive`` journals them);
+* a seat's contribution taken back when its wagers are returned (R7a).
+
+The lock-out itself is ``controller.service.lockout``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+
+from controller import progressive as prog
+from controller.round import RoundRefused
+from controller.service.lockout import NOT_ANSWERING
+from controller.service.session import Session
+from drivers.health import DeviceError, Health
+
+
+class ProgressiveSystem:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.off: str | None = None  # why progressive wagers are disabled now, or None
+        self.sign_trouble: str | None = None  # the last meter sign update failed
+        self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
+        for e in s.journal.events(None):  # progressive wagers disabled when the daemon stopped stay so
+            if e.kind == prog.DISABLED:
+                self.off = e.data["reason"]
+            elif e.kind == prog.ENABLED:
+                self.off = None
+
+    @property
+    def offered(self) -> bool:
+        """The table offers progressive wagers and has a progressive system to take them."""
+        return self.s.parts.devices.progressive is not None and self.s.cfg.progressive.enabled
+
+    def new_round(self) -> None:
+        self.validation = []
+
+    # ------------------------------------------------------------------ enabled or disabled
+
+    def disabled(self, why: str) -> None:
+        s = self.s
+        r = s.round
+        if self.off != why:
+            s.journal.append(None, prog.DISABLED, {"round": r.round_id if r else None, "reason": why})
+            s.log.error("progressive wagers disabled", reason=why)
+        self.off = why
+        s.tell(f"progressive wagers disabled: {why}")
+
+    def enabled(self) -> None:
+        if self.off is None:
+            return
+        s = self.s
+        r = s.round
+        s.journal.append(None, prog.ENABLED, {"round": r.round_id if r else None})
+        s.log.info("progressive wagers enabled again")
+        self.off = None
+
+    def on_health(self, health: Health) -> None:
+        """The progressive system's health changed: wagers disabled while it does not answer."""
+        s = self.s
+        if not s.cfg.progressive.enabled:
+            return
+        if health is Health.OFFLINE:
+            if self.off is None:
+                self.disabled(NOT_ANSWERING)  # for the following rounds, until it is back
+            return
+        if s.parts.lockout.pending_release:
+            s.spawn(s.parts.lockout.release())
+        if self.off == NOT_ANSWERING:
+            self.enabled()
+            s.tell("progressive wagers enabled again: the progressive system answers")
+
+    async def signs_ready(self) -> str | None:
+        """None when the signs show the meters; else why progressive wagers cannot be taken on them."""
+        if self.sign_trouble is not None:
+            await self.show_meters()  # the signs must show the meters before wagers are taken on them
+            if self.sign_trouble is not None:
+                return f"the meter signs are not answering ({self.sign_trouble})"
+        return None
+
+    async def show_meters(self) -> None:
+        s = self.s
+        system = s.parts.devices.progressive
+        if system is None:
+            return
+        names = list(s.cfg.progressive.meters)
+        values = s.meters.values()
+        try:
+            await system.set_meters({i: int(values[m] * 100) for i, m in enumerate(names)})
+        except DeviceError as e:
+            self.sign_trouble = str(e)  # progressive wagers are disabled at the next no more bets
+            s.log.error("meter sign not updated", error=str(e))
+        else:
+            self.sign_trouble = None
+
+    # ------------------------------------------------------------------ contributions (R7a)
+
+    def without_contribution(self, seat: int) -> dict[str, Decimal] | None:
+        """The round's meters without the seat's progressive contribution (R7a), or None without one."""
+        s = self.s
+        r = s.open_round()
+        if "progressive" not in r.seats[seat].wagers or not s.cfg.progressive.enabled:
+            return None
+        assert r.setup.progressive is not None
+        taken = s.meters.contributions(1)
+        return {m: Decimal(str(v)) - taken[m] for m, v in r.setup.progressive["meters"].items()}
+
+    async def take_back_contribution(self, meters: Mapping[str, Decimal] | None) -> None:
+        """Journal the contribution taken back with the round's new meters (R7a) and show them."""
+        if meters is None:
+            return
+        s = self.s
+        r = s.open_round()
+        taken = {m: -v for m, v in s.meters.contributions(1).items()}
+        s.journal.append(r.round_id, "meter_add", {"meters": taken})
+        await self.show_meters()
+
+    async def take_back_all(self, accepted: int) -> None:
+        """A voided round returns its ``accepted`` progressive wagers: their contributions go back (R7a)."""
+        s = self.s
+        r = s.open_round()
+        taken = {m: -v for m, v in s.meters.contributions(accepted).items()}
+        s.journal.append(r.round_id, "meter_add", {"meters": taken})
+        await self.show_meters()
+
+    # ------------------------------------------------------------------ wins held for validation
+
+    def hits(self) -> list[prog.Hit]:
+        r = self.s.open_round()
+        assert r.settlement is not None
+        return prog.hits(self.s.game, r.settlement, r.setup.progressive, r.setup.paytables)
+
+    async def hold_for_validation(self, restarted: bool = False) -> None:
+        """UTH ch.11 §J(2)(a)-(c) (JHE ch.11 §K(2), HCF ch.11 §B(9)): the winner lit, the payout held."""
+        s = self.s
+        r = s.open_round()
+        self.validation = prog.pending(s.journal, r.round_id, self.hits())
+        if not self.validation:
+            return
+        clause = prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11")
+        wins = "; ".join(h.describe() for h in self.validation)
+        s.tell(f"{'restarted: ' if restarted else ''}PROGRESSIVE WIN held for validation: {wins} -- verify the "
+               f"hand and the winner light; a floor supervisor validates with the key and confirm ({clause})")
+        s.log.warning("progressive win held for validation", round_id=r.round_id,
+                      hits=[h.public() for h in self.validation])
+        system = s.parts.devices.progressive
+        if system is not None:
+            try:
+                await system.set_lights(accepted=sorted(r.progressive_seats()),
+                                        winner=sorted({h.seat for h in self.validation}))
+            except DeviceError as e:  # the dealer verifies the light: the supervisor sees it is off
+                s.log.error("winner light not set", error=str(e))
+
+    async def validate(self) -> None:
+        """The floor supervisor validated the held payouts: journal them, pay the meters, update the signs."""
+        s = self.s
+        r = s.open_round()
+        clause = prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11")
+        who = await s.supervisor()
+        if who is None:
+            seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))
+            raise RoundRefused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
+                               f"key ({clause})")
+        prog.record_validation(s.journal, r.round_id, self.validation, who)
+        paid = "; ".join(h.describe() for h in self.validation)
+        self.validation = []
+        expected = r.settlement.meters if r.settlement is not None else {}
+        now = s.meters.values()
+        if any(now.get(m) != v for m, v in expected.items() if m in now):
+            s.log.error("meters after validation differ from the settlement",
+                        meters={k: str(v) for k, v in now.items()})
+        await self.show_meters()
+        s.tell(f"progressive payout validated by {who}: pay {paid}; pay and collect as shown, then confirm")

@@ -1,0 +1,253 @@
+"""Chapter 13: the remedies of irregularities, and the devices taken out of (or back into) service.
+
+Two kinds of irregularity reach the daemon (``controller.irregularities`` has the clauses):
+
+* what a device sees (a card read twice, a card it cannot read, a jam, a card face up inside a
+  stack): the remedy is applied at once (P40) -- all hands void (R7a) except the wagers the clause
+  keeps alive, the deck removed when it is not 52 cards of one deck; a device fault the rules do
+  not name halts the round (fail closed);
+* what only a person sees: the panel's irregularity menu (P41), opened with ``irregularity``, an
+  option picked with seat button N (then the seat, if asked), confirmed with the floor
+  supervisor's key, ``undo`` cancels.  A seat skipped (RET ch.13 §G) is answered to the deal as a
+  ``SeatSkip``; a player who left (ch.7 §C), a device out of order (ch.13 §J; P43).
+
+A remedy that voids the round leaves it VOIDED and buzzes: the deal and the settlement stop there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller import irregularities as irr
+from controller.irregularities import clause, kept_alive
+from controller.round import Phase, RoundRefused
+from controller.service.deal import SeatSkip
+from controller.service.session import Session
+from controller.table import between_round_steps, opening_steps
+from drivers.health import DeviceError
+from drivers.panel import ButtonPress
+from drivers.serial_link import CardCountError, DeviceFault, DuplicateCardError, UnreadableCardError
+
+
+@dataclass
+class Menu:
+    """The panel's irregularity menu while it is open (P41)."""
+
+    options: list[irr.Option]
+    chosen: irr.Option | None = None
+    seat: int | None = None
+
+
+class Remedies:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.menu: Menu | None = None
+
+    # ------------------------------------------------------------------ what a device sees (P40)
+
+    async def irregular_void(self, reason: str, *, keep: frozenset[str] = frozenset(),
+                             remove_deck: str | None = None, device: str | None = None) -> None:
+        """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
+        wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
+        The round is VOIDED: nothing more happens in it."""
+        s = self.s
+        r = s.open_round()
+        await s.parts.settling.void(reason, keep)
+        s.log.warning("irregularity", round_id=r.round_id, reason=reason, kept=sorted(keep),
+                      deck_removed=bool(remove_deck), device=device)
+        todo = ("return every wager" if not keep
+                else f"settle {', '.join(sorted(keep))} as shown, return every other wager")
+        todo += "; the cards are reshuffled with those dealt"
+        if remove_deck:
+            # ch.8 §G(2), ch.5 §E: a deck that is not 52 cards of one deck leaves the table
+            s.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
+            s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
+            todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
+        s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm")
+        if keep:
+            s.parts.settling.log_settlement()
+            await s.parts.progressive.hold_for_validation()
+        await s.buzz()  # the dealer has been told what happened and what to do
+
+    async def card_of_another_deck(self, seen: str) -> None:
+        """P40: a card seen twice in one round means a card of another deck is in this one: every hand
+        void, and the deck leaves the table as one that is not 52 cards of one deck (ch.8 §G(2))."""
+        await self.irregular_void(f"{seen}: a card from another deck (P40; {clause('stub_count', self.s.game.short)})",
+                                  remove_deck="a card of another deck is in it")
+
+    async def face_up_in_stack(self, what: str) -> None:
+        """P35: a stack cannot skip a card as a shoe can (ch.13 §A): every hand void."""
+        await self.irregular_void(f"{what} (P35; {clause('face_up', self.s.game.short)})")
+
+    async def device_error(self, e: DeviceError) -> None:
+        """A device reported a fault: the rules' remedy when they name it (P40), otherwise fail closed (halt)."""
+        s = self.s
+        r = s.round
+        short = s.game.short
+        dealing = r is not None and r.phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
+        if dealing and isinstance(e, DuplicateCardError):
+            await self.card_of_another_deck(f"the {e.device} read a card twice")
+        elif dealing and isinstance(e, UnreadableCardError):
+            # never guessed: a card nobody can name is a failure to deal (P40)
+            await self.irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', short)})",
+                                      device=e.device)
+        elif dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
+            # a jam, an empty device, an open door while the cards come out of it: a failure to deal
+            await self.irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', short)})",
+                                      device=e.device)
+        else:
+            await self.device_failed(str(e))
+
+    async def device_failed(self, error: str) -> None:
+        """Fail closed: the round stops where it is; the dealer is told."""
+        s = self.s
+        s.log.error("device failed", error=error)
+        r = s.round
+        if r is not None and r.phase in (Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS,
+                                         Phase.REVEAL):
+            await r.halt_round(error)
+        s.tell(f"HALTED: {error} -- fix the device and confirm with the supervisor's key, or void")
+        await s.buzz()
+
+    # ------------------------------------------------------------------ what the dealer reports (P41)
+
+    def _menu_phase(self) -> str:
+        r = self.s.round
+        return r.phase.value if r is not None else "wagers"
+
+    async def menu_press(self, press: ButtonPress) -> SeatSkip | None:
+        """The irregularity menu: ``irregularity`` opens it, seat button N picks option N (then, if asked,
+        the seat), ``confirm`` with the floor supervisor's key applies the remedy, ``undo`` closes it.
+        A seat skipped is answered to the deal in progress."""
+        s = self.s
+        b = press.button
+        m = self.menu
+        if b == "irregularity":
+            options = irr.menu(s.game.short, self._menu_phase(), has_dealer=s.game.dealer_cards > 0,
+                               devices=sorted(s.parts.devices.drivers), out_of_order=sorted(s.life.out_of_order))
+            if not options:
+                raise RoundRefused(f"no irregularity can be reported in {self._menu_phase()}: "
+                                   "void_round with the supervisor's key if the round cannot go on")
+            self.menu = Menu(options)
+            listed = "; ".join(f"{i} {o.label}" for i, o in enumerate(options, 1))
+            s.tell(f"IRREGULARITY: {listed} -- press the seat button of its number (undo: cancel)")
+            return None
+        assert m is not None
+        if b == "undo":
+            self.menu = None
+            s.tell("irregularity menu closed: nothing changed")
+            return None
+        chosen = m.chosen
+        if b.startswith("seat_"):
+            n = int(b.removeprefix("seat_"))
+            if chosen is None:
+                if not 1 <= n <= len(m.options):
+                    raise RoundRefused(f"no option {n}: 1 to {len(m.options)}")
+                m.chosen = chosen = m.options[n - 1]
+                if chosen.needs_seat:
+                    s.tell(f"{chosen.label}: press the seat's button (undo: cancel)")
+                    return None
+            elif chosen.needs_seat and m.seat is None:
+                r = s.round
+                if r is None or n not in {seat.seat for seat in r.players}:
+                    raise RoundRefused(f"seat {n} has no player in this round")
+                m.seat = n
+            else:
+                raise RoundRefused("confirm with the supervisor's key, or undo")
+            where = clause(chosen.what.split(":")[0], s.game.short)
+            seat = f" at seat {m.seat}" if m.seat else ""
+            s.tell(f"{chosen.label}{seat} ({where}): a floor supervisor confirms with the key (undo: cancel)")
+            return None
+        if b != "confirm" or chosen is None or (chosen.needs_seat and m.seat is None):
+            raise RoundRefused("the irregularity menu is open: pick an option with the seat buttons, or undo")
+        who = await s.supervisor()
+        if who is None:
+            raise RoundRefused("an irregularity is confirmed with the floor supervisor's key")
+        self.menu = None
+        return await self._apply(chosen.what, m.seat, who)
+
+    async def _apply(self, what: str, seat: int | None, who: str) -> SeatSkip | None:
+        s = self.s
+        p = s.parts
+        r = s.round
+        short = s.game.short
+        where = clause(what.split(":")[0], short)
+        s.log.warning("irregularity reported", what=what, seat=seat, by=who)
+        if what.startswith(("out_of_order:", "in_service:")):
+            await self._device_service(what, who)
+            return None
+        if what == "skipped":
+            assert seat is not None
+            return SeatSkip(seat, who)
+        assert r is not None
+        if what == "player_left":
+            assert seat is not None
+            returned = s.cfg.abandoned_wagers == "returned"
+            meters = p.progressive.without_contribution(seat) if returned else None
+            await r.abandon(seat, who, returned=returned, meters=meters)
+            await p.progressive.take_back_contribution(meters)
+            if returned:
+                s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is returned -- "
+                       "return them")
+            else:
+                s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
+            if r.phase is Phase.REVEAL:
+                await p.settling.deal_rest_and_settle()
+            return None
+        keep = kept_alive(what, s.game.name, short)
+        if keep and any(w in seat_.wagers for seat_ in r.players for w in keep):
+            # UTH ch.13 §C/§G, JHE §C/§G (R10): the community cards are dealt and the kept wagers
+            # settled; HCF §F: every card is already out
+            if not await p.deal.all_streets() or not await p.deal.release_dealer_cards():
+                return None  # a remedy of what those cards showed voided the round already
+        else:
+            keep = frozenset()
+        labels = {"exposed_after_initial": "cards found face up after the initial deal",
+                  "dealer_card_exposed": "a dealer card exposed before every player acted",
+                  "wrong_number_of_cards": "a wrong number of cards dealt"}
+        await self.irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})", keep=keep)
+        return None
+
+    async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]]) -> None:
+        """RET ch.13 §G: the seat plays the next hand; its wagers are returned (and a progressive
+        wager's contribution taken back, R7a), every card dealt so far is where it really went."""
+        s = self.s
+        r = s.open_round()
+        meters = s.parts.progressive.without_contribution(seat)
+        await r.skip_seat(seat, who, cards, meters)
+        await s.parts.progressive.take_back_contribution(meters)
+        where = clause("skipped", s.game.short)
+        s.tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
+               "dealing goes on without it")
+
+    async def _device_service(self, what: str, who: str) -> None:
+        """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
+        before the table shuffles or deals another way; journaled with who (P43)."""
+        s = self.s
+        devices = s.parts.devices
+        r = s.round
+        if r is not None and r.phase is not Phase.WAGERS:
+            raise RoundRefused("a device is taken out of (or back into) service between rounds: "
+                               "finish or void this one")
+        kind, device = what.split(":")
+        where = clause(kind, s.game.short)
+        before = s.cfg.automated_shuffler
+        if kind == "out_of_order":
+            s.life.record("device_out_of_order", {"device": device, "clause": where}, who=who)
+            devices.out_of_service(device)  # not in use: its silence no longer stops the table
+        else:
+            s.life.record("device_in_service", {"device": device, "clause": where}, who=who)
+        devices.apply_mode()
+        if before != s.cfg.automated_shuffler:
+            # the cards are shuffled another way from now on: shuffle them that way before the next deal
+            steps = ["shuffled"] if s.cfg.automated_shuffler else between_round_steps(s.cfg)
+            s.life.require(steps, f"the {device} is {'back in service' if kind == 'in_service' else 'out of order'}",
+                           who=who)
+        mode = devices.no_card_source or f"the table deals by {s.cfg.dealing.procedure.replace('_', ' ')} now"
+        if devices.closed_wagers and not devices.no_card_source:
+            mode += (f"; {', '.join(w.replace('_', ' ') for w in devices.closed_wagers)} CLOSED: this procedure "
+                     "deals no Six Card Bonus box (UTH ch.10 §B(1), P55) -- take no such wager")
+        if s.cfg.dealing.deck_change_hours != s.base_cfg.dealing.deck_change_hours:
+            mode += f"; decks changed every {s.cfg.dealing.deck_change_hours:g} h dealt by hand (ch.3 §C(1))"
+        state = "out of order: cover it or sign it" if kind == "out_of_order" else "back in service"
+        s.tell(f"{device} {state} ({where}, {who}); {mode}")

@@ -1,0 +1,130 @@
+"""The session every part of the daemon shares: the open round, the journal, telling the dealer, the status.
+
+One ``Session`` per running daemon.  It owns what is common to the parts and nothing else:
+
+* the configuration (``base_cfg`` as configured, ``cfg`` the mode in use while a device is out of
+  order, P43), the game, the journal, the table's life and meters;
+* the open round (``round``), with ``open_round()`` for the parts that need one;
+* what the dealer is told (``tell``, ``refuse``, ``buzz``), the note that stays until the round
+  closes (``notice``), and the supervisor's key (``supervisor``);
+* publishing the status (``publish``: the status part writes it).
+
+The parts reach one another through ``parts`` (wired once by ``controller.daemon``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from controller.config import TableConfig
+from controller.journal import Journal
+from controller.round import Phase, RoundController
+from controller.table import Meters, TableLife
+from drivers.health import DeviceError
+from games.game import Game
+
+if TYPE_CHECKING:
+    from controller.service.deal import Deal
+    from controller.service.decisions import Decisions
+    from controller.service.devices import Devices
+    from controller.service.life import Life
+    from controller.service.lockout import WagerLockout
+    from controller.service.panel import Panel
+    from controller.service.progressive import ProgressiveSystem
+    from controller.service.remedies import Remedies
+    from controller.service.settlement import Settling
+    from controller.service.status import Status
+    from controller.service.wagers import Wagers
+
+log = structlog.get_logger("table")
+
+
+class Parts:
+    """The daemon's parts, one attribute each (set by ``controller.daemon.TableDaemon``)."""
+
+    devices: Devices
+    panel: Panel
+    life: Life
+    wagers: Wagers
+    lockout: WagerLockout
+    deal: Deal
+    decisions: Decisions
+    settling: Settling
+    progressive: ProgressiveSystem
+    remedies: Remedies
+    status: Status
+
+
+class Session:
+    def __init__(self, cfg: TableConfig) -> None:
+        self.base_cfg = cfg  # as configured; self.cfg is the mode in use (a device out of order: P43)
+        self.cfg = cfg
+        self.game: Game = cfg.game_rules
+        self.journal = Journal(cfg.journal)
+        self.life = TableLife(cfg, self.journal)
+        self.meters = Meters(cfg, self.journal)
+        self.log = log.bind(table=cfg.id)
+        structlog.contextvars.bind_contextvars(table=cfg.id)
+        self.round: RoundController | None = None
+        self.message = ""  # what the dealer is told now
+        self.notice: str | None = None  # what the dealer must know until the round closes
+        self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
+        self.parts = Parts()
+        self._publish: Callable[[], None] = lambda: None
+        self._spawn: Callable[[Coroutine[Any, Any, None]], None] = lambda coro: coro.close()
+
+    # ------------------------------------------------------------------ the round
+
+    def open_round(self) -> RoundController:
+        """The open round; the parts that act on a round are only called with one."""
+        assert self.round is not None, "no open round"
+        return self.round
+
+    def stopped(self) -> bool:
+        """The round was stopped by a remedy or the supervisor (all hands void): nothing more is dealt."""
+        return self.round is not None and self.round.phase is Phase.VOIDED
+
+    # ------------------------------------------------------------------ the dealer
+
+    def tell(self, message: str) -> None:
+        self.message = message
+        self.log.info("dealer", say=message, round_id=self.round.round_id if self.round else None)
+
+    async def refuse(self, why: str) -> None:
+        self.tell(f"refused: {why}")
+        await self.buzz()
+
+    async def buzz(self) -> None:
+        panel = self.parts.devices.panel
+        if panel is not None:
+            try:
+                await panel.buzz()
+            except DeviceError:
+                pass
+
+    async def supervisor(self) -> str | None:
+        """Who turned the floor supervisor's key, or None when it is off."""
+        panel = self.parts.devices.panel
+        assert panel is not None
+        key = await panel.key_switch()
+        return f"supervisor {key.supervisor_id}" if key.on else None
+
+    # ------------------------------------------------------------------ the status
+
+    def on_publish(self, publish: Callable[[], None]) -> None:
+        self._publish = publish
+
+    def publish(self) -> None:
+        self._publish()
+
+    # ------------------------------------------------------------------ background work
+
+    def on_spawn(self, spawn: Callable[[Coroutine[Any, Any, None]], None]) -> None:
+        self._spawn = spawn
+
+    def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` beside the presses (the service loop owns the task)."""
+        self._spawn(coro)

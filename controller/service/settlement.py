@@ -1,0 +1,88 @@
+"""Settling the round: the reveal, the settlement, the dealer's order of payment, voiding (ch.11, R7a).
+
+Owns what happens once every player has acted (the stub counted, the dealer's cards out, the
+round settled, the order of payment told pass by pass, P65, and logged step by step) and voiding
+a round (all hands void, R7a; the returned progressive wagers' contributions taken back),
+whether the supervisor asked for it (``void_round`` with the key) or a remedy did.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from controller.round import Phase, RoundRefused
+from controller.service.session import Session
+from games.money import display
+
+
+class Settling:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    async def reveal_and_settle(self) -> None:
+        s = self.s
+        p = s.parts
+        r = s.open_round()
+        if p.devices.shoe is not None and not await p.deal.count_stub():
+            return
+        if not await p.deal.release_dealer_cards():
+            return
+        await r.settle()
+        # the meters are not touched here: a progressive win is paid from them only once validated
+        shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if s.game.dealer_cards else ""
+        s.tell(f"{shows}pay and collect in this order: {self.order_told()}; then confirm")
+        self.log_settlement()
+        await p.progressive.hold_for_validation()
+
+    async def deal_rest_and_settle(self) -> None:
+        """Every player has acted: the cards still to come are dealt, then the round is settled."""
+        if await self.s.parts.deal.all_streets():
+            await self.reveal_and_settle()
+
+    def order_told(self) -> str:
+        """The order of payment as the dealer is told it: each pass (P65) with its seats, from the right."""
+        r = self.s.open_round()
+        assert r.payments is not None
+        passes: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats)
+        for p in r.payments:
+            if not passes or passes[-1][0] != p["clause"]:
+                passes.append((p["clause"], [], []))
+            passes[-1][2].append(p["seat"])
+            passes[-1][1].extend(w["wager"] for w in p["wagers"] if w["wager"] not in passes[-1][1])
+        return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in wagers)} at seat "
+                              f"{', '.join(map(str, seats))} ({where})" for where, wagers, seats in passes)
+
+    def log_settlement(self) -> None:
+        """Each step of the order of payment (P65), in order."""
+        s = self.s
+        r = s.open_round()
+        assert r.settlement is not None and r.payments is not None
+        hands = {seat.seat: seat.hand for seat in r.settlement.seats}
+        nets = {seat.seat: seat.net for seat in r.settlement.seats}
+        for step, p in enumerate(r.payments, 1):
+            wagers = ", ".join(f"{w['wager']} {w['result']} {display(Decimal(w['net'])):+}" for w in p["wagers"])
+            hand = hands[p["seat"]]
+            shown = hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in hand.items())
+            s.log.info("settle", round_id=r.round_id, step=step, seat=p["seat"], clause=p["clause"],
+                       hand=shown if p["shows_hand"] else None, wagers=wagers,
+                       seat_net=str(display(nets[p["seat"]])))
+
+    async def void_pressed(self) -> None:
+        """``void_round`` with the floor supervisor's key: all hands void (R7a)."""
+        s = self.s
+        who = await s.supervisor()
+        if who is None:
+            raise RoundRefused("voiding a round needs the floor supervisor's key")
+        if s.round is None or s.round.phase in (Phase.SETTLED, Phase.COMPLETE, Phase.VOIDED):
+            raise RoundRefused("no open round to void")
+        await self.void(f"voided by {who}")
+
+    async def void(self, reason: str, keep: frozenset[str] = frozenset()) -> None:
+        s = self.s
+        r = s.open_round()
+        await r.void(reason, keep)
+        # a player who left lost the progressive wager (P42): its contribution stays
+        accepted = sum(1 for seat in r.players if "progressive" in seat.wagers)
+        if accepted and "progressive" not in keep:  # R7a: the returned progressive wagers' contributions go back
+            await s.parts.progressive.take_back_all(accepted)
+        s.tell(f"round void ({reason}): return every wager, then confirm")

@@ -1,0 +1,129 @@
+"""The public status: what the table, its round and devices are now, and what the dealer must do next.
+
+Owns the status file beside the journal (``tablectl status``, the web service and the tests read
+it), written atomically after every press and every change a device reports.  Nothing hidden is
+in it: no hole card, no undealt card, no dealer card before the rules reveal it.
+
+``next_action`` is the dealer's next action as data, for machines (the ``message`` says it in
+words, for people)::
+
+    {"action": "no_more_bets", "button": "no_more_bets", "key": false, "why": "ch.8 §C"}
+
+``action`` names what is to be done (a table step's name, ``draw_cards``, ``decide``,
+``validate_progressive`` ...), ``button`` the panel button that does it (None when no button
+does: cards are drawn from the shoe, a device must answer again), ``key`` whether the floor
+supervisor's key must be turned, ``why`` the clause or ruling.  A decision adds ``seat`` and the
+``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from controller import progressive as prog
+from controller.irregularities import clause
+from controller.round import Phase
+from controller.service.session import Session
+
+
+def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -> dict[str, Any]:
+    return {"action": action, "button": button, "key": key, "why": why, **more}
+
+
+class Status:
+    def __init__(self, s: Session, path: Path) -> None:
+        self.s = s
+        self.path = path
+
+    def next_action(self) -> dict[str, Any] | None:
+        """What the dealer must do next (see the module's docstring); None when nothing can be done."""
+        s = self.s
+        p = s.parts
+        short = s.game.short
+        menu = p.remedies.menu
+        if menu is not None:
+            if menu.chosen is None:
+                return _action("pick_irregularity", "seat_1", False, "P41", options=len(menu.options))
+            where = clause(menu.chosen.what.split(":")[0], short)
+            if menu.chosen.needs_seat and menu.seat is None:
+                return _action("pick_seat", None, False, where)
+            return _action("confirm_irregularity", "confirm", True, where)
+        if p.deal.expecting:
+            return _action("draw_cards", None, False, "ch.8 §D", cards=p.deal.expecting, to=p.deal.next_place)
+        r = s.round
+        step = s.life.next_step()
+        if step and (r is None or r.phase is Phase.WAGERS):
+            return _action(step[0], step[1], step[2], step[3])
+        if r is None:
+            return None
+        phase = r.phase
+        if phase is Phase.WAGERS:
+            if p.devices.no_card_source:
+                return _action("device_in_service", "irregularity", True, clause("in_service", short))
+            return _action("no_more_bets", "no_more_bets", False, "ch.8 §C")
+        if phase is Phase.NO_MORE_BETS:
+            return _action("confirm_progressive_count", "confirm", False, "ch.8 §C(3)")
+        if phase is Phase.DECISIONS:
+            seat = r.to_act()
+            if seat is None:
+                return None
+            choices = r.public_view().get("to_act") or {}
+            buttons = [f"bet_{m}x" for m in choices.get("multiples", ())]
+            buttons += ["check"] if choices.get("check") else []
+            buttons += ["fold"] if choices.get("fold") else []
+            return _action("decide", None, False, "R1", seat=seat.seat, buttons=buttons)
+        if phase is Phase.REVEAL:
+            return _action("deal_and_settle", "confirm", False, "ch.11")
+        if phase in (Phase.SETTLED, Phase.VOIDED) and p.progressive.validation:
+            return _action("validate_progressive", "confirm", True, prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11"))
+        if phase is Phase.SETTLED:
+            return _action("pay_and_collect", "confirm", False, "P65")
+        if phase is Phase.VOIDED:
+            return _action("return_wagers", "confirm", False, "R7a")
+        if phase is Phase.HALTED:
+            if p.devices.trouble:
+                return _action("device_back", None, False, "fail closed")
+            return _action("resume", "confirm", True, "fail closed")
+        return None
+
+    def status(self) -> dict[str, Any]:
+        """The public state: nothing hidden is in here (hole cards, undealt cards)."""
+        s = self.s
+        p = s.parts
+        step = s.life.next_step()
+        menu = p.remedies.menu
+        return {
+            "table": s.cfg.id,
+            "game": s.cfg.game,
+            "state": s.life.state.value,
+            "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
+            "next_action": self.next_action(),
+            "message": s.message,
+            "notice": s.notice,
+            "presses_handled": s.presses_handled,
+            "expecting_cards": p.deal.expecting,
+            "next_card_to": p.deal.next_place if p.deal.expecting else None,
+            "devices": p.devices.health(),
+            "out_of_order": sorted(s.life.out_of_order),
+            "closed_wagers": list(p.devices.closed_wagers),
+            "dealing": (s.cfg.dealing.procedure if not p.devices.no_card_source
+                        else f"none: {p.devices.no_card_source}"),
+            "irregularity_menu": [o.label for o in menu.options] if menu and menu.chosen is None else None,
+            # systemd's watchdog is pinged only while no device is offline (a blind daemon gets restarted)
+            "watchdog": "pinging" if p.devices.trouble is None else f"paused: {p.devices.trouble}",
+            "meters": {k: str(v) for k, v in s.meters.values().items()},
+            "round": s.round.public_view() if s.round else None,
+            # progressive wins held until a floor supervisor validates them (public: the round is settled)
+            "validation": [h.public() for h in p.progressive.validation],
+            "progressive_wagers": ("disabled: " + p.progressive.off) if p.progressive.off else "enabled",
+            "updated": time.time(),
+        }
+
+    def publish(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.status(), default=str))
+        os.replace(tmp, self.path)

@@ -1,0 +1,95 @@
+"""No more bets: the deck checks, the bet sensors read, the lock-out engaged, the wagers placed.
+
+ch.8 §C / ch.10 §A(2): at the dealer's no_more_bets press the table checks that a round may be
+dealt (a card source in service, the decks' age and alternation), reads the bet sensors (on the
+progressive unit), engages the progressive wager lock-out (``controller.service.lockout``) before
+any card leaves, and places every sensed wager after checking them all against the table's
+wagers and limits: a refusal journals nothing.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from controller.irregularities import clause
+from controller.round import RoundRefused
+from controller.service.lockout import NOT_ANSWERING
+from controller.service.session import Session
+from drivers.health import Health
+
+
+class Wagers:
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    async def no_more_bets(self) -> None:
+        """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
+        s = self.s
+        p = s.parts
+        r = s.open_round()
+        devices = p.devices
+        if devices.no_card_source:
+            raise RoundRefused(f"{devices.no_card_source} ({clause('out_of_order', s.game.short)}): "
+                               "no round until a device is back in service")
+        p.life.check_deck_age()
+        p.life.check_alternation()
+        system = devices.progressive
+        offered = p.progressive.offered
+        if system is not None and system.health is Health.OFFLINE:
+            # the bet sensors are on the progressive unit: no wager can be read, nothing is journaled
+            # for the round; it stays open for wagers until the system answers again
+            if offered:
+                p.progressive.disabled(NOT_ANSWERING)
+            raise RoundRefused("progressive wagers disabled: the progressive system is not answering "
+                               "(its bet sensors too): no more bets once it is back")
+        await p.lockout.release_if_pending()
+        bets = await system.read_bets() if system else {}
+        areas = [w for w in s.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
+        accepted: list[int] = []
+        if offered:
+            why = await p.progressive.signs_ready()
+            if why is None:
+                accepted, why = await p.lockout.engage()
+            if why is not None:
+                accepted = []  # this round is taken without progressive wagers
+                p.progressive.disabled(why)
+            else:
+                p.progressive.enabled()
+                await p.lockout.check_late()
+                await p.lockout.light_accepted(accepted)
+        playing = {seat for seat, by_area in bets.items() if by_area}
+        sensed: list[tuple[int, str, Decimal]] = []
+        cfg = s.cfg
+        for seat in sorted(playing):
+            if seat > cfg.seats:
+                raise RoundRefused(f"chips at seat {seat}, but this table has {cfg.seats} seats")
+            for area, cents in sorted(bets[seat].items()):
+                wager = areas[area] if area < len(areas) else f"area {area}"
+                if wager in devices.closed_wagers:
+                    raise RoundRefused(f"seat {seat}: chips on {wager}, closed while the table deals by "
+                                       f"{cfg.dealing.procedure.replace('_', ' ')} (UTH ch.10 §B(1), P55)")
+                if wager not in cfg.wagers and wager not in s.game.antes:
+                    raise RoundRefused(f"seat {seat}: chips on {wager}, which this table does not offer")
+                amount = Decimal(cents) / 100
+                low, high = cfg.limits(wager)
+                if not low <= amount <= high:
+                    raise RoundRefused(f"seat {seat}: {wager} {amount} is outside the table limits {low}-{high}")
+                sensed.append((seat, wager, amount))
+        for seat, wager, amount in sensed:  # all checked first: a refusal journals nothing
+            await r.place_wager(seat, wager, amount)
+        meters = None
+        if cfg.progressive.enabled:
+            # the contributions go on the meters as the wagers are accepted (ch.8 §C); this round's
+            # progressive hands are paid from the meters with them (R4)
+            contributions = s.meters.contributions(len(accepted))
+            meters = {m: v + contributions[m] for m, v in s.meters.values().items()}
+        await r.announce_no_more_bets(progressive_seats=accepted, meters=meters)
+        if accepted:
+            s.journal.append(r.round_id, "meter_add", {"meters": s.meters.contributions(len(accepted))})
+            await p.progressive.show_meters()
+        said = (f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted -- "
+                "check the chips and confirm")
+        if offered and p.progressive.off:
+            said = (f"progressive wagers disabled: {p.progressive.off} -- return any progressive chips; "
+                    f"no more bets: {len(playing)} players, no progressive wagers -- confirm")
+        s.tell(said)
