@@ -40,6 +40,7 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         t.open_table()
         s = t.until(lambda s: (s.get("round") or {}).get("phase") == "wagers", "the first round")
         round_id = s["round"]["round_id"]
+        assert s["next_action"]["button"] == "no_more_bets" and not s["next_action"]["key"]
         # bet-sensor areas follow the game's wagers: 0 ante, 1 blind, 2 trips, 3 six card, 4 ultimate pairs
         t.controls["progressive"]("set_bets", bets={"1": {"0": 50000, "1": 50000, "2": 10000},
                                                     "2": {"0": 1000, "1": 1000, "4": 500}})
@@ -48,20 +49,26 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         s = t.status()
         assert s["round"]["phase"] == "no_more_bets"
         assert s["round"]["seats"]["1"]["wagers"]["progressive"] == "1.00"
+        assert s["next_action"]["action"] == "confirm_progressive_count" and s["next_action"]["button"] == "confirm"
         t.press("confirm")  # one progressive chip, one accepted wager (ch.10 §A(2)(b)(ii))
         s = t.status()
         assert s["round"]["phase"] == "decisions" and s["round"]["to_act"]["seat"] == 1
         assert s["round"]["seats"]["1"]["cards"] == 2  # hole cards hidden
         assert s["round"]["dealer"] == 0  # still in the shuffler
+        assert s["next_action"]["action"] == "decide" and s["next_action"]["seat"] == 1
+        assert "bet_4x" in s["next_action"]["buttons"] and not s["next_action"]["key"]
         t.press("bet_4x")  # seat 1: 4x before the flop
         t.press("check")  # seat 2
         t.press("check")  # seat 2 after the flop
         s = t.press("fold")  # seat 2 after the river
         assert s["round"]["phase"] == "settled", s
         assert s["validation"] and s["message"].startswith("PROGRESSIVE WIN")  # held (UTH ch.11 §J(2)(c))
+        assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
+                                    "why": "UTH ch.11 §J(2)(c)"}
         assert t.press("confirm")["message"].startswith("refused")  # not without the supervisor's key
         s = t.dealer.with_key(t.status(), "confirm")
         assert not s.get("validation")
+        assert s["next_action"]["action"] == "pay_and_collect" and not s["next_action"]["key"]
 
     with Journal(t.journal_path) as j:
         events = j.events(round_id)
@@ -97,6 +104,7 @@ def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolve
         t.press("no_more_bets")
         s = t.press("undo")  # the dealer counts no chip on the layout for the accepted wager
         assert s["round"]["phase"] == "halted" and "do not match" in s["round"]["halted"]["reason"]
+        assert s["next_action"]["button"] == "confirm" and s["next_action"]["key"]  # the supervisor resolves it
         s = t.press("confirm")  # without the supervisor's key: refused, still halted
         assert s["round"]["phase"] == "halted" and s["message"].startswith("refused")
         s = t.dealer.with_key(s, "confirm")  # the supervisor resolved it
