@@ -1,15 +1,19 @@
-"""Latency of "no more bets": from the press at the panel to the lock-out at the
-progressive system, through a minimal controller loop, next to one bare Modbus
-round trip measured in the same run.
+"""Latency of "no more bets" through the daemon: from the dealer's press at the panel to the lock-out
+coil confirmed at the progressive system, next to one bare Modbus round trip measured in the same run.
 
-Both simulators run as their own processes (Modbus TCP on loopback).  The
-controller loop is the smallest one that does the job: panel driver event
-``no_more_bets`` -> ``await prog.lock_out(True)`` (write + read-back).  The
-latency is taken between two instants recorded by the simulators on the
-host's CLOCK_MONOTONIC (shared by all processes): the panel firmware
-registering the debounced press, and the progressive device applying the
-lock-out coil.  It therefore includes the panel poll period (25 ms by default:
-on average half of it is spent waiting for the next poll).
+The table is the example UTH table (config/ultimate_texas_holdem.toml): the daemon runs as
+``tablectl run`` in its own process, as systemd runs it, against the simulated panel, progressive
+system and shuffler in theirs (Modbus TCP and serial over loopback).  Each measured press is a real
+round's no_more_bets: one player's Ante and Blind on the bet sensors, the press at a random phase of
+the panel's poll cycle; the daemon's whole path runs (the deck checks, the bet sensors read, the
+lock-out set and read back by ``WagerLockout.engage``, the accepted seats read).  The round is then
+voided with the supervisor's key and confirmed (the lock-out released, the shuffler shuffles, the
+next round opens), outside the measured interval.
+
+The latency is taken between two instants the simulators record on the host's CLOCK_MONOTONIC
+(shared by all processes): the panel firmware registering the debounced press, and the progressive
+device applying the lock-out coil.  It includes the panel poll period (25 ms by default: on average
+half of it is spent waiting for the next poll).
 
     python tests/bench/lockout.py          # prints the figures
     from lockout import run; run()         # -> list of figures (shared/contracts/bench.md)
@@ -18,26 +22,30 @@ on average half of it is spent waiting for the next poll).
 from __future__ import annotations
 
 import asyncio
-import logging
+import contextlib
+import io
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-import structlog
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from modbus_helpers import Control, start_sim
-from pymodbus.client import AsyncModbusTcpClient
+from daemon_harness import phase, simulated_table  # noqa: E402
+from pymodbus.client import AsyncModbusTcpClient  # noqa: E402
 
-from drivers.modbus import Health, parse_url
-from drivers.panel import PanelDriver
-from drivers.progressive import ProgressiveDriver
+from drivers.modbus import parse_url  # noqa: E402
+from drivers.panel import PanelDriver  # noqa: E402
+
+GAME = "ultimate_texas_holdem"
 
 
 def _p99(values: list[float]) -> float:
@@ -45,77 +53,95 @@ def _p99(values: list[float]) -> float:
     return s[max(int(len(s) * 0.99) - 1, 0)]
 
 
-async def _measure(presses: int) -> tuple[list[float], list[float], float]:
-    panel_sim = start_sim("simulators.panel")
-    prog_sim = start_sim("simulators.progressive")
-    pctl, gctl = Control(panel_sim.control), Control(prog_sim.control)
+def _wait(t: Any, predicate: Any, what: str, timeout: float = 30.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = t.status()
+        if s and predicate(s):
+            return s
+        time.sleep(0.005)
+    raise TimeoutError(f"the daemon never reached {what}: {t.status()}")
+
+
+def _measure_daemon(presses: int, state_dir: Path) -> tuple[list[float], str]:
+    mp = pytest.MonkeyPatch()
     try:
-        panel = PanelDriver(panel_sim.url)
-        prog = ProgressiveDriver(prog_sim.url)
-        await panel.start()
-        await prog.start()
-        await asyncio.wait_for(asyncio.gather(panel.wait_health(Health.ONLINE),
-                                              prog.wait_health(Health.ONLINE)), 10)
-        locked: asyncio.Queue[None] = asyncio.Queue()
-
-        async def controller() -> None:  # the minimal controller loop
-            async for press in panel.presses():
-                if press.button == "no_more_bets":
-                    await prog.lock_out(True)
-                    locked.put_nowait(None)
-
-        task = asyncio.get_running_loop().create_task(controller())
-        latencies: list[float] = []
-        try:
+        with simulated_table(GAME, state_dir, mp) as t:
+            t.start_daemon()
+            with contextlib.redirect_stdout(io.StringIO()):  # the dealer's narration of the opening steps
+                t.open_table()
+            started = time.monotonic()
+            panel, system = t.controls["panel"], t.controls["progressive"]
+            areas = [w for w in t.cfg.game_rules.wagers if w != "progressive"]  # bet-sensor area i = wager i
+            low = int(t.cfg.limits("ante")[0] * 100)
+            bets = {"1": {str(areas.index(a)): low for a in t.cfg.game_rules.antes}}
             rng = random.Random(7)
+            poll = PanelDriver.POLL_INTERVAL
+            latencies: list[float] = []
             for _ in range(presses):
-                await prog.lock_out(False)  # re-arm, outside the measured interval
+                s = _wait(t, lambda s: phase(s) == "wagers" and not s.get("next_step"), "a round taking wagers")
+                system("set_bets", bets=bets)
+                handled = s["presses_handled"]
                 # press at a random phase of the panel's poll cycle, as a dealer would
-                # (back to back, every press would land just after a poll)
-                await asyncio.sleep(rng.uniform(0, panel.poll_interval))
-                pressed = await pctl("press", button="no_more_bets")
-                await asyncio.wait_for(locked.get(), 10)
-                out = await gctl("outputs")
+                time.sleep(rng.uniform(0, poll))
+                pressed = panel("press", button="no_more_bets")
+                s = _wait(t, lambda s, before=handled: s["presses_handled"] > before, "the no_more_bets press")
+                if phase(s) != "no_more_bets":
+                    raise RuntimeError(f"no more bets was not taken: {s.get('message')}")
+                out = system("outputs")
                 latencies.append((out["lockout_on_at"] - pressed["at"]) * 1000)
-        finally:
-            task.cancel()
-            await panel.close()
-            await prog.close()
-        poll = panel.poll_interval
-
-        cfg = parse_url(prog_sim.url)
-        client = AsyncModbusTcpClient(cfg.host, port=cfg.port, timeout=1, retries=0, reconnect_delay=0)
-        await client.connect()
-        round_trips: list[float] = []
-        try:
-            for _ in range(presses):
-                t = time.perf_counter()
-                rr = await client.read_input_registers(0, count=1, device_id=1)
-                round_trips.append((time.perf_counter() - t) * 1000)
-                assert not rr.isError()
-        finally:
-            client.close()
-        return latencies, round_trips, poll
+                t.press("void_round", key=True)  # outside the measured interval: the next round
+                system("set_bets", bets={})
+                t.press("confirm")
+            print(f"lockout: {presses} rounds in {time.monotonic() - started:.0f} s", file=sys.stderr)
+            return latencies, system.url or ""
     finally:
-        await pctl.close()
-        await gctl.close()
-        panel_sim.stop()
-        prog_sim.stop()
+        mp.undo()
+
+
+async def _round_trips(url: str, n: int) -> list[float]:
+    cfg = parse_url(url)
+    client = AsyncModbusTcpClient(cfg.host, port=cfg.port, timeout=1, retries=0, reconnect_delay=0)
+    await client.connect()
+    out: list[float] = []
+    try:
+        for _ in range(n):
+            t = time.perf_counter()
+            rr = await client.read_input_registers(0, count=1, device_id=1)
+            out.append((time.perf_counter() - t) * 1000)
+            assert not rr.isError()
+    finally:
+        client.close()
+    return out
+
+
+def _measure(presses: int) -> tuple[list[float], list[float]]:
+    from controller.config import load_config
+    from controller.demo import simulator_options, start_simulator, stop_processes
+
+    with tempfile.TemporaryDirectory() as tmp:
+        latencies, _ = _measure_daemon(presses, Path(tmp))
+        # the bare round trip, to a progressive simulator process of its own, in the same run
+        procs: list[Any] = []
+        try:
+            cfg = load_config(ROOT / "config" / f"{GAME}.toml")
+            sim = start_simulator("progressive", 0, procs, simulator_options("progressive", cfg))
+            round_trips = asyncio.run(_round_trips(sim.url or "", presses))
+        finally:
+            stop_processes(procs)
+    return latencies, round_trips
 
 
 def run(presses: int = 200) -> list[dict]:
     """Figures ``lockout.no_more_bets`` and ``modbus.round_trip`` (median, p99, ms)."""
-    saved = structlog.get_config()
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    try:
-        latencies, round_trips, poll = asyncio.run(_measure(presses))
-    finally:
-        structlog.configure(**saved)
-    what_lock = (f"{presses} no_more_bets presses: panel simulator registers the press -> PanelDriver polls "
-                 f"(every {poll * 1000:.0f} ms) -> controller loop -> ProgressiveDriver.lock_out(True) "
-                 "-> progressive simulator applies the coil; presses at a random phase of the poll cycle; Modbus TCP on loopback, pymodbus both ends, "
-                 "simulators in their own processes, CLOCK_MONOTONIC stamps")
-    what_rt = (f"{presses} reads of one input register, bare pymodbus AsyncModbusTcpClient to the progressive "
+    latencies, round_trips = _measure(presses)
+    poll = PanelDriver.POLL_INTERVAL
+    what_lock = (f"{presses} no_more_bets presses, each a real round of the example UTH table: panel simulator "
+                 f"registers the press -> PanelDriver polls (every {poll * 1000:.0f} ms) -> the daemon "
+                 "(tablectl run, its own process) checks the decks, reads the bet sensors, WagerLockout.engage "
+                 "-> the progressive simulator applies the coil (read back); presses at a random phase of the "
+                 "poll cycle; Modbus TCP on loopback, simulators in their own processes, CLOCK_MONOTONIC stamps")
+    what_rt = (f"{presses} reads of one input register, bare pymodbus AsyncModbusTcpClient to a progressive "
                "simulator process over loopback, same run")
     out = []
     for name, values, what in (("lockout.no_more_bets", latencies, what_lock),
@@ -127,5 +153,5 @@ def run(presses: int = 200) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for f in run():
+    for f in run(int(sys.argv[1]) if len(sys.argv) > 1 else 200):
         print(f"{f['name']} ({f['stat']}): {f['value']} {f['unit']}")

@@ -81,7 +81,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
-    import lockout  # tests/bench/lockout.py: the panel and progressive simulators, real drivers
+    import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
