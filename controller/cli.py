@@ -6,7 +6,8 @@ Subcommands:
   (shared/contracts/settle.md);
 * ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
 * ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
-* ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md).
+* ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md);
+* ``web``: the dealer's screen and the floor's pages (web/).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from decimal import Decimal
 from typing import Any, TextIO
 
 from controller import analyzecli, devicecli, tablecli
+from web import cli as webcli
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
 
@@ -112,6 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", metavar="FILE", help="the round(s); standard input when omitted or '-'")
     p.set_defaults(handler=cmd_settle)
     devicecli.register(sub)  # sim, inject, watch: the devices by hand
+    webcli.register(sub)  # web: the dealer's screen and the floor's pages (web/)
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
     analyzecli.register(sub)  # analyze: par sheets
     return parser

@@ -302,6 +302,22 @@ class DevicesConfig(BaseModel):
     panel: ModbusUrl = None
 
 
+class WebConfig(BaseModel):
+    """``tablectl web``: the dealer's screen and the floor's pages (web/).  The dealer's screen shows
+    only the public state, on this machine by default; the floor's pages listen where this names."""
+
+    model_config = _STRICT
+
+    dealer_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    dealer_port: Annotated[int, Field(ge=0, le=65535)] = 8700  # 0: any free port (tests)
+    floor_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    floor_port: Annotated[int, Field(ge=0, le=65535)] = 8701
+    #: the floor's accounts (``tablectl web adduser``); none: nobody can log in
+    users: Path | None = None
+    #: a login expires this long after it was made
+    session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
+
+
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 
 
@@ -332,6 +348,7 @@ class TableConfig(BaseSettings):
     wagers: dict[str, WagerConfig]
     progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
     journal: Path
     log_format: Literal["json", "console", "auto"] = "auto"
 

@@ -75,6 +75,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+from urllib.request import pathname2url
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
@@ -236,6 +237,22 @@ class Journal:
         except JournalError:
             self._db.close()
             raise
+
+    @classmethod
+    def read_only(cls, path: str | os.PathLike[str]) -> Journal:
+        """An existing journal opened for reading only, by another process while the daemon writes it
+        (the web service): SQLite's ``mode=ro``, so nothing is created, migrated or written."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(f"file:{pathname2url(str(self.path.resolve()))}?mode=ro", uri=True,
+                                       isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+        return self
 
     @staticmethod
     def _create_private(path: Path) -> None:
