@@ -112,6 +112,7 @@ function render(s) {
   document.body.dataset.phase = r.phase || s.state;
   document.body.dataset.round = r.round_id || "";
   document.body.dataset.presses = s.presses_handled;
+  window.__status = s;  // what this frame shows (the browser tests compare the page with it)
   // web.event_to_screen: from the daemon's status (its "updated" time) to the frame that shows it
   requestAnimationFrame(() => { window.__latencies.push(Date.now() - s.updated * 1000); document.body.dataset.shown = s.updated; });
 }
