@@ -1,5 +1,5 @@
-// The project's own playing cards, drawn as SVG: a card is its text in the rules' notation ("As", "Td").
-// Used by the dealer's screen and the floor's pages (any element with data-card="As" or data-card="back").
+// The project's own playing cards, drawn as SVG: a card is its text in the rules' notation (rank, then suit letter).
+// Used by the dealer's screen and the floor's pages (any element with a data-card attribute: a card's text, or "back").
 "use strict";
 const SUITS = { s: ["\u2660", "#111"], h: ["\u2665", "#c8102e"], d: ["\u2666", "#c8102e"], c: ["\u2663", "#111"] };
 const SUIT_NAMES = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
