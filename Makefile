@@ -5,10 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup test bench run install clean
+.PHONY: help setup chromium test bench run install clean
 
 help:
-	@echo "make run    - run the table daemon against the simulated devices (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make install - install the daemon and its systemd unit on a table PC (root)"
@@ -20,9 +20,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The browser tests drive Debian's Chromium (Playwright's own browser download is not used):
+# installed here when missing and we are root; otherwise the tests say how to get it.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y --no-install-recommends chromium >/dev/null || \
+	      { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	  else echo "note: $(CHROMIUM) is missing; the browser tests need it (as root: apt-get install chromium)"; fi; \
+	fi
 
-test: $(STAMP)
+setup: $(STAMP) chromium
+
+test: $(STAMP) chromium
 	$(PY) -m pytest -n 2 -q
 
 bench: $(STAMP)
@@ -40,12 +51,12 @@ PREFIX ?= /opt/table-controller
 install:
 	id -u tablectl >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin --groups dialout tablectl
 	mkdir -p $(PREFIX) /etc/table-controller
-	cp -r pyproject.toml README.md controller drivers games simulators config $(PREFIX)/
+	cp -r pyproject.toml README.md controller drivers games simulators web config $(PREFIX)/
 	$(PYTHON) -m venv $(PREFIX)/.venv
 	$(PREFIX)/.venv/bin/pip install --quiet $(PREFIX)
-	install -m 0644 systemd/table-controller@.service /etc/systemd/system/
+	install -m 0644 systemd/table-controller@.service systemd/table-web@.service /etc/systemd/system/
 	systemctl daemon-reload
-	@echo "Put each table's configuration in /etc/table-controller/ID.toml, then: systemctl enable --now table-controller@ID"
+	@echo "Put each table's configuration in /etc/table-controller/ID.toml, then: systemctl enable --now table-controller@ID table-web@ID"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis bench.json var

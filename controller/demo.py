@@ -247,6 +247,28 @@ class Dealer:
         return len(self.closed)
 
 
+DEMO_SUPERVISOR = ("floor", "demo-only")  # the demo's floor account (simulated table, a throwaway journal)
+
+
+def start_web(args, users: Path, procs: list[subprocess.Popen]) -> None:
+    """``tablectl web`` beside the daemon: the dealer's screen and the floor's pages; their addresses printed."""
+    from web.auth import add_user
+
+    add_user(users, DEMO_SUPERVISOR[0], "supervisor", DEMO_SUPERVISOR[1])
+    os.environ["TABLE_WEB__USERS"] = str(users)
+    if args.free_ports:
+        os.environ["TABLE_WEB__DEALER_PORT"] = os.environ["TABLE_WEB__FLOOR_PORT"] = "0"
+    web = subprocess.Popen([sys.executable, "-m", "controller.cli", "web", "--config", args.config],
+                           cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    procs.append(web)
+    line = web.stdout.readline()  # its first line: {"dealer": URL, "floor": URL}
+    if not line:
+        raise SystemExit(f"demo: tablectl web stopped (exit {web.wait()})")
+    urls = json.loads(line)
+    print(f"dealer's screen: {urls['dealer']}  (open it in a browser)", flush=True)
+    print(f"floor's pages:   {urls['floor']}  (user {DEMO_SUPERVISOR[0]}, password {DEMO_SUPERVISOR[1]})", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.demo")
     parser.add_argument("--config", default=os.environ.get("CONFIG", str(ROOT / "config/ultimate_texas_holdem.toml")))
@@ -284,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
                                   cwd=ROOT, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
         procs.append(daemon)
         threading.Thread(target=lambda: [show(line) for line in daemon.stderr], daemon=True).start()
+        start_web(args, demo_dir / f"{cfg0.id}.users", procs)
         dealer = Dealer(cfg, journal.with_suffix(".status.json"), controls, random.Random(args.seed))
         try:
             played = dealer.play(args.rounds, daemon)

@@ -21,7 +21,7 @@ HAND_HISTORY = "hand_history_viewed"
 
 
 def audit_path(journal: Path) -> Path:
-    return Path(journal).with_suffix(".web-audit.journal")
+    return Path(journal).with_suffix(".web-audit")  # not *.journal: the table has one journal
 
 
 class Audit:
