@@ -114,9 +114,14 @@ function render(s) {
   document.body.dataset.presses = s.presses_handled;
   window.__status = s;  // what this frame shows (the browser tests compare the page with it)
   // web.event_to_screen: from the daemon's status (its "updated" time) to the frame that shows it
-  requestAnimationFrame(() => { window.__latencies.push(Date.now() - s.updated * 1000); document.body.dataset.shown = s.updated; });
+  // (only statuses published while this page listened: the first one sent on connecting may be old)
+  requestAnimationFrame(() => {
+    if (window.__openedAt && s.updated * 1000 >= window.__openedAt) window.__latencies.push(Date.now() - s.updated * 1000);
+    document.body.dataset.shown = s.updated;
+  });
 }
 
 const source = new EventSource("/events");
+source.onopen = () => { window.__openedAt = Date.now(); };
 source.addEventListener("status", (e) => render(JSON.parse(e.data)));
 source.onerror = () => { document.getElementById("action").textContent = "No connection to the table service: retrying\u2026"; };
