@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from daemon_harness import phase, simulated_table
-from web_harness import browser, screenshot, shown, web_service  # noqa: F401 (browser: a fixture)
+from web_harness import screenshot, shown, web_service
 
 GAMES = ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"]
 REVEALED = {"reveal", "settled", "complete"}
@@ -28,8 +28,8 @@ SCREEN = """() => {
   return {
     phase: document.body.dataset.phase, dealer: cards("#dealer"), seats,
     settlement: !document.getElementById("settlement-box").hidden,
-    rows: [...document.querySelectorAll("#settlement tr[data-seat]")].map(
-      e => [Number(e.dataset.seat), e.dataset.wager, e.className, e.cells[3].textContent]),
+    rows: [...document.querySelectorAll("#settlement td[data-wager]")].map(
+      e => [Number(e.dataset.seat), e.dataset.wager, e.className, e.querySelector(".amt").textContent]),
     pending: [...document.querySelectorAll(".alert.pending")].map(e => Number(e.dataset.hit)),
     devices: document.querySelectorAll("#devices .device").length,
   };
@@ -56,9 +56,10 @@ def check_screen(page, s: dict) -> None:
         assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
         want = [(int(seat), w, v["net"]) for seat in sorted(r["settlement"], key=int, reverse=True)
                 for w, v in r["settlement"][seat].items()]
-        assert [(a, b) for a, b, _, _ in rows] == [(a, b) for a, b, _ in want]
-        for (_, _, what, amount), (_, _, net) in zip(rows, want):
-            net = Decimal(net)
+        nets = {(a, b): net for a, b, net in want}
+        assert sorted((a, b) for a, b, _, _ in rows) == sorted(nets)  # every wager of every seat, once
+        for seat, wager, what, amount in rows:
+            net = Decimal(nets[seat, wager])
             assert what == ("pay" if net > 0 else "take" if net < 0 else what)
             if net:
                 assert Decimal(amount.lstrip("$")) == abs(net)
@@ -69,7 +70,7 @@ def check_screen(page, s: dict) -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_a_round_on_the_dealers_screen(game, tmp_path, monkeypatch, browser):  # noqa: F811
+def test_a_round_on_the_dealers_screen(game, tmp_path, monkeypatch, browser):
     with simulated_table(game, tmp_path, monkeypatch, seed=3) as t:
         t.start_daemon()  # the daemon and the web service start side by side
         with web_service(t, tmp_path, monkeypatch) as w:
@@ -88,7 +89,7 @@ def watch_a_round(t, w, browser, game: str) -> None:
             seen = shown(page, t.status())
             check_screen(page, seen)
             p = phase(seen) or seen["state"]
-            if p not in phases:
+            if p not in phases:  # a screenshot of each phase (WEB_SCREENSHOTS)
                 phases.append(p)
                 screenshot(page, f"dealer-{game}-{p}")
         # the whole round was watched: bets, the deal, (decisions,) the reveal or settlement

@@ -17,12 +17,12 @@ from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
 from web import audit
 from web.auth import Account, Sessions, check_password, hash_password
-from web_harness import AUDITOR, PASSWORD, SUPERVISOR, browser, login, screenshot, shown, web_service  # noqa: F401
+from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
 
 GAME = "high_card_flush"
 
 
-def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, browser):  # noqa: F811
+def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, browser):
     procedure, wanted, line, meter = CASES[GAME]
     deck = deal_order(GAME, procedure, wanted)
     with simulated_table(GAME, tmp_path, monkeypatch) as t:

@@ -27,12 +27,12 @@ import pytest
 from daemon_harness import ROOT, SimulatedTable
 from web.auth import add_user
 
-CHROMIUM = os.environ.get("TABLE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SUPERVISOR, AUDITOR, PASSWORD = "sam", "alex", "correct horse battery"
-# TABLE_SCREENS=docs/screens: the browser tests also save a screenshot of each screen there (for the README)
-SCREENS = os.environ.get("TABLE_SCREENS")
+# WEB_SCREENSHOTS=docs/screens: the browser tests also save a screenshot of each screen there (for the README)
+SCREENS = os.environ.get("WEB_SCREENSHOTS")
 
 
 @dataclass

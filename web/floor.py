@@ -288,7 +288,7 @@ async def progressive(request: web.Request) -> web.Response:
     report = "".join(f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
                      f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
                      for m, r in rep["meters"].items())
-    body = (f'<p>Progressive wagers: {e(str(rep["progressive_wagers"]))}</p>'
+    body = (f'<p>Progressive wagers accepted: {e(str(rep["progressive_wagers"]))}</p>'
             "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
             f"<th>Paid</th><th>Current</th></tr>{report}<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
             f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"

@@ -4,7 +4,6 @@ const PHASES = { wagers: "Place your bets", no_more_bets: "No more bets", dealin
   reveal: "Dealer's hand", settled: "Settle", complete: "Round complete", voided: "Round void", halted: "Halted" };
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 const words = (s) => String(s).replace(/_/g, " ");
-const dollars = (s) => "$" + String(s).replace(/^-/, "");
 window.__latencies = [];
 
 function cards(list, count) {
@@ -24,24 +23,28 @@ function nextAction(s) {
 }
 
 function settlementRows(r) {
-  // R1: the dealer settles counterclockwise from the dealer's right, the highest occupied seat first.
+  // One row per seat, the dealer's order: R1, counterclockwise from the dealer's right, the highest seat first;
+  // one column per wager (in the order the rules settle them), then the seat's total.
   const seats = Object.keys(r.settlement).map(Number).sort((a, b) => b - a);
-  let rows = "<tr><th>Seat</th><th>Wager</th><th>Pay / take</th><th class=num>Amount</th></tr>";
-  let table = 0n;
+  const names = [];
+  for (const seat of seats) for (const name of Object.keys(r.settlement[seat])) if (!names.includes(name)) names.push(name);
+  let rows = "<tr><th>Seat</th>" + names.map((n) => "<th>" + esc(words(n)) + "</th>").join("") + '<th class="num">Total</th></tr>';
   for (const seat of seats) {
     const wagers = r.settlement[seat];
     let total = 0n;
-    for (const [name, w] of Object.entries(wagers)) {
+    rows += '<tr data-row="' + seat + '"><th class="seatno">' + seat + "</th>";
+    for (const name of names) {
+      const w = wagers[name];
+      if (!w) { rows += "<td></td>"; continue; }
       const cents = toCents(w.net);
       total += cents;
       const what = cents > 0n ? "pay" : cents < 0n ? "take" : w.result === "void" ? "return" : "push";
-      rows += '<tr class="' + what + '" data-seat="' + seat + '" data-wager="' + esc(name) + '"><td>' + seat + "</td><td>" +
-        esc(words(name)) + (w.line ? ' <span class="muted">' + esc(words(w.line)) + "</span>" : "") + "</td><td>" + what +
-        '</td><td class="num">' + (cents === 0n ? "&ndash;" : dollars(w.net)) + "</td></tr>";
+      rows += '<td class="' + what + '" data-seat="' + seat + '" data-wager="' + esc(name) + '"><span class="what">' + what +
+        '</span> <span class="amt">' + (cents === 0n ? "" : fmtCents(cents)) + "</span>" +
+        (w.line ? '<div class="line">' + esc(words(w.line)) + "</div>" : "") + "</td>";
     }
-    table += total;
-    rows += '<tr class="total"><td>' + seat + '</td><td colspan=2>seat total: ' + (total > 0n ? "pay" : total < 0n ? "take" : "even") +
-      '</td><td class="num">' + fmtCents(total) + "</td></tr>";
+    rows += '<td class="num total ' + (total > 0n ? "pay" : total < 0n ? "take" : "") + '">' +
+      (total > 0n ? "pay " : total < 0n ? "take " : "even ") + fmtCents(total) + "</td></tr>";
   }
   return rows;
 }
@@ -66,7 +69,7 @@ function seatBox(n, seat, r) {
   const acting = r.to_act && r.to_act.seat === n;
   let w = "";
   for (const [name, amount] of Object.entries(seat.wagers || {})) {
-    w += '<div class="wager' + (name === "progressive" ? " lit" : "") + '"><span>' + esc(words(name)) + '</span><span class="num">' + dollars(amount) + "</span></div>";
+    w += '<div class="wager' + (name === "progressive" ? " lit" : "") + '"><span class="name">' + esc(words(name)) + '</span><span class="num">' + fmtCents(toCents(amount)) + "</span></div>";
   }
   return '<div class="seat' + (lit ? " progressive" : "") + (acting ? " acting" : "") + (state ? " " + state : "") + '" data-seat="' + n + '">' +
     '<div class="seatno">' + n + (lit ? ' <span class="litmark" title="progressive wager accepted">&#9679;</span>' : "") + "</div>" +
@@ -84,7 +87,7 @@ function render(s) {
   let alerts = "";
   for (const h of s.validation || []) {
     alerts += '<div class="alert pending" data-hit="' + h.hit + '">Seat ' + h.seat + " " + esc(words(h.wager)) + " " + esc(words(h.line)) +
-      " " + dollars(h.amount) + (h.meter ? " from the " + esc(h.meter) + " meter" : "") + ": awaiting supervisor</div>";
+      " " + fmtCents(toCents(h.amount)) + (h.meter ? " from the " + esc(h.meter) + " meter" : "") + ": awaiting supervisor</div>";
   }
   if (r.halted) alerts += '<div class="alert halted">Halted: ' + esc(r.halted.reason) + "</div>";
   if (s.notice) alerts += '<div class="alert notice">' + esc(s.notice) + "</div>";
@@ -104,7 +107,7 @@ function render(s) {
   if (r.settlement) { document.getElementById("settlement").innerHTML = settlementRows(r); box.hidden = false; } else box.hidden = true;
 
   document.getElementById("meters").innerHTML = Object.entries(s.meters || {}).map(([k, v]) =>
-    '<tr><td>' + esc(words(k)) + '</td><td class="num">' + dollars(v) + "</td></tr>").join("");
+    '<tr><td>' + esc(words(k)) + '</td><td class="num">' + fmtCents(toCents(v)) + "</td></tr>").join("");
   document.getElementById("devices").innerHTML = Object.entries(s.devices || {}).map(([k, v]) =>
     '<span class="device ' + esc(v) + '">' + esc(k) + ": " + esc(v) + "</span>").join("") +
     (s.out_of_order && s.out_of_order.length ? '<span class="device offline">out of order: ' + esc(s.out_of_order.join(", ")) + "</span>" : "");
