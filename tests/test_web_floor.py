@@ -100,3 +100,23 @@ def test_passwords_are_scrypt_hashed_and_logins_expire():
     assert sessions.get(token).user == "sam"
     now[0] += 1
     assert sessions.get(token) is None  # expired: the next page asks for the password again
+
+
+def test_web_settings_out_of_range_or_unknown_stop_start_up(monkeypatch):
+    from controller.config import ConfigError, load_config
+    from daemon_harness import ROOT
+
+    for name in ("PANEL", "SHUFFLER", "SHOE", "PROGRESSIVE"):  # the example table's devices, wherever
+        monkeypatch.setenv(f"TABLE_DEVICES__{name}", "null" if name == "SHOE" else
+                           {"PANEL": "tcp://127.0.0.1:1", "PROGRESSIVE": "tcp://127.0.0.1:2"}.get(name, "socket://127.0.0.1:3"))
+    cfg = load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
+    assert (cfg.web.dealer_host, cfg.web.session_minutes) == ("127.0.0.1", 30)  # the dealer's screen: this machine
+    for key, value in (("DEALER_PORT", "70000"), ("SESSION_MINUTES", "0"), ("THEME", "dark")):
+        monkeypatch.setenv(f"TABLE_WEB__{key}", value)
+        try:
+            load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
+        except ConfigError as exc:
+            assert f"web.{key.lower()}" in [p.split(" ")[0] for p in exc.problems]  # the key named
+        else:
+            raise AssertionError(f"TABLE_WEB__{key}={value} was accepted")
+        monkeypatch.delenv(f"TABLE_WEB__{key}")
