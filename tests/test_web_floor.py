@@ -120,3 +120,24 @@ def test_web_settings_out_of_range_or_unknown_stop_start_up(monkeypatch):
         else:
             raise AssertionError(f"TABLE_WEB__{key}={value} was accepted")
         monkeypatch.delenv(f"TABLE_WEB__{key}")
+
+
+def test_the_web_service_reads_the_journal_without_writing_it(tmp_path):
+    import sqlite3
+
+    import pytest
+
+    from controller.journal import JournalError
+
+    path = tmp_path / "t.journal"
+    with Journal(path) as j:
+        j.append(None, "meter_set", {"meters": {"major": "10000.00"}})
+    before = path.read_bytes()
+    with Journal.read_only(path) as ro:
+        assert [e.kind for e in ro.events(None)] == ["meter_set"] and ro.verify() == 1
+        with pytest.raises((sqlite3.OperationalError, JournalError)):
+            ro.append(None, "meter_set", {"meters": {"major": "1.00"}})
+    assert path.read_bytes() == before
+    with pytest.raises(JournalError):
+        Journal.read_only(tmp_path / "none.journal")
+    assert not (tmp_path / "none.journal").exists()  # nothing created
