@@ -5,13 +5,15 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium test bench run install clean
+.PHONY: help setup chromium lint test bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
+	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
-	@echo "make install - install the daemon and its systemd unit on a table PC (root)"
+	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
+	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
 	@echo "make clean  - remove the virtual environment and caches"
 
 $(STAMP): pyproject.toml
@@ -36,6 +38,10 @@ setup: $(STAMP) chromium
 test: $(STAMP) chromium
 	$(PY) -m pytest -n 2 -q
 
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy games controller drivers simulators
+
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
 
@@ -46,17 +52,15 @@ ROUNDS ?= 0
 run: $(STAMP)
 	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
 
-# install: the daemon under /opt/table-controller, a system user, the unit (run as root on the table PC).
+# dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
+dist: $(STAMP)
+	$(PY) deploy/build.py --out dist
+
+# install: the same path as on a table PC: build the artefact, unpack it, run its installer (root).
 PREFIX ?= /opt/table-controller
-install:
-	id -u tablectl >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin --groups dialout tablectl
-	mkdir -p $(PREFIX) /etc/table-controller
-	cp -r pyproject.toml README.md controller drivers games simulators web config $(PREFIX)/
-	$(PYTHON) -m venv $(PREFIX)/.venv
-	$(PREFIX)/.venv/bin/pip install --quiet $(PREFIX)
-	install -m 0644 systemd/table-controller@.service systemd/table-web@.service /etc/systemd/system/
-	systemctl daemon-reload
-	@echo "Put each table's configuration in /etc/table-controller/ID.toml, then: systemctl enable --now table-controller@ID table-web@ID"
+install: $(STAMP)
+	@artefact=$$($(PY) deploy/build.py --out dist | tail -1) && tmp=$$(mktemp -d) && \
+	tar -xzf "$$artefact" -C "$$tmp" && "$$tmp"/*/install.sh --prefix $(PREFIX); status=$$?; rm -rf "$$tmp"; exit $$status
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis bench.json var
+	rm -rf $(VENV) .pytest_cache .hypothesis bench.json var dist build

@@ -22,18 +22,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "simulate rounds settled by the game's own code (simulation, with a 95 percent confidence interval); "
         "give the count of each paytable line, the return and the house edge "
         "(shared/contracts/analyze.md, docs/analysis.md). --rounds and --seed are for simulated wagers, "
-        "--other-seats for the Envy Bonus; other wagers ignore them.",
+        "--other-seats for the Envy Bonus, --unit and --rate for the Progressive wager and its Envy Bonus; "
+        "other wagers ignore them.",
     )
     # Everything is read as text and checked here, so that a bad value is refused in one line.
-    p.add_argument("--game", metavar="GAME")
-    p.add_argument("--wager", metavar="WAGER")
-    p.add_argument("--paytable", metavar="LETTER")
+    p.add_argument("--game", metavar="GAME", help="the game, e.g. ultimate_texas_holdem, high_card_flush")
+    p.add_argument("--wager", metavar="WAGER", help="the wager, by the settle contract's name, e.g. trips, base")
+    p.add_argument("--paytable", metavar="LETTER", help="the rules' paytable letter, e.g. A")
     p.add_argument("--json", action="store_true", help="one JSON object on standard output")
     p.add_argument("--rounds", metavar="N", help="rounds to simulate (simulated wagers only; default per wager)")
     p.add_argument("--seed", metavar="S", help="random seed: the same seed gives the same result (default 1)")
     p.add_argument("--other-seats", metavar="N", help="Envy Bonus: other seats with a Progressive wager (0-5, default 5)")
     p.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT",
-                   help="a progressive meter amount (default: the rules' minimum reset)")
+                   help="a progressive meter's reset amount (default: the rules' minimum reset)")
+    p.add_argument("--unit", metavar="AMOUNT",
+                   help="Progressive and Envy: the table's Progressive unit in dollars (default 1, RULINGS R3)")
+    p.add_argument("--rate", action="append", default=[], metavar="NAME=FRACTION",
+                   help="Progressive and Envy: the fraction of each wager added to a meter (default 0)")
     p.set_defaults(handler=cmd_analyze)
 
     def one_line_error(message: str) -> None:  # an unknown option: one line, exit 2, not a usage block
@@ -58,26 +63,42 @@ def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = 
 
 
 class _Bar:
-    """A progress bar on standard error, shown once a run has taken more than a second."""
+    """Progress on standard error once a run has taken more than a second, with how long it will take
+    (the rate measured over that first second).  On a terminal a bar redrawn in place; elsewhere (a
+    log, a pipe) one line when the run starts to take time and one when it ends: no carriage returns."""
 
     def __init__(self, stream: TextIO, unit: str = "outcomes"):
         self.stream = stream
         self.unit = unit
         self.start = time.monotonic()
         self.shown = False
+        self.tty = stream.isatty()
+
+    def _left(self, done: int, total: int) -> str:
+        elapsed = time.monotonic() - self.start
+        rate = done / elapsed if elapsed > 0 else 0
+        left = f"about {(total - done) / rate:,.0f} s left" if rate else "time left unknown"
+        return f"{rate:,.0f} {self.unit}/s, {left}"
 
     def __call__(self, done: int, total: int) -> None:
         if not self.shown and time.monotonic() - self.start < 1:
             return
-        width = 30
-        filled = width * done // total
-        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}")
+        if self.tty:
+            width = 30
+            filled = width * done // total
+            self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:,}/{total:,} {self.unit}, "
+                              f"{self._left(done, total)}   ")
+        elif not self.shown:
+            self.stream.write(f"tablectl analyze: {total:,} {self.unit}, {self._left(done, total)}\n")
+        else:
+            return
         self.stream.flush()
         self.shown = True
 
     def close(self) -> None:
         if self.shown:
-            self.stream.write("\n")
+            took = f"done in {time.monotonic() - self.start:,.0f} s"
+            self.stream.write(f" {took}\n" if self.tty else f"tablectl analyze: {took}\n")
             self.stream.flush()
 
 
@@ -100,7 +121,9 @@ def render(result: dict[str, Any]) -> str:
     ]
     if "meters" in result:
         meters = ", ".join(f"{k} {v}" for k, v in result["meters"].items())
-        out.append(f"meters: {meters} (progressive unit {result['progressive_unit']})")
+        out.append(f"meters at reset: {meters} (progressive unit ${result['progressive_unit']})")
+    if "meter_hits" in result:
+        out += _render_hits(result)
     if result["wager"] == "envy":
         out.append(
             f"envy per other seat {result['envy_per_other_seat']} x {result['other_seats']} other seats "
@@ -110,7 +133,30 @@ def render(result: dict[str, Any]) -> str:
         out.append("return (the Progressive wager with its Envy Bonus):")
     out.append(f"return      {result['return']}  ({result['return_exact']})")
     out.append(f"house edge  {result['house_edge']}")
+    if "contribution_rate" in result:
+        rates = ", ".join(f"{k} {v}" for k, v in result["rates"].items())
+        out.append(
+            f"return at reset + contribution rate {result['contribution_rate']} ({rates})"
+            f" = {result['return_with_contributions']}"
+        )
+        be = result["break_even_meter"]
+        if be["amount"] is None:
+            out.append(f"break-even {be['meter']} meter: none, the return is 100% or more at the reset amounts")
+        else:
+            out.append(f"break-even {be['meter']} meter (the return reaches 100%, other meters at reset): {be['amount']:,}")
     return "\n".join(out) + "\n"
+
+
+def _one_in(hits: dict[str, Any]) -> str:
+    return "never" if hits["one_in"] is None else f"1 in {hits['one_in']:,}"
+
+
+def _render_hits(result: dict[str, Any]) -> list[str]:
+    """Hit frequencies: any paying line, each line (in the table above), each meter."""
+    out = [f"hit frequency (any paying line): {_one_in(result['hit_frequency'])}"]
+    for m in result["meter_hits"]:
+        out.append(f"{m['meter']} meter ({', '.join(m['lines'])}): {_one_in(m)}")
+    return out
 
 
 def _table(rows: list[tuple[str, str, int]], total: int, last: str) -> list[str]:
@@ -168,7 +214,7 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
         other_seats = _check_int("--other-seats", args.other_seats, 0, 5)
         result = analyze(
             args.game, args.wager, args.paytable, args.meter, progress=bar,
-            rounds=rounds, seed=seed, other_seats=other_seats,
+            rounds=rounds, seed=seed, other_seats=other_seats, unit=args.unit, rate_args=args.rate,
         )
     except AnalysisError as e:
         if bar is not None:

@@ -6,6 +6,7 @@ Subcommands:
   (shared/contracts/settle.md);
 * ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
 * ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
+* ``check-config``: a configuration, and with ``--devices`` its devices (controller/checkcli.py);
 * ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md);
 * ``web``: the dealer's screen and the floor's pages (web/).
 """
@@ -14,14 +15,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
-from controller import analyzecli, devicecli, tablecli
-from web import cli as webcli
+from controller import analyzecli, checkcli, devicecli, tablecli
+from controller.version import describe
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
+from web import cli as webcli
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
@@ -69,7 +72,32 @@ def _settle_one(obj: Any) -> dict[str, Any]:
     return settlement_json(settle(obj))
 
 
+MAX_ERROR = 300  # characters of one error line: a refusal never echoes a huge input whole
+
+
+def one_line(error: Exception) -> str:
+    """The error as one readable line."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
+
+
 def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    try:
+        return _settle_text(args, stdin, stdout, stderr)
+    except BrokenPipeError:
+        # the reader went away (``tablectl settle ... | head``): nothing more to write, and no traceback
+        _quiet(stdout)
+        return EXIT_REFUSED
+
+
+def _quiet(stream: TextIO) -> None:
+    """After a broken pipe: point the real stdout at /dev/null so that its flush at exit cannot fail."""
+    if stream is sys.stdout:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _settle_text(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if args.file and args.file != "-":
             with open(args.file, encoding="utf-8") as f:
@@ -88,7 +116,7 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             try:
                 out = _settle_one(load_json(line))
             except (RoundError, InputError) as e:
-                out = {"line": number, "error": str(e)}
+                out = {"line": number, "error": one_line(e)}
                 status = EXIT_REFUSED
             stdout.write(dumps(out) + "\n")
         return status
@@ -96,7 +124,7 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     try:
         out = _settle_one(load_json(text))
     except (RoundError, InputError) as e:
-        print(f"tablectl settle: {e}", file=stderr)
+        print(f"tablectl settle: {one_line(e)}", file=stderr)
         return EXIT_REFUSED
     stdout.write(dumps(out, indent=2) + "\n")
     return EXIT_OK
@@ -104,6 +132,8 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tablectl", description="Casino card table controller")
+    parser.add_argument("--version", action="version", version=describe(),
+                        help="the version and the git commit this copy was built from, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser(
         "settle",
@@ -117,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     webcli.register(sub)  # web: the dealer's screen and the floor's pages (web/)
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
     analyzecli.register(sub)  # analyze: par sheets
+    checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
     return parser
 
 

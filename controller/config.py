@@ -33,7 +33,8 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     adjacent_boxes = 2              # boxes one player may wager on in a round (ch.7 §G)
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
-    log_format = "auto"             # json | console | auto
+    log_format = "auto"             # json | console | journald | auto (controller/logs.py)
+    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (ch.7 §C(2), P42)
 
     [dealing]
     procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
@@ -100,6 +101,7 @@ from games.paytables import (
     letters,
     paytable,
 )
+from games.progressive_return import describe, progressive_return, three_decimals
 from games.registry import GAMES
 from games.settlement import odds_net
 
@@ -350,7 +352,10 @@ class TableConfig(BaseSettings):
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     journal: Path
-    log_format: Literal["json", "console", "auto"] = "auto"
+    log_format: Literal["json", "console", "journald", "auto"] = "auto"
+    # ch.7 §C(2), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
+    abandoned_wagers: Literal["losing", "returned"] = "losing"
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):
@@ -671,9 +676,15 @@ def _meter_clause(game: str, letter: str, meter: str) -> str:
     return clause
 
 
-def _check_progressive(cfg: TableConfig, game: Game, add: Any) -> None:
+def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     g = game.short
     p = cfg.progressive
+    found: list[str] = []
+
+    def add(where: str, msg: str) -> None:
+        found.append(where)
+        add_problem(where, msg)
+
     if cfg.devices.progressive is None:
         add("devices.progressive", f"required with the Progressive wager: the progressive table game system ({_PROGRESSIVE_SYSTEM_CLAUSE[g]})")
     if p.unit is None:
@@ -721,6 +732,25 @@ def _check_progressive(cfg: TableConfig, game: Game, add: Any) -> None:
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
         add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1")
+    if not found:
+        _check_progressive_return(cfg, game, add)
+
+
+def _check_progressive_return(cfg: TableConfig, game: Game, add: Any) -> None:
+    """RULINGS R24d: the return at the reset amounts, with the Envy Bonus a seat receives at a full
+    table, must be less than 1 (exact, from counts held as data: cheap at every start)."""
+    p = cfg.progressive
+    assert p.unit is not None and p.paytable is not None
+    resets = {meter: m.reset for meter, m in p.meters.items()}
+    envy = p.envy if game.has_envy else None
+    ret = progressive_return(game.name, p.paytable, p.unit, resets, envy)
+    if ret >= 1:
+        add(
+            "progressive",
+            f"{describe(game.name, p.paytable, p.unit, envy)} returns {three_decimals(ret)} of each wager at its "
+            f"reset amounts ({', '.join(f'{k} {meter_display(v)}' for k, v in resets.items())}): a Progressive "
+            f"must return less than 1 -- choose a larger unit, lower resets or another paytable (RULINGS R24d)",
+        )
 
 
 # -- payout limit floor --------------------------------------------------------------------------

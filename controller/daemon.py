@@ -36,6 +36,7 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 import structlog
@@ -47,6 +48,7 @@ from controller.irregularities import clause, kept_alive
 from controller.journal import Journal
 from controller.round import Phase, RoundController, RoundRefused
 from controller.table import (
+    IDLE_CLAUSE,
     Meters,
     TableLife,
     TableState,
@@ -56,7 +58,7 @@ from controller.table import (
     round_setup,
     setup_from_journal,
 )
-from drivers.panel import ButtonPress, PanelDriver
+from drivers.panel import ButtonPress, InputFault, PanelDriver
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.health import DeviceError, Health
 from drivers.shoe import Shoe
@@ -239,6 +241,7 @@ class TableDaemon:
         if self.progressive is not None:
             self.progressive.add_health_listener(lambda h, reason: self._on_health("progressive system", h, reason))
         self.panel.add_health_listener(lambda h, reason: self._on_health("dealer panel", h, reason))
+        self.panel.add_fault_listener(self._on_panel_fault)
         if self.shuffler is not None:
             self.shuffler.add_health_listener(lambda h, reason: self._on_health("shuffler", h, reason))
         if self.shoe is not None:
@@ -302,6 +305,15 @@ class TableDaemon:
         if progressive and health is not Health.OFFLINE and self.progressive_off == NOT_ANSWERING:
             self._progressive_enabled()
             self._tell("progressive wagers enabled again: the progressive system answers")
+        self._publish()
+
+    def _on_panel_fault(self, fault: InputFault) -> None:
+        """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
+        press is made of it; journaled, and the dealer told to check the panel."""
+        self.life.record("device_input_refused", {"device": "dealer panel", "fault": fault.kind,
+                                                  "reason": fault.reason})
+        self._tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
+                   "press again what you meant, and call a technician if it repeats")
         self._publish()
 
     async def _watchdog(self) -> None:
@@ -587,8 +599,15 @@ class TableDaemon:
             raise SeatSkipped(seat, who)
         if what == "player_left":
             assert r is not None and seat is not None
-            await r.abandon(seat, who)
-            self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
+            returned = self.cfg.abandoned_wagers == "returned"
+            meters = self._without_contribution(seat) if returned else None
+            await r.abandon(seat, who, returned=returned, meters=meters)
+            await self._take_back_contribution(meters)
+            if returned:
+                self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is returned -- "
+                           "return them")
+            else:
+                self._tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
             if r.phase is Phase.REVEAL:
                 await self._deal_streets(len(self.game.streets))
                 await self._reveal_and_settle()
@@ -612,17 +631,31 @@ class TableDaemon:
         wager's contribution taken back, R7a), every card dealt so far is where it really went."""
         r = self.round
         assert r is not None
-        meters = None
-        if "progressive" in r.seats[seat].wagers and self.cfg.progressive.enabled:
-            taken = {m: -v for m, v in self.meters.contributions(1).items()}
-            meters = {m: Decimal(str(v)) + taken[m] for m, v in r.setup.progressive["meters"].items()}
+        meters = self._without_contribution(seat)
         await r.skip_seat(seat, who, cards, meters)
-        if meters is not None:
-            self.journal.append(r.round_id, "meter_add", {"meters": taken})
-            await self._show_meters()
+        await self._take_back_contribution(meters)
         where = clause("skipped", self.game.short)
         self._tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
                    "dealing goes on without it")
+
+    def _without_contribution(self, seat: int) -> dict[str, Decimal] | None:
+        """The round's meters without the seat's progressive contribution (R7a), or None without one."""
+        r = self.round
+        assert r is not None
+        if "progressive" not in r.seats[seat].wagers or not self.cfg.progressive.enabled:
+            return None
+        taken = self.meters.contributions(1)
+        return {m: Decimal(str(v)) - taken[m] for m, v in r.setup.progressive["meters"].items()}
+
+    async def _take_back_contribution(self, meters: Mapping[str, Decimal] | None) -> None:
+        """Journal the contribution taken back with the round's new meters (R7a) and show them."""
+        if meters is None:
+            return
+        r = self.round
+        assert r is not None
+        taken = {m: -v for m, v in self.meters.contributions(1).items()}
+        self.journal.append(r.round_id, "meter_add", {"meters": taken})
+        await self._show_meters()
 
     async def _device_service(self, what: str, who: str) -> None:
         """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
@@ -656,11 +689,13 @@ class TableDaemon:
     # ------------------------------------------------------------------ the round
 
     async def _no_play(self) -> None:
-        """No gaming activity (ch.5 §H): the table goes idle; with the supervisor's key it closes."""
+        """No gaming activity (UTH, JHE ch.5 §H; HCF §G; RET §F): the table goes idle, and opens again with
+        the steps of chapter 4 (P67); with the supervisor's key it closes."""
         r = self.round
         assert r is not None
         who = await self._supervisor()
-        await r.void("no play at the table (ch.5 §H)")
+        idle = f"{self.game.short} {IDLE_CLAUSE[self.game.short]}"
+        await r.void(f"no play at the table ({idle})")
         await r.confirm()
         if who is not None:
             self.life.record("table_closed", {}, who=who)
@@ -668,8 +703,10 @@ class TableDaemon:
             self._tell(f"table closed by {who}")
         else:
             self.life.record("table_idle", {}, who="dealer")
-            self.life.require(reopening_steps(self.cfg), "no play (ch.5 §H)")
-            self._tell("table idle: spread the cards for the next player (ch.5 §H)")
+            self.life.require(reopening_steps(self.cfg), f"no play ({idle})")
+            step = self.life.next_step()
+            assert step is not None
+            self._tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of ch.4")
         self.round = None
 
     async def _new_round(self) -> None:
@@ -945,22 +982,37 @@ class TableDaemon:
         await self._release_dealer_cards()
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
-        if self.game.dealer_cards:
-            dealer = " ".join(r.public_view()["dealer"])
-            self._tell(f"dealer shows {dealer}; pay and collect as shown, then confirm")
-        else:
-            self._tell("pay and collect as shown, then confirm")
+        shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if self.game.dealer_cards else ""
+        self._tell(f"{shows}pay and collect in this order: {self._order_told()}; then confirm")
         self._log_settlement()
         await self._hold_for_validation()
 
-    def _log_settlement(self) -> None:
+    def _order_told(self) -> str:
+        """The order of payment as the dealer is told it: each pass (P65) with its seats, from the right."""
         r = self.round
-        assert r is not None and r.settlement is not None
-        for seat in r.settlement.seats:
-            wagers = ", ".join(f"{k} {w.result} {display(w.net):+}" for k, w in seat.wagers.items())
-            hand = seat.hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in seat.hand.items())
-            self.log.info("settle", round_id=r.round_id, seat=seat.seat, hand=hand,
-                          wagers=wagers, net=str(display(seat.net)))
+        assert r is not None and r.payments is not None
+        passes: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats)
+        for p in r.payments:
+            if not passes or passes[-1][0] != p["clause"]:
+                passes.append((p["clause"], [], []))
+            passes[-1][2].append(p["seat"])
+            passes[-1][1].extend(w["wager"] for w in p["wagers"] if w["wager"] not in passes[-1][1])
+        return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in wagers)} at seat "
+                              f"{', '.join(map(str, seats))} ({where})" for where, wagers, seats in passes)
+
+    def _log_settlement(self) -> None:
+        """Each step of the order of payment (P65), in order."""
+        r = self.round
+        assert r is not None and r.settlement is not None and r.payments is not None
+        hands = {s.seat: s.hand for s in r.settlement.seats}
+        nets = {s.seat: s.net for s in r.settlement.seats}
+        for step, p in enumerate(r.payments, 1):
+            wagers = ", ".join(f"{w['wager']} {w['result']} {display(Decimal(w['net'])):+}" for w in p["wagers"])
+            hand = hands[p["seat"]]
+            shown = hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in hand.items())
+            self.log.info("settle", round_id=r.round_id, step=step, seat=p["seat"], clause=p["clause"],
+                          hand=shown if p["shows_hand"] else None, wagers=wagers,
+                          seat_net=str(display(nets[p["seat"]])))
 
     # ------------------------------------------------------------------ the progressive system
 
@@ -1176,14 +1228,15 @@ class TableDaemon:
         self._tell(f"round void ({reason}): return every wager, then confirm")
 
     async def _irregular_void(self, reason: str, *, keep: frozenset[str] = frozenset(),
-                              remove_deck: str | None = None) -> None:
+                              remove_deck: str | None = None, device: str | None = None) -> None:
         """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
         wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
         Raises RoundStopped: nothing more happens in this round."""
         r = self.round
         assert r is not None
         await self._void(reason, keep)
-        self.log.warning("irregularity", reason=reason, kept=sorted(keep), deck_removed=bool(remove_deck))
+        self.log.warning("irregularity", round_id=r.round_id, reason=reason, kept=sorted(keep),
+                         deck_removed=bool(remove_deck), device=device)
         todo = "return every wager" if not keep else f"settle {', '.join(sorted(keep))} as shown, return every other wager"
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
@@ -1215,10 +1268,12 @@ class TableDaemon:
             await self._card_of_another_deck(f"the {e.device} read a card twice")
         if dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
-            await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})")
+            await self._irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', self.game.short)})",
+                                       device=e.device)
         if dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
             # a jam, an empty device, an open door while the cards come out of it: a failure to deal
-            await self._irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', self.game.short)})")
+            await self._irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', self.game.short)})",
+                                       device=e.device)
         await self._device_failed(str(e))
 
     async def _device_failed(self, error: str) -> None:

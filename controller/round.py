@@ -92,7 +92,8 @@ class SeatState:
     multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
-    abandoned: bool = False  # the player left mid-round: every wager treated as losing (ch.7 §C(2), P42)
+    abandoned: bool = False  # the player left mid-round (ch.7 §C(2), P42)
+    abandoned_returned: bool = False  # ... and the facility returns abandoned wagers instead of taking them (P42)
     skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
 
     @property
@@ -139,6 +140,8 @@ class RoundController:
         self.settlement: Settlement | None = None
         self.void_reason: str | None = None
         self.progressive_count: int | None = None
+        self.revealed: list[str] = []  # the game's reveals journaled so far, in order (P66)
+        self.payments: list[dict[str, Any]] | None = None  # the order of payment journaled with the settlement (P65)
         self.machine = AsyncMachine(
             model=self,
             states=list(Phase),
@@ -157,7 +160,10 @@ class RoundController:
         r = cls(round_id, setup, journal)
         r.journal.append(round_id, "round_opened", {"game": setup.game, "paytables": dict(setup.paytables),
                                                     "progressive": setup.progressive,
-                                                    "payout_limit": setup.payout_limit})
+                                                    "payout_limit": setup.payout_limit,
+                                                    # this round journals its reveals and order of payment
+                                                    # (P66): a replay of an older round says they are missing
+                                                    "steps_journaled": True})
         return r
 
     @classmethod
@@ -170,6 +176,8 @@ class RoundController:
                 continue
             await getattr(r, f"_apply_{kind}")(data)
         r.journal = journal or NoJournal()
+        if journal is not None:
+            await r._journal_reveals()  # the daemon stopped between a card or decision and its reveal
         return r
 
     @property
@@ -180,6 +188,36 @@ class RoundController:
         """Journal first, then apply: nothing takes effect that is not on disk."""
         self.journal.append(self.round_id, kind, data)
         await getattr(self, f"_apply_{kind}")(data)
+        if kind in ("card", "decision", "seat_abandoned"):  # what can turn cards face up
+            await self._journal_reveals()
+
+    async def _journal_reveals(self) -> None:
+        """Journal each of the game's reveals (games.procedure) once its cards are face up, in the rules'
+        order (P66).  Face up is what ``public_view`` shows: a reveal never shows a card earlier."""
+        for reveal in self.game.reveals[len(self.revealed):]:
+            cards = self._face_up(reveal.places)
+            if cards is None:
+                return
+            await self._record("revealed", {"what": reveal.name, "cards": cards, "clause": reveal.clause})
+
+    def _face_up(self, places: Iterable[str]) -> list[str] | None:
+        """The cards at ``places`` when all of them are face up now, else None."""
+        community = self.visible_community()
+        cards: list[str] = []
+        for place in places:
+            if place == "dealer":
+                if not self._dealer_revealed() or len(self.dealer) < self.game.dealer_cards:
+                    return None
+                cards += [c.text for c in self.dealer]
+                continue
+            i = self._community_index(place.partition(":")[2])
+            if i not in community:
+                return None
+            cards.append(community[i].text)
+        return cards
+
+    async def _apply_revealed(self, data: Mapping[str, Any]) -> None:
+        self.revealed.append(data["what"])
 
     def _require(self, *phases: Phase) -> None:
         if self.phase not in phases:
@@ -433,15 +471,21 @@ class RoundController:
             s.multiples.append(data["multiple"])
         await self._advance()
 
-    async def abandon(self, seat: int, who: str) -> None:
+    async def abandon(self, seat: int, who: str, *, returned: bool = False,
+                      meters: Mapping[str, Decimal] | None = None) -> None:
         """A player left the table during the round (ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
-        wager of that seat as losing (P42).  The seat is asked nothing more; its cards stay out of the deck
-        (the stub count still counts them) but make no hand: no payout, no Envy Bonus for others."""
+        wager of that seat as losing, or (``returned``, its configured choice) returns them (P42).  The seat
+        is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
+        hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive
+        contribution, when a returned progressive wager takes it back (R7a)."""
         self._require(Phase.DECISIONS, Phase.REVEAL)
         s = self.seats.get(seat)
         if s is None or s.out:
             raise RoundRefused(f"seat {seat} is not playing this round")
-        await self._record("seat_abandoned", {"seat": seat, "by": who})
+        data: dict[str, Any] = {"seat": seat, "by": who, "wagers": "returned" if returned else "losing"}
+        if meters is not None:
+            data["meters"] = {k: str(v) for k, v in meters.items()}
+        await self._record("seat_abandoned", data)
 
     async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]],
                         meters: Mapping[str, Decimal] | None = None) -> None:
@@ -471,14 +515,21 @@ class RoundController:
         for st in self.seats.values():
             st.cards = []
         self.dealer, self.community, self.bonus_box = [], {}, []
-        if "meters" in data and self.setup.progressive:
-            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
-            self.setup = replace(self.setup, progressive=progressive)
+        self._set_meters(data)
         for place, card in data["cards"]:
             await self._apply_card({"place": place, "card": card})
 
+    def _set_meters(self, data: Mapping[str, Any]) -> None:
+        """The round's meters after a contribution was taken back (R7a), when the event carries them."""
+        if "meters" in data and self.setup.progressive:
+            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
+            self.setup = replace(self.setup, progressive=progressive)
+
     async def _apply_seat_abandoned(self, data: Mapping[str, Any]) -> None:
-        self.seats[data["seat"]].abandoned = True
+        s = self.seats[data["seat"]]
+        s.abandoned = True
+        s.abandoned_returned = data.get("wagers") == "returned"  # journals before P42's option: losing
+        self._set_meters(data)
         await self._advance()
 
     async def _advance(self) -> None:
@@ -544,14 +595,28 @@ class RoundController:
         if missing:
             raise RoundRefused(f"cards still to deal before settlement: {', '.join(missing)}")
         settlement = self._settlement()
+        # the order of payment is journaled with the settlement it orders: one fact, on disk at once (P65)
         await self._record("settled", {"meters": {k: str(v) for k, v in settlement.meters.items()},
-                                       "nets": {str(s.seat): str(s.net) for s in settlement.seats}})
+                                       "nets": {str(s.seat): str(s.net) for s in settlement.seats},
+                                       "order": self._payment_order(settlement)})
         self.settlement = settlement
         return settlement
+
+    def _payment_order(self, settlement: Settlement) -> list[dict[str, Any]]:
+        """The dealer's order of payment (games.procedure, P65) with what each wager pays."""
+        by_seat = {s.seat: s for s in settlement.seats}
+        return [
+            {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
+             # a list: the journal stores objects with their keys sorted, and the order is the point
+             "wagers": [{"wager": w, "result": r.result, "net": str(r.net), **({"line": r.line} if r.line else {})}
+                        for w in p.wagers for r in [by_seat[p.seat].wagers[w]]]}
+            for p in self.game.payment_order(settlement)
+        ]
 
     async def _apply_settled(self, data: Mapping[str, Any]) -> None:
         if self.settlement is None:  # a replay: settle again from the journaled facts (pure, same result)
             self.settlement = self._settlement()
+        self.payments = data.get("order")  # None in a journal older than P65
         await self.settled()
 
     def _settlement(self) -> Settlement:
@@ -567,7 +632,8 @@ class RoundController:
 
     def _out_seats(self) -> list[SeatSettlement]:
         """Seats out of the round, in a settlement and in a later void alike: a player who left loses
-        every wager (P42); a player skipped in the deal has every wager returned (RET ch.13 §G, P44)."""
+        every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
+        has every wager returned (RET ch.13 §G, P44)."""
         out = []
         for s in self.seats.values():
             if not s.out:
@@ -575,7 +641,7 @@ class RoundController:
             seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
                         decision=Decision(tuple(s.multiples), s.folded))
             staked = {**s.wagers, **self.game.decision_amounts(seat)}
-            result = lose if s.abandoned else push
+            result = lose if s.abandoned and not s.abandoned_returned else push
             out.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: result(a) for k, a in staked.items()},
                                       covered=frozenset()))
         return out
@@ -597,7 +663,7 @@ class RoundController:
         self._require(*OPEN_PHASES, Phase.HALTED)
         keep = sorted(keep)
         settlement = self._void_settlement(keep)
-        await self._record("voided", {"reason": reason, "keep": keep})
+        await self._record("voided", {"reason": reason, "keep": keep, "order": self._payment_order(settlement)})
         return settlement
 
     def _void_settlement(self, keep: list[str]) -> Settlement:
@@ -634,6 +700,7 @@ class RoundController:
     async def _apply_voided(self, data: Mapping[str, Any]) -> None:
         self.void_reason = data["reason"]
         self.settlement = self._void_settlement(list(data["keep"]))
+        self.payments = data.get("order")
         await self.voided()
 
     async def halt_round(self, reason: str) -> None:
@@ -669,6 +736,10 @@ class RoundController:
             return {i: self.community[i] for i in order[:shown] if i in self.community}
         return {i: c for i, c in self.community.items() if i < shown}
 
+    def _dealer_revealed(self) -> bool:
+        """The dealer's cards are face up once every player has acted (UTH ch.11 §G, JHE §H, HCF §B(4)(b))."""
+        return self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE)
+
     def public_view(self) -> dict[str, Any]:
         """What may be shown to anyone: no hole card, dealer card or unrevealed community card before its time."""
         revealed = self.phase in (Phase.SETTLED, Phase.COMPLETE)
@@ -695,7 +766,7 @@ class RoundController:
         if self.phase is Phase.DECISIONS:
             view["street"] = self.current_street.name
             view["to_act"] = self.choices()
-        if self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
+        if self._dealer_revealed():
             view["dealer"] = [c.text for c in self.dealer]
         else:
             view["dealer"] = len(self.dealer)
@@ -706,6 +777,10 @@ class RoundController:
                                for k, w in st.wagers.items()}
                 for st in self.settlement.seats
             }
+            if self.payments is not None:
+                # the dealer's order of payment (P65): seat by seat, pass by pass
+                view["payment_order"] = [{"seat": p["seat"], "wagers": [w["wager"] for w in p["wagers"]], "clause": p["clause"]}
+                                         for p in self.payments]
         if self.phase is Phase.HALTED:
             view["halted"] = {"reason": self.halt_reason, "in": self.halted_from.value if self.halted_from else None}
         return view

@@ -35,7 +35,10 @@ STEPS = {
     "inspection_verified": ("confirm", True, "ch.4 §A"),
     "cards_spread_washed_stacked": ("deal", False, "ch.4 §B-§C"),
     "preinspected_decks_received": ("confirm", False, "ch.4 §F"),
-    "cards_spread_for_the_first_player": ("deal", False, "ch.5 §H"),
+    # reopening an idle table ({idle}: UTH, JHE ch.5 §H; HCF ch.5 §G; RET ch.5 §F), P67
+    "cards_removed_from_shoe_and_discard_rack": ("confirm", False, "{idle}(1)"),
+    "cards_spread_for_the_first_player": ("deal", False, "{idle}"),
+    "cards_turned_down_washed_stacked": ("deal", False, "ch.4 §C, {idle}"),
     "shuffled": ("shuffle", False, "ch.5 §A"),
     "cards_cut": ("deal", False, "ch.5 §F"),
 }
@@ -73,10 +76,27 @@ def between_round_steps(cfg: TableConfig) -> list[str]:
     return [] if cfg.automated_shuffler else ["shuffled", "cards_cut"]
 
 
+#: The clause of each game on a table with no gaming activity (the games letter chapter 5 differently).
+IDLE_CLAUSE = {"UTH": "ch.5 §H", "JHE": "ch.5 §H", "HCF": "ch.5 §G", "RET": "ch.5 §F"}
+
+
 def reopening_steps(cfg: TableConfig) -> list[str]:
-    """A table idle with no play: the cards spread for the next player, then shuffled again (ch.5 §H)."""
-    return ["cards_spread_for_the_first_player", "shuffled"] + (
-        [] if cfg.automated_shuffler else ["cards_cut"])
+    """A table idle with no play is opened again with the steps of chapter 4 (P67).
+
+    UTH and JHE ch.5 §H, HCF ch.5 §G, RET ch.5 §F: the cards are spread (face down unless a player
+    asks otherwise) for the first player arriving, then the procedures of chapter 4 are completed:
+    turned face down, washed and stacked (ch.4 §C), shuffled (§D), each deck when there are two (§E);
+    HCF and RET first remove the cards from the shoe and the discard rack (HCF §G(1), RET §F(1)).
+    A hand-shuffled deck is then cut (ch.5 §D(2)).  The decks are not received again: no new
+    inspection (ch.4 §A is done when decks are received).
+    """
+    short = cfg.game_rules.short
+    steps = ["cards_removed_from_shoe_and_discard_rack"] if short in ("HCF", "RET") else []
+    decks = ["A", "B"] if cfg.dealing.decks == 2 else [None]
+    for deck in decks:
+        for step in ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled"):
+            steps.append(f"{step}:{deck}" if deck else step)
+    return steps + ([] if cfg.automated_shuffler else ["cards_cut"])
 
 
 class TableLife:
@@ -147,7 +167,7 @@ class TableLife:
             return None
         step = self.required[0]
         button, key, clause = STEPS[step.split(":")[0]]
-        return step, button, key, clause
+        return step, button, key, clause.format(idle=IDLE_CLAUSE[self.cfg.game_rules.short])
 
     def record(self, kind: str, data: Mapping[str, Any] | None = None, who: str | None = None) -> None:
         self.journal.append(None, kind, data or {}, who=who)

@@ -10,47 +10,55 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.config import ConfigError, load_config
+from controller.config import ConfigError
 from controller.journal import Journal
+from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table.")
-    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration")
+    p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table "
+                       "(what the unit table-controller@ID runs: `tablectl run --table ID`).")
+    add_table_options(p)
     p.set_defaults(handler=cmd_run)
 
-    p = sub.add_parser("status", help="the table, its round and devices, as the daemon last published them")
-    p.add_argument("--config", required=True, metavar="FILE")
-    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("status", help="the table, its round and devices, as the daemon last published them",
+                       description="The table's state, its devices, meters and the open round's public view, "
+                       "from the status file the daemon keeps beside its journal (no hole card is in it).")
+    add_table_options(p)
+    p.add_argument("--json", action="store_true", help="the status file as it is, JSON")
     p.set_defaults(handler=cmd_status)
 
-    p = sub.add_parser("recall", help="the last rounds, card by card, from the journal")
+    p = sub.add_parser("recall", help="the last rounds, card by card, from the journal",
+                       description="The last N rounds (or one round), event by event, as the journal kept them.")
     p.add_argument("last", nargs="?", type=int, default=10, metavar="N", help="how many rounds (default 10)")
-    p.add_argument("--config", required=True, metavar="FILE")
-    p.add_argument("--round", metavar="ID", help="one round")
-    p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input")
+    add_table_options(p)
+    p.add_argument("--round", metavar="ID", help="one round, by its round id")
+    p.add_argument("--steps", action="store_true", help="with --round: the round step by step as the table saw "
+                   "it (cards dealt, decisions, reveals, the order of payment)")
+    p.add_argument("--json", action="store_true", help="with --round: the round as `tablectl settle` input; "
+                   "with --steps: the steps")
     p.set_defaults(handler=cmd_recall)
 
     p = sub.add_parser("progressive", help="the progressive system: validated hits and the meters' report",
                        description="What the journal kept of the progressive: `history` (the last hits, with "
                        "the supervisor who validated each) and `report` (per meter: coin-in, contributions, "
                        "hits, paid, current value).")
-    p.add_argument("what", choices=["history", "report"])
-    p.add_argument("--config", required=True, metavar="FILE")
+    p.add_argument("what", choices=["history", "report"], help="history: the last hits; report: per meter")
+    add_table_options(p)
     p.add_argument("--last", type=int, default=25, metavar="N", help="history: how many hits (default 25)")
     p.add_argument("--since", metavar="WHEN", help="report: only what was journaled from WHEN on (an ISO date "
                    "YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS][+HH:MM]; UTC when no offset)")
     p.add_argument("--until", metavar="WHEN", help="report: only what was journaled before WHEN (a date alone: "
                    "to the end of that day, UTC)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the history or report as JSON")
     p.set_defaults(handler=cmd_progressive)
 
 
 def _config(args: argparse.Namespace, stderr: TextIO):
     try:
-        return load_config(args.config)
+        return load_table(args)
     except ConfigError as e:
         print(f"tablectl {args.command}: {e}", file=stderr)
         return None
@@ -168,10 +176,14 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
 
 
 def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from controller import replay
     from controller.round import RoundController
     from controller.table import setup_from_journal
     from games.contract import dumps
 
+    if args.steps and not args.round:
+        print("tablectl recall: --steps replays one round: give --round ID", file=stderr)
+        return EXIT_REFUSED
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
@@ -181,7 +193,19 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
             if not events:
                 print(f"tablectl recall: no round {args.round} in the journal", file=stderr)
                 return EXIT_REFUSED
+            if args.steps:
+                steps = replay.replay(args.round, events)
+                if args.json:
+                    stdout.write(json.dumps(steps, indent=2, default=str) + "\n")
+                else:
+                    stdout.write("\n".join(replay.lines(steps)) + "\n")
+                return EXIT_OK
             if args.json:
+                if replay.in_play(events):
+                    # the settle input holds every card: not before the round is closed (secrets)
+                    print(f"tablectl recall: round {args.round} is still in play: its cards are not shown "
+                          "until it is closed (--steps shows what is face up)", file=stderr)
+                    return EXIT_REFUSED
                 r = asyncio.run(RoundController.restore(args.round, setup_from_journal(events[0].data),
                                                         [(e.kind, e.data) for e in events]))
                 stdout.write(dumps(r.settle_input(), indent=2) + "\n")
@@ -195,11 +219,19 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
 
 
 def _print_round(events: list[Any], out: TextIO) -> None:
-    """Card by card, as the journal has it (an auditor's view: the round is over or this is the floor)."""
+    """Card by card, as the journal has it: a closed round whole (the record); a round still in play
+    without the cards that are not face up (hole cards, the dealer's, community cards before their reveal)."""
+    from controller.replay import in_play
+
+    secret = in_play(events)
     for e in events:
         d = e.data
         if e.kind == "card":
-            line = f"{d['place']} <- {d['card']}"
+            line = f"{d['place']} <- {'face down' if secret else d['card']}"
+        elif e.kind == "seat_skipped" and secret:
+            line = f"seat {d['seat']} skipped, by {d['by']}"
+        elif e.kind == "revealed":
+            line = f"{d['what']} {' '.join(d['cards'])} ({d['clause']})"
         elif e.kind == "wager":
             line = f"seat {d['seat']} {d['wager']} {d['amount']}"
         elif e.kind == "decision":

@@ -18,6 +18,15 @@ Presses made while the panel could not be reached are delivered when it
 answers again, flagged ``after_outage=True``: the controller decides whether a
 late "no more bets" still counts.
 
+Counters are checked, not believed: a person presses at most
+``MAX_PRESS_RATE`` buttons a second (plus a burst of ``PRESS_BURST``, the
+ring's size), so a
+jump larger than that over the time since the last good poll (a glitched
+register, noise on the line) is a fault: no press is queued, the counts are
+taken as the new baseline, and every fault listener is told why.  The press
+queue itself is bounded (``MAX_PENDING``): a press that finds it full is a
+fault too, never an unbounded backlog.
+
     async with PanelDriver("tcp://127.0.0.1:5021") as panel:
         async for press in panel.presses():
             print(press.button, press.multiple)   # "bet", 2 for bet_2x
@@ -26,6 +35,7 @@ late "no more bets" still counts.
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -43,9 +53,27 @@ from drivers.registers import (
     Table,
 )
 
-__all__ = ["ButtonPress", "KeySwitch", "PanelDriver"]
+__all__ = ["ButtonPress", "InputFault", "KeySwitch", "PanelDriver"]
 
 BET_MULTIPLES = {"bet_1x": 1, "bet_2x": 2, "bet_3x": 3, "bet_4x": 4}
+
+MAX_PRESS_RATE = 10  # presses a second: more than any dealer's fingers on a debounced panel
+# Presses allowed on top of the rate, however short the time: the ring the panel keeps between two
+# polls, the most the protocol was built to carry in order (a poll or two missed, a quick burst).
+PRESS_BURST = PANEL_RING_SIZE
+MAX_PENDING = 256  # presses waiting for the controller: far more than a round needs
+
+
+
+@dataclass(frozen=True)
+class InputFault:
+    """Panel input that cannot be true: ``kind`` is ``counter_jump`` or ``queue_full``; ``reason`` in words."""
+
+    kind: str
+    reason: str
+
+
+FaultListener = Callable[[InputFault], None]
 
 
 @dataclass(frozen=True)
@@ -73,9 +101,12 @@ class PanelDriver(ModbusDevice):
     MAP = PANEL
     POLL_INTERVAL = 0.025
 
-    def __init__(self, *args, **kw) -> None:
+    def __init__(self, *args, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST, **kw) -> None:
         super().__init__(*args, **kw)
-        self._queue: asyncio.Queue[ButtonPress] = asyncio.Queue()  # unbounded: a press is never dropped
+        self.press_rate, self.press_burst = press_rate, press_burst  # what a person can press (module doc)
+        self._queue: asyncio.Queue[ButtonPress] = asyncio.Queue(MAX_PENDING)
+        self._fault_listeners: list[FaultListener] = []
+        self._counted_at = 0.0  # when the counters were last taken as they are (monotonic)
         self._boot: int | None = None
         self._seq = 0
         self._counts: list[int] = []
@@ -94,6 +125,20 @@ class PanelDriver(ModbusDevice):
 
     def pending(self) -> int:
         return self._queue.qsize()
+
+    def add_fault_listener(self, callback: FaultListener) -> Callable[[], None]:
+        """Call ``callback(fault)`` for every panel input that cannot be true (no press is made of it);
+        returns a function that removes it."""
+        self._fault_listeners.append(callback)
+        return lambda: self._fault_listeners.remove(callback) if callback in self._fault_listeners else None
+
+    def _fault(self, kind: str, reason: str, **fields: object) -> None:
+        self._log.warning("panel input refused", fault=kind, reason=reason, **fields)
+        for cb in list(self._fault_listeners):
+            try:
+                cb(InputFault(kind, reason))
+            except Exception:  # noqa: BLE001 - a listener's bug must not stop the poll loop
+                self._log.exception("fault callback failed")
 
     @property
     def key(self) -> KeySwitch | None:
@@ -158,11 +203,13 @@ class PanelDriver(ModbusDevice):
         if self._boot is None:  # first contact: what was pressed before is history
             self._boot, self._seq, self._counts = boot, seq, counts
             self._missed_poll = False
+            self._counted_at = time.monotonic()
             return
         if self._boot != boot:  # the panel powered up again: its counting restarted from 0
             self._log.warning("panel restarted; press counting starts again", boot_id=boot)
             self._boot, self._seq, self._counts = boot, 0, [0] * len(BUTTONS)
         await self._emit_new(seq, counts)
+        self._counted_at = time.monotonic()
 
     async def _emit_new(self, seq: int, counts: list[int]) -> None:
         new = (seq - self._seq) & 0xFFFF
@@ -173,6 +220,15 @@ class PanelDriver(ModbusDevice):
             return
         after_outage = self._missed_poll
         now = time.monotonic()
+        possible = self.press_burst + math.ceil(self.press_rate * (now - self._counted_at))
+        if max(new, sum(deltas.values())) > possible:
+            # a glitched register or noise, not fingers: nothing is pressed, the counts are the new baseline
+            self._seq, self._counts = seq, counts
+            self._missed_poll = False
+            self._fault("counter_jump", f"press counters jumped by {max(new, sum(deltas.values()))} presses in "
+                        f"{now - self._counted_at:.1f} s, more than a person can press ({possible}); "
+                        "no press taken from them", presses=new, counters=dict(deltas))
+            return
         presses: list[ButtonPress] = []
         if 0 < new <= PANEL_RING_SIZE:
             ring = await self._read_ring(self._seq, new)
@@ -192,7 +248,10 @@ class PanelDriver(ModbusDevice):
         self._missed_poll = False
         for p in presses:
             self._log.debug("button press", button=p.button, multiple=p.multiple, seq=p.seq)
-            self._queue.put_nowait(p)
+            try:
+                self._queue.put_nowait(p)
+            except asyncio.QueueFull:
+                self._fault("queue_full", f"{MAX_PENDING} presses wait untaken; press {p.button} dropped", button=p.button)
 
     async def _read_ring(self, last_seq: int, new: int) -> list[int]:
         """Codes of presses last_seq+1 .. last_seq+new, in press order."""

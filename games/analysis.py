@@ -17,8 +17,13 @@ paytable then pays the highest line made (``Paytable.line_for``, RULINGS R5).
 
 Spaces counted (exact):
 
-* UTH Trips and Progressive, JHE Player Bonus and Progressive: the player's
-  best five of seven cards, C(52,7) = 133,784,560 (``games.batch``).
+* UTH Trips, JHE Player Bonus: the player's best five of seven cards,
+  C(52,7) = 133,784,560 (``games.batch``).
+* UTH and JHE Progressive, RET Progressive: the Progressive Payout Hand, five
+  cards -- the player's two and the first three community cards (R24a), the
+  1st Run hand (R29) -- C(52,5) = 2,598,960; JHE reads its diamond royal line on
+  those five (R13).  ``games.progressive_return`` holds the same counts as
+  closed forms for the start-up check of R24d; a test compares the two.
 * UTH Six Card Bonus: the player's two and the four box cards, C(52,6) (R21).
 * UTH Play the Board, RET Five Card Bonus: the five community cards, C(52,5)
   (R23, R29).
@@ -29,19 +34,21 @@ Spaces counted (exact):
   cards make (longest flush, longest run, suited 9-A), plus four of a kind
   (Straight Flush Bonus G, R19), so the counts are coefficients of a product
   of four per-suit generating polynomials.
-* RET Progressive: the better of the two Run hands (R25, R29): the player's
-  two cards, the center, the two other cards of the horizontal line and the
-  two of the vertical line, C(52,2) x 50 x C(49,2) x C(47,2) (``ret_better_counts``).
-* Envy Bonus (UTH, HCF, RET): the hand of one other seat -- UTH seven cards
-  (R24a), HCF seven cards (R18a), RET the better Run hand (R29) -- counted as
-  that game's Progressive hand is.  The Envy paid to one seat is a sum over the
-  other seats, so by linearity its expectation is ``other_seats`` times that of
-  one other seat, whatever the seats' hands share (the community cards): exact.
+* Envy Bonus (UTH, HCF, RET): the Envy Bonus Qualifying Hand of one other
+  seat -- UTH and RET five cards as their Progressive (R24a, R29), HCF seven
+  cards (R18a).  The Envy paid to one seat is a sum over the other seats, so by
+  linearity its expectation is ``other_seats`` times that of one other seat,
+  whatever the seats' hands share (the community cards): exact.
+
+A progressive's par sheet adds what a game-math reviewer asks (``_review``): the
+return at the reset amounts for the unit, the contribution rates added, the hit
+frequency of every line and of every meter, the break-even top meter.
 
 Returns per unit wagered, stake included (R2, R3, R21a, R4): "X to 1" X+1,
 "X for 1" X, push 1, a fixed amount D for any wager (Six Card Bonus super
 royal) D+1 on a unit of 1, a dollar amount stated for a $1 Progressive D, a
-percentage of a meter p x meter rounded half up to the cent (unit 1).
+percentage of a meter p x meter rounded half up to the cent, divided by the
+Progressive unit (``games.progressive_return.line_return``).
 
 The parts of a base game (UTH Ante, Blind, Play; JHE Ante, X-tra Bonus, Play;
 HCF Ante, Raise; RET Antes, Run and Center wagers) depend on each other
@@ -60,16 +67,24 @@ from fractions import Fraction
 from itertools import combinations
 from math import comb
 
-import numpy as np
-
 from games import batch
 from games.cards import ACE, DECK, SUIT_CHARS, Card, parse_card
 from games.high_card_flush import has_suited_nine_to_ace, straight_flush_run
-from games.jackpot_holdem import jackpot_lines_made
-from games.money import meter_display, round_cents
-from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Paytable, Push
+from games.money import display, meter_display
+from games.paytable import MeterPercent, Paytable
 from games.paytables import METER_MINIMUMS, letters, paytable
-from games.poker import CATEGORY_NAMES, PAIR, ROYAL_FLUSH, best_hand, lines_made
+from games.poker import ROYAL_FLUSH
+from games.progressive_return import (
+    best_five_lines,
+    break_even_meter,
+    five_card_lines_of,
+    hand_classes,
+    line_index,
+    line_return,
+    representative_hand,
+    table_return,
+    tally,
+)
 from games.registry import GAMES
 from games.ultimate_pairs import ultimate_pairs_made
 from games.ultimate_texas_holdem import six_card_bonus_made
@@ -118,7 +133,8 @@ DEFAULT_SEED = 1
 DEFAULT_OTHER_SEATS = 5
 MAX_OTHER_SEATS = 5
 
-PROGRESSIVE_UNIT = 1
+#: The Progressive unit when ``--unit`` is not given (RULINGS R3: the paytables state $1 amounts).
+DEFAULT_PROGRESSIVE_UNIT = Decimal(1)
 
 
 class AnalysisError(ValueError):
@@ -201,57 +217,7 @@ def parse_meters(table: Paytable, given: Iterable[str]) -> dict[str, Decimal]:
     return meters
 
 
-# -- the return of one line ----------------------------------------------------------------------
-
-
-def line_return(pays, meters: Mapping[str, Decimal]) -> Fraction:
-    """What a unit wager returns, stake included, when the line is paid (R2, R3, R4, R21a)."""
-    if isinstance(pays, Odds):
-        ratio = Fraction(pays.numerator, pays.denominator)
-        return ratio + 1 if pays.word == "to" else ratio
-    if isinstance(pays, Push):
-        return Fraction(1)
-    if isinstance(pays, FixedAmount):  # R21a: net +D whatever the wager; the wager stays
-        return Fraction(pays.dollars) + 1
-    if isinstance(pays, FixedPerUnit):  # R3: D per $1 unit; the wager was collected
-        return Fraction(pays.dollars) * PROGRESSIVE_UNIT / PROGRESSIVE_UNIT
-    if isinstance(pays, MeterPercent):  # R3, R4: p x meter to the cent, whatever the unit
-        return Fraction(round_cents(meters[pays.meter] * pays.percent / 100)) / PROGRESSIVE_UNIT
-    raise TypeError(type(pays).__name__)  # pragma: no cover
-
-
 # -- classes of hands and their counts ------------------------------------------------------------
-
-# One representative five-card hand per category (the pair by its rank, the royal by its suit).
-_REPRESENTATIVE = {
-    "high_card": "2c 4d 6h 8s Tc",
-    "two_pair": "5c 5d 9h 9s Kc",
-    "three_of_a_kind": "7c 7d 7h 2s Kc",
-    "straight": "5c 6d 7h 8s 9c",
-    "flush": "2h 5h 7h 9h Jh",
-    "full_house": "4c 4d 4h Qs Qc",
-    "four_of_a_kind": "8c 8d 8h 8s 3c",
-    "straight_flush": "9h 8h 7h 6h 5h",
-}
-
-
-def _cards(text: str) -> list[Card]:
-    return [parse_card(t) for t in text.split()]
-
-
-def representative_hand(category: int, pair_rank: int = ACE, royal_suit: str = "s") -> list[Card]:
-    """One five-card hand of ``category`` (a pair of ``pair_rank``, a royal flush of ``royal_suit``)."""
-    if category == ROYAL_FLUSH:
-        hand = [parse_card(r + royal_suit) for r in "AKQJT"]
-    elif category == PAIR:
-        kickers = [r for r in (14, 13, 12, 11, 2) if r != pair_rank][:3]
-        hand = [c for c in DECK if c.rank == pair_rank and c.suit in "cd"]
-        hand += [next(c for c in DECK if c.rank == k and c.suit == s) for k, s in zip(kickers, "hsc")]
-    else:
-        hand = _cards(_REPRESENTATIVE[CATEGORY_NAMES[category]])
-    assert best_hand(hand).category == category, (category, hand)
-    return hand
-
 
 _COUNTS: dict[int, batch.Counts] = {}
 
@@ -268,31 +234,19 @@ def _poker_classes(
 ) -> list[tuple[frozenset[str], int]]:
     """(lines made, count) for every class of k-card hands: the category, the pair's rank, the royal's suit."""
     counts = poker_counts(k, progress)
-    classes: list[tuple[frozenset[str], int]] = []
-    for cat in range(10):
-        if cat == PAIR:
-            for r in range(2, ACE + 1):
-                classes.append((made_of(representative_hand(PAIR, pair_rank=r)), int(counts.pair_by_rank[r])))
-        elif cat == ROYAL_FLUSH:
-            for s, suit in enumerate(SUIT_CHARS):
-                classes.append((made_of(representative_hand(cat, royal_suit=suit)), int(counts.royal_by_suit[s])))
-        else:
-            classes.append((made_of(representative_hand(cat)), int(counts.categories[cat])))
+    classes = hand_classes(
+        made_of,
+        [int(n) for n in counts.categories],
+        {r: int(counts.pair_by_rank[r]) for r in range(2, ACE + 1)},
+        {suit: int(counts.royal_by_suit[s]) for s, suit in enumerate(SUIT_CHARS)},
+    )
     assert sum(n for _, n in classes) == comb(52, k)
     return classes
 
 
-def _best_five_lines(cards: list[Card]) -> frozenset[str]:
-    return lines_made(best_hand(cards))
-
-
-def _jackpot_lines(cards: list[Card]) -> frozenset[str]:
-    return jackpot_lines_made(best_hand(cards))
-
-
 def _six_card_bonus_classes(progress: Progress | None) -> list[tuple[frozenset[str], int]]:
     """Six cards: the best five by category (R21), and the super royal hands on their own."""
-    classes = _poker_classes(6, _best_five_lines, progress)  # the four royal classes last, in suit order
+    classes = _poker_classes(6, best_five_lines, progress)  # the four royal classes last, in suit order
     # A-K-Q-J-10-9 of one suit: exactly these four six-card hands (R21); each was counted above
     # as a royal flush of its suit, which is taken back here.
     first_royal = len(classes) - 4
@@ -300,7 +254,7 @@ def _six_card_bonus_classes(progress: Progress | None) -> list[tuple[frozenset[s
         hand = [parse_card(r + suit) for r in "AKQJT9"]
         assert batch.categorise(batch.hand_indices([hand]))[0] == ROYAL_FLUSH
         made, n = classes[first_royal + s]
-        assert made == _best_five_lines(representative_hand(ROYAL_FLUSH, royal_suit=suit))
+        assert made == best_five_lines(representative_hand(ROYAL_FLUSH, royal_suit=suit))
         classes[first_royal + s] = (made, n - 1)
         classes.append((six_card_bonus_made(hand[:2], hand[2:]), 1))
     return classes
@@ -352,19 +306,14 @@ def _hcf_wager_lines(wager: str, made: frozenset[str]) -> frozenset[str]:
     return frozenset(m for m in made if not m.startswith("flush_"))
 
 
-def _index(table: Paytable, made: frozenset[str]) -> int:
-    line = table.line_for(made)
-    return len(table.lines) if line is None else table.lines.index(line)
-
-
 def hcf_line_index(table: Paytable, cards: list[Card]) -> int:
     """The line a seven-card hand earns, computed suit by suit as the counting does (for tests)."""
     best = len(table.lines)
     for suit in SUIT_CHARS:
         mask = sum(1 << (c.rank - 2) for c in cards if c.suit == suit)
-        best = min(best, _index(table, _hcf_wager_lines(table.wager, _suit_lines(mask))))
+        best = min(best, line_index(table, _hcf_wager_lines(table.wager, _suit_lines(mask))))
     if table.wager == "straight_flush_bonus" and max(sum(c.rank == r for c in cards) for r in range(2, 15)) == 4:
-        best = min(best, _index(table, frozenset({"four_of_a_kind"})))
+        best = min(best, line_index(table, frozenset({"four_of_a_kind"})))
     return best
 
 
@@ -385,11 +334,11 @@ def _poly_pow4_coeff(poly: list[int], degree: int) -> int:
 def _hcf_line_counts(table: Paytable) -> tuple[int, list[int], int]:
     """Exact counts of each line over all C(52,7) hands, by per-suit generating polynomials."""
     n_lines = len(table.lines)
-    idx = [_index(table, _hcf_wager_lines(table.wager, _suit_lines(m))) for m in range(1 << 13)]
+    idx = [line_index(table, _hcf_wager_lines(table.wager, _suit_lines(m))) for m in range(1 << 13)]
     pops = [m.bit_count() for m in range(1 << 13)]
     quad_line = n_lines
     if table.wager == "straight_flush_bonus":
-        quad_line = _index(table, frozenset({"four_of_a_kind"}))  # R19 (G only)
+        quad_line = line_index(table, frozenset({"four_of_a_kind"}))  # R19 (G only)
 
     def at_least(i: int, rank_bit: int | None = None) -> int:
         """Hands whose every suit earns line i or lower (index >= i); with ``rank_bit`` in every suit."""
@@ -411,66 +360,6 @@ def _hcf_line_counts(table: Paytable) -> tuple[int, list[int], int]:
     return comb(52, 7), counts, h[n_lines]
 
 
-# -- Run 'Em Twice: the better of the two Run hands -------------------------------------------------
-
-_PAIRS = np.array(list(combinations(range(52), 2)), dtype=np.intp)  # the 1,326 pairs of card indices
-_RET_BETTER: list[int] = []
-
-
-def ret_better_counts(progress: Progress | None = None) -> list[int]:
-    """The number of deals, by category, of the better of the two Run hands (R25, R29; kept once computed).
-
-    A deal is the player's two cards, the center card, the other two cards of the horizontal line
-    and the other two of the vertical line: C(52,2) x 50 x C(49,2) x C(47,2) equally likely deals.
-    The 1st Run hand is S + X and the 2nd S + Y, where S is the player's two cards and the center
-    (a set of three cards: which of them is the center does not change the hands, 3 ways) and X, Y
-    are disjoint pairs of the 49 other cards.  For each S every X is categorised
-    (``games.batch.categorise``); the ordered disjoint pairs (X, Y) with both hands of category
-    <= c, within a set A of pairs, are |A|^2 - sum over cards of m(card)^2 + |A|, m(card) being the
-    number of pairs of A holding that card (each X meets m(a) + m(b) - 1 pairs of A, itself once).
-    The better hand is of category <= c exactly when both are.
-    """
-    if _RET_BETTER:
-        return list(_RET_BETTER)
-    triples = np.array(list(combinations(range(52), 3)), dtype=np.intp)
-    at_most = np.zeros(10, dtype=object)  # deals with both hands of category <= c (per S, one center)
-    block = 400
-    for start in range(0, len(triples), block):
-        t = triples[start : start + block]
-        b = len(t)
-        rows = np.arange(b)[:, None]
-        held = np.zeros((b, 52), dtype=bool)
-        held[rows, t] = True
-        valid = ~(held[:, _PAIRS[:, 0]] | held[:, _PAIRS[:, 1]])
-        pairs = _PAIRS[np.nonzero(valid)[1].reshape(b, comb(49, 2))]  # (b, 1176, 2)
-        hands = np.concatenate([np.broadcast_to(t[:, None, :], (b, comb(49, 2), 3)), pairs], axis=2)
-        cat = batch.categorise(hands.reshape(-1, 5)).reshape(b, -1).astype(np.intp)
-        size = np.bincount((rows * 10 + cat).ravel(), minlength=b * 10).reshape(b, 10).cumsum(axis=1)
-        m = np.zeros(b * 52 * 10, dtype=np.int64)
-        for k in (0, 1):
-            m += np.bincount(((rows * 52 + pairs[:, :, k]) * 10 + cat).ravel(), minlength=b * 520)
-        m = m.reshape(b, 52, 10).cumsum(axis=2)
-        both = size * size - (m * m).sum(axis=1) + size
-        at_most += np.array([int(x) for x in both.sum(axis=0)], dtype=object)
-        if progress:  # in deals: each set S stands for 3 x C(49,2) x C(47,2) of them
-            progress(min(RET_DEALS, (start + b) * 3 * comb(49, 2) * comb(47, 2)), RET_DEALS)
-    at_most *= 3
-    counts = [int(at_most[0])] + [int(at_most[c] - at_most[c - 1]) for c in range(1, 10)]
-    assert sum(counts) == RET_DEALS
-    _RET_BETTER[:] = counts
-    return list(counts)
-
-
-RET_DEALS = comb(52, 2) * 50 * comb(49, 2) * comb(47, 2)
-
-
-def _ret_better_classes(progress: Progress | None) -> list[tuple[frozenset[str], int]]:
-    """(lines made, count) by the category of the better Run hand: the RET Progressive and Envy
-    tables print category lines only, so one hand of each category stands for it."""
-    counts = ret_better_counts(progress)
-    return [(_best_five_lines(representative_hand(cat)), n) for cat, n in enumerate(counts)]
-
-
 # -- the analysis ------------------------------------------------------------------------------------
 
 
@@ -478,35 +367,28 @@ def _line_counts(table: Paytable, progress: Progress | None) -> tuple[int, list[
     game, wager = table.game, table.wager
     if game == HCF:
         return _hcf_line_counts(table)
-    if game == RET and wager in ("progressive", "envy"):
-        assert all(line.key in CATEGORY_NAMES for line in table.lines), table
-        space, classes = RET_DEALS, _ret_better_classes(progress)
+    if wager in ("progressive", "envy"):
+        # UTH, JHE: the two cards and the first three community cards (R24a); RET: the 1st Run
+        # hand (R29): five cards, every five-card hand counted (JHE splits the royal by suit, R13).
+        space, classes = comb(52, 5), _poker_classes(5, five_card_lines_of(game), progress)
     elif wager == "ultimate_pairs":
         space, classes = _ultimate_pairs_classes(table)
     elif wager == "six_card_bonus":
         space, classes = comb(52, 6), _six_card_bonus_classes(progress)
     elif wager in ("play_the_board", "five_card_bonus"):
-        space, classes = comb(52, 5), _poker_classes(5, _best_five_lines, progress)
-    elif game == JHE and wager == "progressive":
-        space, classes = comb(52, 7), _poker_classes(7, _jackpot_lines, progress)
-    else:  # UTH trips, progressive and envy (R24a), JHE player bonus
-        space, classes = comb(52, 7), _poker_classes(7, _best_five_lines, progress)
-    counts = [0] * len(table.lines)
-    losing = 0
-    for made, n in classes:
-        i = _index(table, made)
-        if i == len(table.lines):
-            losing += n
-        else:
-            counts[i] += n
+        space, classes = comb(52, 5), _poker_classes(5, best_five_lines, progress)
+    else:  # UTH Trips, JHE Player Bonus: the best five of seven cards
+        space, classes = comb(52, 7), _poker_classes(7, best_five_lines, progress)
+    counts, losing = tally(table, classes)
     return space, counts, losing
 
 
-def _exact_return(table: Paytable, meters: Mapping[str, Decimal], progress: Progress | None):
+def _exact_return(
+    table: Paytable, meters: Mapping[str, Decimal], progress: Progress | None, unit: Decimal = Decimal(1)
+) -> tuple[int, list[int], int, Fraction]:
     space, counts, losing = _line_counts(table, progress)
     assert losing + sum(counts) == space
-    total = sum((n * line_return(line.pays, meters) for n, line in zip(counts, table.lines)), Fraction(0))
-    return space, counts, losing, total / space
+    return space, counts, losing, table_return(table, space, counts, meters, unit)
 
 
 def _int_arg(name: str, value: int | None, default: int, low: int, high: int | None = None) -> int:
@@ -516,6 +398,43 @@ def _int_arg(name: str, value: int | None, default: int, low: int, high: int | N
         bound = f"{low} to {high}" if high is not None else f"at least {low}"
         raise AnalysisError(name, f"{value!r}: a whole number, {bound}")
     return value
+
+
+def parse_unit(text: str | Decimal | None) -> Decimal:
+    """The Progressive unit (RULINGS R3): dollars and cents, more than 0; default $1."""
+    if text is None:
+        return DEFAULT_PROGRESSIVE_UNIT
+    try:
+        value = Decimal(text)
+    except (InvalidOperation, TypeError):
+        raise AnalysisError("--unit", f"{text!r} is not an amount") from None
+    if not value.is_finite() or value <= 0 or value != value.quantize(Decimal("0.01")):
+        raise AnalysisError("--unit", f"{text!r}: an amount in dollars with at most two decimals, more than 0")
+    return value
+
+
+def parse_rates(table: Paytable, given: Iterable[str]) -> dict[str, Decimal]:
+    """The contribution rates: ``NAME=FRACTION`` items (the fraction of each Progressive wager added to
+    that meter), 0 for a meter not given -- the rules leave the rates to the operator (e.g. JHE ch.12
+    §E(1)); together less than 1."""
+    rates = {m: Decimal(0) for m in table.meters}
+    for item in given:
+        name, sep, text = item.partition("=")
+        if not sep or not name:
+            raise AnalysisError("--rate", f"{item!r}: expected NAME=FRACTION, e.g. meter=0.05")
+        if name not in rates:
+            uses = f"pays from {', '.join(table.meters)}" if table.meters else "pays from no meter"
+            raise AnalysisError("--rate", f"{name!r}: {table.game} {table.wager} paytable {table.letter} {uses}")
+        try:
+            value = Decimal(text)
+        except InvalidOperation:
+            raise AnalysisError("--rate", f"{item!r}: {text!r} is not a fraction") from None
+        if not value.is_finite() or not 0 <= value < 1:
+            raise AnalysisError("--rate", f"{item!r}: a fraction of each wager, at least 0 and less than 1")
+        rates[name] = value
+    if sum(rates.values()) >= 1:
+        raise AnalysisError("--rate", f"the rates together take {sum(rates.values())} of each wager: less than 1")
+    return rates
 
 
 def analyze(
@@ -529,33 +448,40 @@ def analyze(
     seed: int | None = None,
     other_seats: int | None = None,
     workers: int | None = None,
+    unit: str | Decimal | None = None,
+    rate_args: Iterable[str] = (),
 ) -> dict:
     """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object.
 
     ``rounds`` and ``seed`` are for simulated wagers (``SIMULATED``), ``other_seats`` for the Envy
-    Bonus; other wagers ignore them.  ``workers``: processes for a simulation (default: the CPUs).
+    Bonus, ``unit`` (default $1) and ``rate_args`` for the Progressive wager and its Envy Bonus; other
+    wagers ignore them.  ``workers``: processes for a simulation (default: the CPUs).
     """
     table = resolve(game, wager, letter)
     assert game is not None and wager is not None
     rounds = _int_arg("--rounds", rounds, DEFAULT_ROUNDS.get((game, wager), 0), 1)
     seed = _int_arg("--seed", seed, DEFAULT_SEED, 0)
     other_seats = _int_arg("--other-seats", other_seats, DEFAULT_OTHER_SEATS, 0, MAX_OTHER_SEATS)
+    progressive_unit = parse_unit(unit)
     if wager in SIMULATED[game]:
         if table is None and list(meter_args):
             raise AnalysisError("--meter", f"{game} {wager} pays from no meter")
         if table is not None:
             parse_meters(table, meter_args)  # no base game or Bad Beat pays from a meter: refuses any
+            parse_rates(table, rate_args)  # nor takes a rate
+        elif list(rate_args):
+            raise AnalysisError("--rate", f"{game} {wager} pays from no meter")
         return _simulated(game, wager, table, rounds, seed, progress, workers)
     assert table is not None
     if wager == "envy":
-        return _envy(table, meter_args, other_seats, progress)
+        return _envy(table, meter_args, rate_args, other_seats, progressive_unit, progress)
     meters = parse_meters(table, meter_args)
-    space, counts, losing, ret = _exact_return(table, meters, progress)
+    rates = parse_rates(table, rate_args)
+    space, counts, losing, ret = _exact_return(table, meters, progress, progressive_unit)
     out = {**_exact_head(table, space, counts, losing),
-           "return": _six(ret), "house_edge": _six(1 - ret), "return_exact": f"{ret.numerator}/{ret.denominator}"}
-    if meters:
-        out["meters"] = {m: meter_display(a) for m, a in meters.items()}
-        out["progressive_unit"] = PROGRESSIVE_UNIT
+           "return": _six(ret), "house_edge": _six(1 - ret), "return_exact": _exact(ret)}
+    if wager == "progressive":
+        out.update(_review(table, space, counts, table, space, counts, meters, rates, progressive_unit, ret))
     return out
 
 
@@ -574,7 +500,14 @@ def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> 
     }
 
 
-def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress: Progress | None) -> dict:
+def _envy(
+    table: Paytable,
+    meter_args: Iterable[str],
+    rate_args: Iterable[str],
+    other_seats: int,
+    unit: Decimal,
+    progress: Progress | None,
+) -> dict:
     """The Envy Bonus with the Progressive wager it is paid to (RULINGS R3, R18a, R24, R24c, R29).
 
     ``lines`` count the hand of one other seat; every one of ``other_seats`` other seats is assumed
@@ -583,11 +516,13 @@ def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress
     to the Progressive wager and has no stake of its own: ``return`` is the Progressive wager's
     return (the Progressive paytable of the same letter -- the only one R18a allows for HCF) plus
     that Envy; ``envy_return`` is the Envy's share, ``envy_per_other_seat`` its share per seat.
+    The Envy amounts scale with the unit (R3): per unit they are the same at any unit.
     """
     progressive = paytable(table.game, "progressive", table.letter)
     meters = parse_meters(progressive, meter_args)
-    space, counts, losing, per_seat = _exact_return(table, {}, progress)
-    _, _, _, progressive_return = _exact_return(progressive, meters, progress)
+    rates = parse_rates(progressive, rate_args)
+    space, counts, losing, per_seat = _exact_return(table, {}, progress, unit)
+    p_space, p_counts, _, progressive_return = _exact_return(progressive, meters, progress, unit)
     ret = progressive_return + other_seats * per_seat
     out: dict = {
         **_exact_head(table, space, counts, losing),
@@ -598,11 +533,68 @@ def _envy(table: Paytable, meter_args: Iterable[str], other_seats: int, progress
         "progressive_return": _six(progressive_return),
         "return": _six(ret),
         "house_edge": _six(1 - ret),
-        "return_exact": f"{ret.numerator}/{ret.denominator}",
-        "meters": {m: meter_display(a) for m, a in meters.items()},
-        "progressive_unit": PROGRESSIVE_UNIT,
+        "return_exact": _exact(ret),
     }
+    out.update(_review(table, space, counts, progressive, p_space, p_counts, meters, rates, unit, ret))
     return out
+
+
+def _review(
+    table: Paytable,
+    space: int,
+    counts: list[int],
+    progressive: Paytable,
+    p_space: int,
+    p_counts: list[int],
+    meters: Mapping[str, Decimal],
+    rates: Mapping[str, Decimal],
+    unit: Decimal,
+    ret: Fraction,
+) -> dict:
+    """What a game-math reviewer asks of a progressive, beside the contract's fields (docs/analysis.md).
+
+    ``table``/``counts``: the lines of the par sheet (the Envy lines for ``--wager envy``);
+    ``progressive``/``p_counts``: the Progressive paytable and its counts; ``ret``: the return at
+    the meter amounts given (their reset amounts), Envy included for ``--wager envy``.
+    """
+    rate = sum(rates.values(), Decimal(0))
+    with_rate = ret + Fraction(rate)
+    paying = sum(counts)
+    meter_hits = []
+    for meter in progressive.meters:
+        lines = [(line.key, n) for line, n in zip(progressive.lines, p_counts)
+                 if isinstance(line.pays, MeterPercent) and line.pays.meter == meter]
+        meter_hits.append({"meter": meter, "lines": [k for k, _ in lines], **_hits(sum(n for _, n in lines), p_space)})
+    besides = ret - table_return(progressive, p_space, p_counts, meters, unit)  # the Envy Bonus, if any
+    amount = break_even_meter(progressive, p_space, p_counts, meters, unit, besides)
+    return {
+        "meters": {m: meter_display(a) for m, a in meters.items()},
+        "progressive_unit": display(unit),
+        "rates": {m: r for m, r in rates.items()},
+        "contribution_rate": rate,
+        "return_with_contributions": _six(with_rate),
+        "return_with_contributions_exact": _exact(with_rate),
+        "hit_frequency": _hits(paying, space),
+        "line_hits": [{"line": line.key, **_hits(n, space)} for line, n in zip(table.lines, counts)],
+        "meter_hits": meter_hits,
+        "break_even_meter": {
+            "meter": progressive.meters[0],
+            "amount": None if amount is None else meter_display(amount),
+        },
+    }
+
+
+def _hits(count: int, space: int) -> dict:
+    """How often a line (or lines) is hit: the count, the probability, and one hit in how many."""
+    return {
+        "count": count,
+        "probability": _digits(Fraction(count, space), 12),
+        "one_in": None if count == 0 else _digits(Fraction(space, count), 2),
+    }
+
+
+def _exact(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}"
 
 
 #: What one unit of the return is, per base game, and the initial wagers of that many units.
@@ -675,4 +667,9 @@ def _six_dec(x: Decimal) -> Decimal:
 
 def _six(x: Fraction) -> Decimal:
     """``x`` rounded half up to six decimals, exactly (never through float)."""
-    return Decimal(math.floor(x * 10**6 + Fraction(1, 2))).scaleb(-6)
+    return _digits(x, 6)
+
+
+def _digits(x: Fraction, places: int) -> Decimal:
+    """``x`` rounded half up to ``places`` decimals, exactly (never through float)."""
+    return Decimal(math.floor(x * 10**places + Fraction(1, 2))).scaleb(-places)

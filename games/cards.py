@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from games.money import shown
+
 RANK_CHARS = "23456789TJQKA"
 SUIT_CHARS = "cdhs"
 SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
@@ -71,18 +73,18 @@ _BY_TEXT: dict[str, Card] = {c.text: c for c in DECK}
 def parse_card(text: object) -> Card:
     """Read one card such as ``"As"``; raise ``CardError`` saying what is wrong."""
     if not isinstance(text, str):
-        raise CardError(f"a card must be a string like 'As', not {text!r}")
+        raise CardError(f"a card must be a string like 'As', not {shown(text)}")
     card = _BY_TEXT.get(text)
     if card is not None:
         return card
     if len(text) != 2:
         raise CardError(
-            f"unknown card {text!r}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), e.g. 'Td'"
+            f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), e.g. 'Td'"
         )
     rank, suit = text
     if rank not in RANK_CHARS:
-        raise CardError(f"unknown card {text!r}: rank {rank!r} is not one of {' '.join(RANK_CHARS)}")
-    raise CardError(f"unknown card {text!r}: suit {suit!r} is not one of {' '.join(SUIT_CHARS)}")
+        raise CardError(f"unknown card {shown(text)}: rank {rank!r} is not one of {' '.join(RANK_CHARS)}")
+    raise CardError(f"unknown card {shown(text)}: suit {suit!r} is not one of {' '.join(SUIT_CHARS)}")
 
 
 def parse_cards(texts: Iterable[object]) -> list[Card]:

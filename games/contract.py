@@ -13,13 +13,16 @@ from typing import Any, Mapping
 
 from games.cards import Card, CardError, check_distinct, parse_card
 from games.game import Game
-from games.money import MoneyError, display, meter_display, to_money
+from games.money import MAX_AMOUNT, MoneyError, display, meter_display, shown, to_money
 from games.paytables import METERS, letters, paytable
 from games.registry import GAMES
 from games.round import Progressive, Round, RoundError, Seat, Settlement
 
 MAX_SEATS = 6  # every game ch.2 §A: no more than six players
 PAYOUT_LIMIT_FLOOR = Decimal(50000)  # RULINGS R6; UTH ch.12 §F(1) and the like
+# The most one wager may be: far above any table maximum, low enough that every payout (500 to 1
+# on a Run wager, a $1,000,000 super royal) stays an exact Decimal.
+MAX_WAGER = Decimal(10_000_000)
 
 _TOP_KEYS = {"game", "paytables", "progressive", "payout_limit", "dealer", "community", "bonus_cards", "seats"}
 _PROGRESSIVE_KEYS = {"unit", "meters", "reset", "envy", "envy_requires_progressive_wager"}
@@ -38,15 +41,15 @@ def _no_unknown(obj: Mapping[str, Any], allowed: set[str] | tuple[str, ...], whe
             raise RoundError(f"{prefix}{key}", f"unknown field; expected one of {', '.join(sorted(allowed))}")
 
 
-def _money(value: Any, where: str, *, positive: bool = True) -> Decimal:
+def _money(value: Any, where: str, *, positive: bool = True, maximum: Decimal = MAX_AMOUNT) -> Decimal:
     try:
-        amount = to_money(value, "the amount")
+        amount = to_money(value, "the amount", maximum)
     except MoneyError as e:
         raise RoundError(where, str(e)) from None
     if positive and amount <= 0:
-        raise RoundError(where, f"must be more than zero, not {value}")
+        raise RoundError(where, f"must be more than zero, not {shown(value)}")
     if not positive and amount < 0:
-        raise RoundError(where, f"must not be negative, not {value}")
+        raise RoundError(where, f"must not be negative, not {shown(value)}")
     return amount
 
 
@@ -69,8 +72,8 @@ def parse_round(obj: Any) -> Round:
     obj = _object(obj, "round")
     _no_unknown(obj, _TOP_KEYS, "")
     name = obj.get("game")
-    if name not in GAMES:
-        raise RoundError("game", f"unknown game {name!r}; expected one of {', '.join(sorted(GAMES))}")
+    if not isinstance(name, str) or name not in GAMES:
+        raise RoundError("game", f"unknown game {shown(name)}; expected one of {', '.join(sorted(GAMES))}")
     game: Game = GAMES[name]
 
     paytables = _parse_paytables(game, obj.get("paytables", {}))
@@ -137,7 +140,7 @@ def _parse_paytables(game: Game, value: Any) -> dict[str, str]:
         if letter not in letters(game.name, wager):
             raise RoundError(
                 f"paytables.{wager}",
-                f"no paytable {letter!r} for {wager} in {game.short} ch.12; expected one of "
+                f"no paytable {shown(letter)} for {wager} in {game.short} ch.12; expected one of "
                 f"{', '.join(letters(game.name, wager))}",
             )
         out[wager] = letter
@@ -197,7 +200,7 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
         _no_unknown(raw, allowed, where)
         number = raw.get("seat")
         if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_SEATS:
-            raise RoundError(f"{where}.seat", f"must be a seat number 1 to 6, not {number!r} (RULINGS R1)")
+            raise RoundError(f"{where}.seat", f"must be a seat number 1 to 6, not {shown(number)} (RULINGS R1)")
         if number in numbers:
             raise RoundError(f"{where}.seat", f"seat {number} appears twice")
         numbers.add(number)
@@ -210,7 +213,7 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
                     f"{where}.wagers.{w}",
                     f"{game.name} has no such wager; expected one of {', '.join(game.wagers)} ({game.short} ch.7 §F)",
                 )
-            wagers[w] = _money(amount, f"{where}.wagers.{w}")
+            wagers[w] = _money(amount, f"{where}.wagers.{w}", maximum=MAX_WAGER)
         first_ante = game.antes[0]
         if first_ante not in wagers:
             raise RoundError(
@@ -254,7 +257,7 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     if envy is not None:
         if not game.has_envy or envy not in letters(game.name, "envy"):
             have = ", ".join(letters(game.name, "envy")) if game.has_envy else "none"
-            raise RoundError("progressive.envy", f"no Envy Bonus table {envy!r} in {game.name} (tables: {have})")
+            raise RoundError("progressive.envy", f"no Envy Bonus table {shown(envy)} in {game.name} (tables: {have})")
         if game.name == "high_card_flush" and envy != paytables["progressive"]:
             raise RoundError(
                 "progressive.envy",

@@ -13,10 +13,12 @@ from decimal import Decimal
 from typing import Any, ClassVar, Mapping, Sequence
 
 from games.cards import Card
+from games.money import shown
 from games.paytable import Paytable
 from games.paytables import letters, paytable
-from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
-from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses
+from games.procedure import PAYMENT_PASSES, REVEALS, PaymentPass, Reveal
+from games.round import Decision, Payment, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
+from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses, settlement_order
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class Game:
             raise RoundError(where, f'needs a decision: "{key}": {choices}, or "fold": true')
         allowed = {m for st in self.streets for m in st.multiples}
         if isinstance(made, bool) or not isinstance(made, int) or made not in allowed:
-            raise RoundError(f"{where}.{key}", f"must be {choices} times the Ante, not {made!r}")
+            raise RoundError(f"{where}.{key}", f"must be {choices} times the Ante, not {shown(made)}")
         return Decision(multiples=(made,))
 
     def validate(self, round: Round) -> None:
@@ -170,7 +172,7 @@ class Game:
         """Add the Envy Bonus of every seat with a Progressive wager (R18a, R24, R24c, R29).
 
         ``envy_made`` is, per seat, the Envy table lines its qualifying hand makes
-        (UTH: the final five-card hand, R24a; HCF: the seven cards; RET: the better Run hand).
+        (UTH and JHE: the two cards and the flop, R24a; HCF: the seven cards; RET: the 1st Run hand, R29).
         """
         progressive = round.progressive
         if progressive is None or progressive.envy is None:
@@ -190,6 +192,35 @@ class Game:
         for s in seats:
             if s.seat in bonuses:
                 s.wagers["envy"] = bonuses[s.seat]
+
+    @property
+    def payment_passes(self) -> tuple[PaymentPass, ...]:
+        """The dealer's order of payment (ch.11; P65): the passes around the table (games.procedure)."""
+        return PAYMENT_PASSES[self.name]
+
+    @property
+    def reveals(self) -> tuple[Reveal, ...]:
+        """The cards turned face up during the round, in the order the rules reveal them (P66)."""
+        return REVEALS[self.name]
+
+    def payment_order(self, settlement: Settlement) -> list[Payment]:
+        """The dealer's order of payment: pass by pass, each seat in settlement order (R1), its wagers
+        of that pass in the pass's order (P65).  A wager no pass names is refused: the dealer could
+        not be told when to pay it (fail closed)."""
+        named = {w for p in self.payment_passes for w in p.wagers}
+        seats = settlement_order(settlement.seats)
+        for s in seats:
+            unnamed = sorted(set(s.wagers) - named)
+            if unnamed:
+                raise ValueError(f"seat {s.seat}: {', '.join(unnamed)} is in no pass of the order of payment "
+                                 f"of {self.name}")
+        order = []
+        for p in self.payment_passes:
+            for s in seats:
+                wagers = tuple(w for w in p.wagers if w in s.wagers)
+                if wagers:
+                    order.append(Payment(seat=s.seat, wagers=wagers, clause=p.clause, shows_hand=p.shows_hand))
+        return order
 
     def covered(self, wagers: Mapping[str, Any]) -> frozenset[str]:
         return frozenset(k for k in wagers if k not in self.not_covered)

@@ -13,11 +13,28 @@ pushing when the winning hand is below the table's lowest line (UTH ch.11
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Sequence
 
 from games.paytable import Paytable
-from games.poker import PAIR, PokerHand
+from games.cards import Card
+from games.poker import PAIR, PokerHand, best_hand
 from games.round import Seat, WagerResult
 from games.settlement import compare, line_result, lose, push, versus
+
+
+FLOP = 3
+"""The community cards revealed first: UTH's flop (ch.11 §C(2)); in JHE the card of ch.11 §B and the two of §D."""
+
+
+def flop_hand(player: Sequence[Card], community: Sequence[Card]) -> PokerHand:
+    """The Progressive Payout Hand and the Envy Bonus Qualifying Hand (RULINGS R24a).
+
+    The best five of the player's two cards and the first three community cards
+    in reveal order; the turn and river never count for them (UTH ch.12 §D, ch.11
+    §J; JHE ch.12 §E).  The player's cards come first so that the cards shown
+    favour them where two could serve (games.poker.best_hand).
+    """
+    return best_hand([*player, *community[:FLOP]])
 
 
 def dealer_qualifies(dealer: PokerHand) -> bool:

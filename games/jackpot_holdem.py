@@ -11,9 +11,11 @@ Settlement (ch.11 §I, ch.12 §A-§B, RULINGS R12): the dealer qualifies with a
 pair or better.  When it does not, the Ante is returned and the X-tra Bonus
 and Play are settled by comparing hands; when it does, all three are settled
 by the comparison.  A winning X-tra Bonus pays by its paytable, and a winning
-hand below a straight pushes it.  Player Bonus (ch.11 §J, ch.12 §C) and
-Progressive (ch.11 §K, ch.12 §D) are paid on the player's best five of seven
-whatever the dealer holds, also for a folded player (ch.11 §G(3)-(4), R7).
+hand below a straight pushes it.  Player Bonus (ch.11 §J, ch.12 §C) is paid
+on the player's best five of seven, Progressive (ch.11 §K, ch.12 §D) on the
+best five of the two cards and the first three community cards revealed
+(RULINGS R24a), whatever the dealer holds, also for a folded player (ch.11
+§G(3)-(4), R7).
 There is no Envy Bonus in JHE.
 """
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 from games.cards import card_texts
 from games.game import Game, Street, require_equal
-from games.holdem import against_dealer, dealer_qualifies
+from games.holdem import against_dealer, dealer_qualifies, flop_hand
 from games.poker import ROYAL_FLUSH, PokerHand, best_hand, lines_made
 from games.round import Round, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
@@ -96,8 +98,9 @@ class JackpotHoldem(Game):
             if "player_bonus" in w:
                 # ch.11 §J(2): paid whatever the dealer holds; ch.11 §G(3)(a): also for a folded player (R7).
                 results["player_bonus"] = by_paytable(w["player_bonus"], self.table(round, "player_bonus"), made)
-            # ch.11 §K, ch.12 §E(11); §G(4)(a): folded too.
-            self.settle_progressive(round, meters, seat, made, results)
+            # ch.11 §K, ch.12 §E(11); §G(4)(a): folded too.  R24a: on the two cards and the first
+            # three community cards revealed (ch.11 §B, §D), the diamond royal (R13) read on those five.
+            self.settle_progressive(round, meters, seat, jackpot_lines_made(flop_hand(seat.cards, community)), results)
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}

@@ -91,6 +91,16 @@ class SeatSettlement:
         return sum((w.net for w in self.wagers.values()), Decimal(0)) - self.limited_by
 
 
+@dataclass(frozen=True)
+class Payment:
+    """One step of the dealer's order of payment: ``wagers`` of ``seat`` settled together (ch.11)."""
+
+    seat: int
+    wagers: tuple[str, ...]  # in the order the dealer settles them
+    clause: str
+    shows_hand: bool  # the player's cards are turned face up at this step
+
+
 @dataclass
 class Settlement:
     game: str

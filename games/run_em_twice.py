@@ -10,8 +10,8 @@ the 2nd Run hand the player's two cards and the vertical line (top, center,
 bottom) (ch.11 §I(1)-(2)).
 
 Optional wagers (ch.7 §E(2)): Five Card Bonus on the five community cards
-alone, Ultimate Pairs on the player's two cards, Progressive on the better of
-the two Run hands, with the Envy Bonus (ch.12 §F-§I, RULINGS R29).
+alone, Ultimate Pairs on the player's two cards, Progressive on the 1st Run
+hand, with the Envy Bonus (ch.12 §F-§I, RULINGS R29).
 """
 
 from __future__ import annotations
@@ -145,11 +145,11 @@ class RunEmTwice(Game):
         board_made = lines_made(best_hand(community))
 
         seats: list[SeatSettlement] = []
-        better_hands: dict[int, PokerHand] = {}
+        envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
             first, second = run_hands(seat.cards, community)
-            better = first if first.value >= second.value else second
-            better_hands[seat.seat] = better
+            # R29: the Progressive hand and the Envy Bonus Qualifying Hand are the 1st Run hand alone.
+            progressive_made = envy_made[seat.seat] = lines_made(first)
             w = seat.wagers
             results: dict[str, WagerResult] = {}
             self._main(results, seat, run_table, first, second)
@@ -163,15 +163,15 @@ class RunEmTwice(Game):
                 results["ultimate_pairs"] = by_paytable(
                     w["ultimate_pairs"], self.table(round, "ultimate_pairs"), ultimate_pairs_made(seat.cards)
                 )
-            # ch.12 §F(5): the better Run hand (R29).
-            self.settle_progressive(round, meters, seat, lines_made(better), results)
+            # ch.12 §F(5): that hand's highest line (R5, R29).
+            self.settle_progressive(round, meters, seat, progressive_made, results)
             hands = {
                 "first_run": {"hand": first.name, "cards": card_texts(first.cards)},
                 "second_run": {"hand": second.name, "cards": card_texts(second.cards)},
             }
             seats.append(self.seat_result(seat, hands, results))
 
-        return self.finish(round, seats, meters, envy_made={n: lines_made(h) for n, h in better_hands.items()})
+        return self.finish(round, seats, meters, envy_made=envy_made)
 
     def _main(
         self,

@@ -5,7 +5,9 @@ Each player makes an Ante and an equal Blind (ch.7 §F(1)), may add Trips
 Ultimate Pairs (§F(5)), Bad Beat (§F(6)) and Play the Board (§F(7)).  Each
 player and the dealer receive two cards; five community cards are shared.  The
 Play wager is 4× or 3× the Ante before the flop (ch.11 §B(1)), 2× after it
-(§D(1)), 1× after the river or fold (§F).
+(§D(1)), 1× after the river or fold (§F).  Progressive and the Envy Bonus
+(ch.11 §J, ch.12 §D-§E) are read on the two cards and the flop (RULINGS R24a);
+everything else on the best five of all seven.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
 from games.game import Game, Street, require_equal
-from games.holdem import against_dealer, dealer_qualifies
+from games.holdem import against_dealer, dealer_qualifies, flop_hand
 from games.poker import PokerHand, best_hand, lines_made
 from games.round import Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
@@ -101,8 +103,10 @@ class UltimateTexasHoldem(Game):
         seats: list[SeatSettlement] = []
         envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
-            hand = best_hand(list(seat.cards) + community)  # R24a: the player's two and the five community cards
-            made = envy_made[seat.seat] = lines_made(hand)
+            hand = best_hand(list(seat.cards) + community)  # ch.11 §H: the player's two and the five community cards
+            made = lines_made(hand)
+            # R24a: the Progressive Payout Hand and the Envy Bonus Qualifying Hand are the two cards and the flop.
+            progressive_made = envy_made[seat.seat] = lines_made(flop_hand(seat.cards, community))
             w = seat.wagers
             results: dict[str, WagerResult] = {}
             # ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
@@ -126,7 +130,7 @@ class UltimateTexasHoldem(Game):
                 results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
             if "play_the_board" in w:
                 results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
-            self.settle_progressive(round, meters, seat, made, results)  # ch.11 §J
+            self.settle_progressive(round, meters, seat, progressive_made, results)  # ch.11 §J, R24a
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}

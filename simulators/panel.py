@@ -24,6 +24,8 @@ Control commands (besides those of ``simulators.modbus_device``):
         -> {"registered": n, "seq": press_seq, "at": CLOCK_MONOTONIC of the last press}
   {"cmd": "key", "on": true, "supervisor": 4711}      the floor supervisor's key
   {"cmd": "reboot"}                                   power cycle: counters restart
+  {"cmd": "glitch", "point": "count.fold", "value": 40000}   a register reads what no one
+                                                     pressed (noise, a bad cell); no press is made
   {"cmd": "outputs"}                                  lights, buzzer, buzz count
 """
 
@@ -130,6 +132,12 @@ class PanelSim(ModbusDeviceSim):
             self.store.set("key_switch", on)
             self.store.set("supervisor_id", supervisor)
             return {}
+        if name == "glitch":
+            point = str(cmd.get("point", ""))
+            if point not in {"press_seq", *(f"count.{b}" for b in BUTTONS)}:
+                raise ControlError(f"glitch: no counter {point!r} (count.BUTTON or press_seq)")
+            self.store.set(point, int(cmd["value"]) & 0xFFFF)
+            return {point: self.store.get(point)}
         if name == "reboot":
             self.power_up()
             return {"boot_id": self.store.get("boot_id")}

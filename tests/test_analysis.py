@@ -7,16 +7,17 @@ import io
 import json
 import random
 from decimal import Decimal
+from fractions import Fraction
 from math import comb
 
 import numpy as np
 import pytest
 
 from controller.cli import main
-from games import analysis, batch
+from games import analysis, batch, progressive_return
 from games.cards import DECK
 from games.high_card_flush import lines_made as hcf_lines_made
-from games.paytables import PAYTABLES, paytable
+from games.paytables import METER_MINIMUMS, PAYTABLES, paytable
 from games.poker import value
 
 UTH, HCF, JHE, RET = "ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"
@@ -187,13 +188,129 @@ def test_progressive_meters_default_and_given():
     assert r["meters"] == {"meter": Decimal("10000.00")}
     assert r["progressive_unit"] == 1
     more = analysis.analyze(UTH, "progressive", "A", ["meter=20000"])
-    # royal 100% and straight flush 10% of the meter (R4): 10,000 and 1,000 more per hit
-    from fractions import Fraction
-
+    # royal 100% and straight flush 10% of the meter (R4): 10,000 and 1,000 more per hit, on the
+    # five cards of the Progressive Payout Hand (R24a)
     diff = Fraction(more["return_exact"]) - Fraction(r["return_exact"])
-    assert diff == Fraction(4324 * 10000 + 37260 * 1000, comb(52, 7))
+    assert diff == Fraction(ROYAL * 10000 + SF * 1000, comb(52, 5))
     jhe = analysis.analyze(JHE, "progressive", "A")
-    assert [x["count"] for x in jhe["lines"][:2]] == [1081, 3243]
+    assert [x["count"] for x in jhe["lines"][:2]] == [1, 3]  # the diamond royal, the other three (R13)
+
+
+# -- the Progressive hand is five cards (R24a, R29); what a reviewer asks of a progressive ---------------
+
+# Five-card categories, the standard closed forms (royal, straight flush, quads, full house, flush,
+# straight, trips, two pair, pair).
+ROYAL, SF, QUADS, FH, FLUSH, STRAIGHT, TRIPS, TWO_PAIR, PAIR = 4, 36, 624, 3744, 5108, 10200, 54912, 123552, 1098240
+FIVE_CARD_HANDS = comb(52, 5)
+
+
+def test_done_when_uth_progressive_a():
+    # UTH ch.12 §D(1)(a) at its minimum meter $10,000 (§D(3)(b)(i)), "X to 1" returns X + 1 (R2)
+    total = ROYAL * 10000 + SF * 1000 + QUADS * 301 + FH * 51 + FLUSH * 41 + STRAIGHT * 31 + TRIPS * 10
+    assert total == 1529516
+    code, out, err = run("--game", UTH, "--wager", "progressive", "--paytable", "A", "--json")
+    assert code == 0, err
+    got = json.loads(out, parse_float=Decimal)
+    assert got["space"] == FIVE_CARD_HANDS
+    assert [x["count"] for x in got["lines"]] == [ROYAL, SF, QUADS, FH, FLUSH, STRAIGHT, TRIPS]
+    assert Fraction(got["return_exact"]) == Fraction(total, FIVE_CARD_HANDS)
+    assert got["return"] == Decimal("0.588511") and got["house_edge"] == Decimal("0.411489")
+    # the break-even meter: the least amount (to the cent) at which the return reaches 1
+    amount = got["break_even_meter"]["amount"]
+    assert got["break_even_meter"]["meter"] == "meter"
+    at = analysis.analyze(UTH, "progressive", "A", [f"meter={amount}"])
+    below = analysis.analyze(UTH, "progressive", "A", [f"meter={amount - Decimal('0.01')}"])
+    assert Fraction(at["return_exact"]) >= 1 > Fraction(below["return_exact"])
+    # near 10,000 + 7.6 x the shortfall per hand counted (royal 100%, straight flush 10%: 4 + 3.6)
+    assert abs(Fraction(amount) - Fraction(10 * (76000 + FIVE_CARD_HANDS - total), 76)) < 1
+
+
+def test_done_when_ret_progressive_a():
+    # RET ch.12 §F(1) on the 1st Run hand (R29), meter $10,000 (§F(6)(b)(i)), "X for 1" returns X (R2)
+    total = ROYAL * 10000 + SF * 1000 + QUADS * 300 + FH * 50 + FLUSH * 40 + STRAIGHT * 30 + TRIPS * 9
+    r = analysis.analyze(RET, "progressive", "A")
+    assert r["space"] == FIVE_CARD_HANDS and r["lines"][0]["count"] == ROYAL
+    assert Fraction(r["return_exact"]) == Fraction(total, FIVE_CARD_HANDS)
+    assert r["return"] == Decimal("0.559812")
+
+
+def test_unit_rates_and_hit_frequencies_jhe_e():
+    # JHE ch.12 §D(6): every meter line pays the meter whatever the unit; "X for 1" scales with it (R3)
+    meters = 10000 * 1 + 10000 * 3 + 5000 * SF + 1000 * QUADS + 250 * FH
+    fixed = 50 * FLUSH + 30 * STRAIGHT + 10 * TRIPS
+    one = analysis.analyze(JHE, "progressive", "E")
+    assert Fraction(one["return_exact"]) == Fraction(meters + fixed, FIVE_CARD_HANDS)
+    assert one["break_even_meter"]["amount"] is None  # 100% or more at the reset amounts already
+    five = analysis.analyze(JHE, "progressive", "E", unit="5", rate_args=["star=0.03", "club=0.01"])
+    want = Fraction(meters, 5 * FIVE_CARD_HANDS) + Fraction(fixed, FIVE_CARD_HANDS)
+    assert Fraction(five["return_exact"]) == want and five["progressive_unit"] == 5
+    assert five["rates"] == {"star": Decimal("0.03"), "spade": 0, "heart": 0, "diamond": 0, "club": Decimal("0.01")}
+    assert five["contribution_rate"] == Decimal("0.04")
+    assert Fraction(five["return_with_contributions_exact"]) == want + Fraction(4, 100)
+    assert [(m["meter"], m["lines"], m["count"]) for m in five["meter_hits"]] == [
+        ("star", ["royal_flush_diamonds"], 1),
+        ("spade", ["royal_flush_spades_hearts_or_clubs"], 3),
+        ("heart", ["straight_flush"], SF),
+        ("diamond", ["four_of_a_kind"], QUADS),
+        ("club", ["full_house"], FH),
+    ]
+    assert five["meter_hits"][0]["one_in"] == FIVE_CARD_HANDS
+    assert five["hit_frequency"]["count"] == ROYAL + SF + QUADS + FH + FLUSH + STRAIGHT + TRIPS
+    assert [h["count"] for h in five["line_hits"]] == [x["count"] for x in five["lines"]]
+    assert five["line_hits"][-1]["one_in"] == round(Decimal(FIVE_CARD_HANDS) / TRIPS, 2)
+
+
+def test_envy_break_even_counts_the_envy():
+    r = analysis.analyze(UTH, "envy", "A")
+    amount = r["break_even_meter"]["amount"]
+    at = analysis.analyze(UTH, "envy", "A", [f"meter={amount}"])
+    below = analysis.analyze(UTH, "envy", "A", [f"meter={amount - Decimal('0.01')}"])
+    assert Fraction(at["return_exact"]) >= 1 > Fraction(below["return_exact"])
+    alone = analysis.analyze(UTH, "progressive", "A")["break_even_meter"]["amount"]
+    assert amount < alone
+
+
+@pytest.mark.parametrize("key", [k for k in PAYTABLES if k[1] in ("progressive", "envy")])
+def test_the_counts_of_the_start_up_check_equal_the_full_count(key):
+    """games.progressive_return (closed forms and data, RULINGS R24d at every start) against the par
+    sheet's count of every hand (five cards: every one enumerated; HCF: suit by suit)."""
+    space, counts, losing = progressive_return.line_counts(*key)
+    full = analysis.analyze(*key, other_seats=0)
+    assert space == full["space"] and losing == full["losing_count"]
+    assert list(counts) == [x["count"] for x in full["lines"]]
+    if key[1] == "progressive":
+        minimums = METER_MINIMUMS[(key[0], key[2])]
+        assert progressive_return.progressive_return(key[0], key[2], Decimal(1), minimums) == Fraction(
+            full["return_exact"]
+        )
+
+
+def test_five_card_closed_forms():
+    assert progressive_return.FIVE_CARD_CATEGORIES == tuple(FIVE)
+    assert list(reversed(FIVE[1:])) == [ROYAL, SF, QUADS, FH, FLUSH, STRAIGHT, TRIPS, TWO_PAIR, PAIR]
+
+
+@pytest.mark.parametrize(
+    "argv,named",
+    [
+        (["--unit", "0"], "--unit"),
+        (["--unit", "1.005"], "--unit"),
+        (["--unit", "one"], "--unit"),
+        (["--rate", "meter"], "--rate"),
+        (["--rate", "mega=0.01"], "--rate"),
+        (["--rate", "meter=1"], "--rate"),
+        (["--rate", "meter=-0.1"], "--rate"),
+    ],
+)
+def test_bad_unit_and_rates_refused(argv, named):
+    code, out, err = run("--game", UTH, "--wager", "progressive", "--paytable", "A", *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and named in err
+
+
+def test_readable_progressive():
+    code, out, _ = run("--game", UTH, "--wager", "progressive", "--paytable", "A", "--rate", "meter=0.05")
+    assert code == 0
+    assert "hit frequency" in out and "break-even meter meter" in out and "0.638511" in out
 
 
 def test_line_returns():

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -81,14 +83,14 @@ def base(game: str = "ultimate_texas_holdem") -> dict[str, Any]:
     }
 
 
-def with_progressive(cfg: dict[str, Any], letter: str) -> dict[str, Any]:
+def with_progressive(cfg: dict[str, Any], letter: str, unit: int | str = 1) -> dict[str, Any]:
     """Every meter the table pays from or the rules give a minimum for, at its minimum."""
     game = cfg["game"]
     minimums = METER_MINIMUMS[(game, letter)]
     names = set(paytable(game, "progressive", letter).meters) | set(minimums)
     cfg["progressive"] = {
         "enabled": True,
-        "unit": 1,
+        "unit": unit,
         "paytable": letter,
         "meters": {
             m: {"initial": str(minimums.get(m, Decimal(0))), "reset": str(minimums.get(m, Decimal(0))), "rate": "0.01"}
@@ -428,7 +430,8 @@ PROGRESSIVE_TABLES = sorted(METER_MINIMUMS)
 
 @pytest.mark.parametrize("game, letter", PROGRESSIVE_TABLES, ids=[f"{g}-{l}" for g, l in PROGRESSIVE_TABLES])
 def test_meters_at_the_minimum_load_and_below_it_are_refused(tmp_path: Path, game: str, letter: str) -> None:
-    cfg = with_progressive(base(game), letter)
+    # JHE E returns more than the wager at a $1 unit (RULINGS R24d, tested below): a $5 unit here
+    cfg = with_progressive(base(game), letter, unit=5 if (game, letter) == ("jackpot_holdem", "E") else 1)
     loaded = load_config(write(tmp_path, cfg))
     assert loaded.progressive.paytable == letter
     clause = METER_MINIMUM_CLAUSES[(game, letter)]
@@ -483,6 +486,61 @@ def test_rates(tmp_path: Path) -> None:
     for m in ("mega", "major", "minor"):
         cfg["progressive"]["meters"][m]["rate"] = "0.4"
     refused(write(tmp_path, cfg), "progressive.meters", "less than 1")
+
+
+# -- RULINGS R24d: no progressive that returns 100 % or more at its reset amounts ------------------------
+
+# Five-card hands (R24a, R29), the standard closed forms: royal flush (by suit: one each), straight
+# flush, four of a kind, full house, flush, straight, three of a kind, out of C(52,5).
+ROYAL, STRAIGHT_FLUSH, QUADS, FULL_HOUSE, FLUSH, STRAIGHT, TRIPS = 4, 36, 624, 3744, 5108, 10200, 54912
+FIVE_CARD_HANDS = 2598960
+
+
+def cut3(x: Fraction) -> str:
+    return f"{math.floor(x * 1000) / 1000:.3f}"
+
+
+def test_jhe_progressive_e_at_a_one_dollar_unit_does_not_start(tmp_path: Path) -> None:
+    # JHE ch.12 §D(6) at the minimum meters of §E: star 10,000 (diamond royal), spade 10,000 (the other
+    # three royals), heart 5,000 (straight flush), diamond 1,000 (quads), club 250 (full house), then
+    # flush 50 for 1, straight 30 for 1, trips 10 for 1.
+    meters = 10000 * 1 + 10000 * 3 + 5000 * STRAIGHT_FLUSH + 1000 * QUADS + 250 * FULL_HOUSE
+    fixed = 50 * FLUSH + 30 * STRAIGHT + 10 * TRIPS
+    at_one = Fraction(meters + fixed, FIVE_CARD_HANDS)
+    assert at_one >= 1
+    cfg = with_progressive(base("jackpot_holdem"), "E", unit=1)
+    msg = refused(write(tmp_path, cfg), "progressive", "R24d", "Progressive E", "$1 unit", cut3(at_one))
+    assert cut3(at_one) == "1.112"  # the figure the ruling names
+    assert len(problems(write(tmp_path, cfg))) == 1 and "\n" not in msg
+    # at $2 the meters pay the same dollars on twice the wager (R3): below 1, so the table starts
+    at_two = Fraction(meters, 2 * FIVE_CARD_HANDS) + Fraction(fixed, FIVE_CARD_HANDS)
+    assert at_two < 1
+    assert load_config(write(tmp_path, with_progressive(base("jackpot_holdem"), "E", unit=2))).progressive.unit == 2
+
+
+def test_the_return_counts_the_envy_bonus_of_a_full_table(tmp_path: Path) -> None:
+    # UTH ch.12 §D(1)(b) with the major meter reset at $290,000: below 1 alone, 1 or more with the Envy
+    # Bonus of §D(6)(b) ($1,000 a royal, $300 a straight flush) from the five other seats of a full table.
+    fixed = 300 * QUADS + 50 * FULL_HOUSE + 40 * FLUSH + 30 * STRAIGHT + 9 * TRIPS  # "X for 1"
+    alone = Fraction(290000 * ROYAL + 250 * STRAIGHT_FLUSH + fixed, FIVE_CARD_HANDS)
+    envy = 5 * Fraction(1000 * ROYAL + 300 * STRAIGHT_FLUSH, FIVE_CARD_HANDS)
+    assert alone < 1 <= alone + envy
+    cfg = with_progressive(base(), "B")
+    cfg["progressive"]["meters"]["major"].update(initial="290000.00", reset="290000.00")
+    assert load_config(write(tmp_path, cfg)).progressive.envy is None
+    cfg["progressive"]["envy"] = "B"
+    refused(write(tmp_path, cfg), "progressive", "R24d", "Envy B", cut3(alone + envy))
+
+
+def test_hcf_return_counts_seven_cards(tmp_path: Path) -> None:
+    # HCF ch.12 §E(1)(c): 100% of the meter for a seven- or six-card straight flush, $200, $40, $3.
+    # Seven-card runs: 4 suits x 8; six-card runs: 4 x (45 + 7 x 44 + 45) (R17).  With $5,000,000
+    # on the meter those two lines alone return (32 + 1592) x 5,000,000 / C(52,7) > 1.
+    assert Fraction((32 + 1592) * 5_000_000, math.comb(52, 7)) >= 1
+    cfg = with_progressive(base("high_card_flush"), "C")
+    load_config(write(tmp_path, cfg))
+    cfg["progressive"]["meters"]["meter"].update(initial="5000000.00", reset="5000000.00")
+    refused(write(tmp_path, cfg), "progressive", "R24d", "HCF Progressive C")
 
 
 def test_progressive_needs_its_system_unit_and_paytable(tmp_path: Path) -> None:

@@ -110,6 +110,15 @@ def _phase(s: dict) -> str | None:
     return (s.get("round") or {}).get("phase")
 
 
+def _table_steps(t) -> list[str]:
+    """The table steps the daemon asks for, each done by the dealer, until none is left."""
+    steps = []
+    while t.status()["next_step"]:
+        steps.append(t.status()["next_step"]["step"])
+        t.dealer.step()
+    return steps
+
+
 def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
     """ch.4 §A-§E opening (two decks with the shuffler, each inspected and verified), ch.5 §H no play."""
     with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
@@ -118,10 +127,7 @@ def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
         assert s["state"] == "closed" and s["round"] is None
         s = t.press("no_more_bets")  # no round on a table that has not completed opening
         assert s["message"].startswith("refused: first: decks inspected") and s["round"] is None
-        steps = []
-        while t.status()["next_step"]:
-            steps.append(t.status()["next_step"]["step"])
-            t.dealer.step()
+        steps = _table_steps(t)
         assert steps == [f"{step}:{deck}" for deck in "AB" for step in
                          ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled")]
         s = t.status()
@@ -129,9 +135,13 @@ def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
 
         s = t.press("shuffle")  # nobody plays: the table goes idle (ch.5 §H)
         assert s["state"] == "idle" and s["round"] is None
-        assert s["next_step"]["step"] == "cards_spread_for_the_first_player"
-        t.press("deal")
-        s = t.press("shuffle")
+        s = t.press("shuffle")  # the round cannot start before the ch.4 steps (ch.5 §H(2), P67)
+        assert s["message"].startswith("refused: first: cards spread") and s["round"] is None
+        steps = _table_steps(t)
+        # each deck spread for the first player, turned face down, washed and stacked, shuffled (ch.4 §C-§E)
+        assert steps == [f"{step}:{deck}" for deck in "AB" for step in
+                         ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled")]
+        s = t.status()
         assert s["state"] == "open" and _phase(s) == "wagers"
 
         s = t.dealer.with_key(s, "shuffle")  # the supervisor closes the table

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from decimal import Decimal
 
+import pytest
+
 from controller.journal import Journal
 from controller.round import RoundController
 from controller.table import setup_from_journal
@@ -100,7 +102,8 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
     assert by_seat[1]["play"].result == "push"  # the 4x Play wager is returned too (§F)
     with Journal(t.journal_path) as j:
         voided = [e.data for e in j.events(round_id) if e.kind == "voided"]
-    assert voided == [{"reason": voided[0]["reason"], "keep": ["trips"]}] and "supervisor 4711" in voided[0]["reason"]
+    assert len(voided) == 1 and voided[0]["keep"] == ["trips"] and "supervisor 4711" in voided[0]["reason"]
+    assert [p["seat"] for p in voided[0]["order"]] == [2, 1]  # the kept Trips paid from the dealer's right (P65, R1)
 
 
 def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everything(tmp_path, monkeypatch):
@@ -115,8 +118,11 @@ def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everythi
     assert all(w.result == "push" and w.net == 0 for seat in r.settlement.seats for w in seat.wagers.values())
 
 
-def test_a_player_who_leaves_loses_every_wager_and_the_others_play_on(tmp_path, monkeypatch):
-    """ch.7 §C(2) (P42): the seat's wagers are treated as losing; the round goes on for the others."""
+@pytest.mark.parametrize("treatment", ["losing", "returned"])
+def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeypatch):
+    """ch.7 §C(2) (P42): the facility treats the seat's abandoned wagers as losing (the default) or returns
+    them (configuration ``abandoned_wagers``); a returned progressive wager takes its contribution back (R7a)."""
+    monkeypatch.setenv("TABLE_ABANDONED_WAGERS", treatment)
     with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000, "2": 500}})
         round_id = s["round"]["round_id"]
@@ -129,12 +135,44 @@ def test_a_player_who_leaves_loses_every_wager_and_the_others_play_on(tmp_path, 
         assert s["round"]["to_act"]["seat"] == 1  # seat 2 is asked nothing more: the flop, seat 1
         s = t.press("bet_2x")
         assert _phase(s) == "settled", s["message"]
-        nets = {int(k): Decimal(v) for k, v in next(
-            e.data for e in Journal(t.journal_path).events(round_id) if e.kind == "settled")["nets"].items()}
-    assert nets[2] == Decimal(-25)  # Ante 10, Blind 10, Trips 5: all lost although a pair of nines
+        events = Journal(t.journal_path).events(round_id)
+        nets = {int(k): Decimal(v) for k, v in next(e.data for e in events if e.kind == "settled")["nets"].items()}
+        left = next(e.data for e in events if e.kind == "seat_abandoned")
+    assert left["wagers"] == treatment  # the journal keeps the treatment applied, whatever the configuration later
+    # Ante 10, Blind 10, Trips 5: all lost (although a pair of nines) or all returned
+    assert nets[2] == (Decimal(-25) if treatment == "losing" else Decimal(0))
     assert nets[1] > 0  # the royal flush is paid as usual
     r = _restored(t.journal_path, round_id)
     assert {s.seat for s in r.settlement.seats} == {1, 2}
+    assert r.settlement.seats[0].net == nets[2]  # R1: seat 2 is settled first, and a replay agrees
+
+
+def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contribution_back(tmp_path, monkeypatch):
+    """P42 "returned", R7a: the abandoned progressive wager is returned and its meter contribution taken back."""
+    monkeypatch.setenv("TABLE_ABANDONED_WAGERS", "returned")
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        for deck in ("A", "B"):
+            t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
+        t.start_daemon()
+        t.open_table()
+        t.until(lambda s: _phase(s) == "wagers", "the first round")
+        t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000}})
+        assert t.controls["progressive"]("wager", seat=2)["accepted"]
+        t.press("no_more_bets")
+        t.press("confirm")  # the progressive chip count (ch.8 §C(3))
+        s = t.until(lambda s: _phase(s) == "decisions", "the deal")
+        round_id = s["round"]["round_id"]
+        t.press("check")
+        s = _report(t, "player left", seat=2)
+        s = t.dealer.with_key(s, "confirm")
+        s = t.press("bet_2x")
+        assert _phase(s) == "settled", s["message"]
+        events = Journal(t.journal_path).events(round_id)
+    added = [e.data["meters"] for e in events if e.kind == "meter_add"]
+    assert len(added) == 2  # the contribution at no more bets, then taken back
+    assert all(Decimal(added[0][m]) == -Decimal(added[1][m]) and Decimal(added[0][m]) > 0 for m in added[0])
+    nets = next(e.data for e in events if e.kind == "settled")["nets"]
+    assert Decimal(nets["2"]) == 0
 
 
 def test_a_wrong_number_of_cards_voids_the_run_em_twice_round(tmp_path, monkeypatch):

@@ -42,6 +42,7 @@ from decimal import Decimal
 
 import pytest
 
+from controller.journal import Journal
 from daemon_harness import at_rest as _at_rest, journal as _journal, meter_sum as _meter_sum, phase as _phase
 from daemon_harness import round_id as _round_id, simulated_table
 from games.cards import DECK
@@ -274,6 +275,27 @@ def test_a_panel_power_cycle_invents_no_press_and_loses_none(game, tmp_path, mon
     events, _ = _journal(t, round_id)
     decisions = _decisions(events)
     assert decisions[0] == (SEAT, _stay_in(to_act).removeprefix("bet_")), decisions
+
+
+def test_a_glitched_panel_counter_is_a_fault_not_forty_thousand_presses(tmp_path, monkeypatch):
+    """Device input is checked, not believed: one counter register jumping by 40,000 (noise) queues no
+    press; it is journaled (``device_input_refused``) and the dealer told; the next real press is one press."""
+    with simulated_table(GAMES["UTH"], tmp_path, monkeypatch) as t:
+        s = _open(t)
+        _bet(t, s)
+        _no_more_bets(t)
+        s = _deal(t)
+        assert _phase(s) == "decisions", s["message"]
+        to_act = s["round"]["to_act"]
+        n = s["presses_handled"]
+        count = t.controls["panel"]("state")["state"]["count.fold"]
+        t.controls["panel"]("glitch", point="count.fold", value=count + 40000)
+        s = t.until(lambda s: "dealer panel" in s["message"], "the fault told")
+        s = _marker(t, "deal", n + 1)  # nothing but the marker was taken: no fold
+        assert _phase(s) == "decisions" and s["round"]["to_act"] == to_act
+    with Journal(t.journal_path) as j:
+        refused = [e.data for e in j.events(None) if e.kind == "device_input_refused"]
+    assert [(r["device"], r["fault"]) for r in refused] == [("dealer panel", "counter_jump")]
 
 
 # ------------------------------------------------------------------------ the panel: heartbeat frozen

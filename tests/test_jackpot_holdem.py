@@ -288,21 +288,35 @@ def test_progressive_below_the_lowest_line_loses(letter, hand):
     assert out["meters"] == METERS
 
 
-def test_progressive_royal_on_the_board_takes_its_suit():
-    """R13: a royal flush of diamonds on the five community cards is the Royal Flush of diamonds line."""
+def test_progressive_royal_with_the_first_three_community_cards_takes_its_suit():
+    """R13, R24a: the two cards and the first three community cards revealed (ch.11 §B, §D) make a royal flush
+    of diamonds: the Royal Flush of diamonds line (Star meter)."""
     obj = make_round(
-        [seat(4, ["2c", "3c"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1)],
-        ["Ad", "Kd", "Qd", "Jd", "Td"],
+        [seat(4, ["Ad", "Kd"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1)],
+        ["Qd", "Jd", "Td", "2c", "3c"],
+        ["2h", "3s"],
+        progressive_letter="A",
+    )
+    s = run(obj)["seats"][0]
+    assert s["hand"] == "royal_flush"
+    check(s["wagers"]["progressive"], "win", METERS["star"] - UNIT, RF_D)  # ch.12 §D(2)(a)
+
+
+def test_progressive_royal_completed_on_the_last_two_cards_pays_no_meter():
+    """R24a: the fourth and fifth community cards never count for the Progressive: a royal flush of diamonds
+    they complete is a high card there (no Star meter), while the main game reads all seven (ch.11 §I(2)(b))."""
+    obj = make_round(
+        [seat(4, ["Ad", "Kd"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1)],
+        ["Qd", "2c", "3c", "Jd", "Td"],
         ["2h", "3s"],
         progressive_letter="A",
     )
     out = run(obj)
     s = out["seats"][0]
     assert s["hand"] == "royal_flush"
-    check(s["wagers"]["progressive"], "win", METERS["star"] - UNIT, RF_D)  # ch.12 §D(2)(a)
-    # The dealer plays the board too: a tie, every main wager pushes (ch.11 §I(3)(c)).
-    for k in ("ante", "xtra_bonus", "play"):
-        check(s["wagers"][k], "push", D(0))
+    assert s["wagers"]["progressive"] == {"amount": UNIT, "result": "lose", "net": -UNIT}
+    assert s["wagers"]["xtra_bonus"]["line"] == "royal_flush"  # the X-tra Bonus is a main-game wager
+    assert D(str(out["meters"]["star"])) == METERS["star"]  # nothing paid from the Star meter
 
 
 def test_progressive_two_winners_of_one_meter_in_settlement_order():

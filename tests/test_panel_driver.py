@@ -16,7 +16,7 @@ import pytest
 from modbus_helpers import WAIT, sim_fixture, with_driver, Control, peer_cell, peer_config, run, start_peer
 
 from drivers.modbus import DeviceOffline, Health
-from drivers.panel import ButtonPress, KeySwitch, PanelDriver
+from drivers.panel import MAX_PENDING, ButtonPress, InputFault, KeySwitch, PanelDriver
 from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
 from simulators.panel import contact_waveform, debounce
 
@@ -108,19 +108,27 @@ def test_many_presses_none_lost_none_doubled(sim):
 
     async def body(panel, ctl):
         want = Counter()
-        for rnd in range(3):
-            burst = [BUTTONS[(i * 5 + rnd) % len(BUTTONS)] for i in range(230)]
-            burst = [b for b in burst if b != MARKER]
-            want.update(burst)
-            assert (await ctl("press", buttons=burst))["registered"] == len(burst)
+        got: list[ButtonPress] = []
+
+        async def take() -> None:  # the controller takes presses as they come (the queue is bounded)
+            while not got or got[-1].button != MARKER:
+                got.append(await panel.next_press(timeout=WAIT))
+
+        taker = asyncio.ensure_future(take())
+        # one burst: more than the ring holds, less than the bounded queue (MAX_PENDING)
+        burst = [BUTTONS[(i * 5) % len(BUTTONS)] for i in range(200)]
+        burst = [b for b in burst if b != MARKER]
+        want.update(burst)
+        assert (await ctl("press", buttons=burst))["registered"] == len(burst)
         for _ in range(40):  # and some one at a time, as fast as the control port goes
             await ctl("press", button="seat_4")
             want["seat_4"] += 1
-        got = await presses_until_marker(panel, ctl)
+        await ctl("press", button=MARKER)
+        await taker
         names = Counter(p.button if p.multiple is None else f"bet_{p.multiple}x" for p in got[:-1])
         assert names == want
 
-    with_panel(sim, body)
+    with_panel(sim, body, press_rate=1e6, press_burst=1000)  # about the counters, not the bound
 
 
 def test_key_switch(sim):
@@ -269,6 +277,60 @@ def test_against_pymodbus_simulator():
             await server.shutdown()
 
     run(main)
+
+
+def test_a_counter_jump_no_person_could_press_is_a_fault_not_presses():
+    """Issue: device inputs are checked, not believed. A glitched counter register (a jump of 40,000) or a
+    press sequence number that leaps is reported to the fault listeners and queues nothing; the counts are
+    the new baseline, so the next real press is one press."""
+
+    async def main():
+        server, store, url = await start_peer(PANEL, {"version": 1, "boot_id": 7, "press_seq": 10}, unit=2)
+        panel = PanelDriver(url)
+        faults: list[InputFault] = []
+        panel.add_fault_listener(faults.append)
+        try:
+            await panel.start()
+            await panel.wait_health(Health.ONLINE, timeout=WAIT)
+            got_fault = asyncio.Event()
+            panel.add_fault_listener(lambda reason: got_fault.set())
+            peer_cell(PANEL, store, "count.fold").value = 40000  # noise on one register
+            await asyncio.wait_for(got_fault.wait(), WAIT)
+            assert panel.pending() == 0
+            got_fault.clear()
+            peer_cell(PANEL, store, "press_seq").value = 30000  # the sequence number leaps
+            await asyncio.wait_for(got_fault.wait(), WAIT)
+            assert panel.pending() == 0 and [f.kind for f in faults] == ["counter_jump", "counter_jump"]
+            # a real press after the glitches: exactly one, from the new baseline
+            seq = peer_cell(PANEL, store, "press_seq")
+            seq.value += 1
+            peer_cell(PANEL, store, "count.deal").value += 1
+            peer_cell(PANEL, store, f"ring.{(seq.value - 1) % PANEL_RING_SIZE}").value = button_code("deal")
+            p = await panel.next_press(timeout=WAIT)
+            assert (p.button, p.seq) == ("deal", 30001)
+            assert panel.pending() == 0 and len(faults) == 2
+        finally:
+            await panel.close()
+            await server.shutdown()
+
+    run(main)
+
+
+def test_the_press_queue_is_bounded(sim):
+    """Presses nobody takes stop at MAX_PENDING; each press beyond is a fault, not memory."""
+
+    async def body(panel, ctl):
+        faults: list[InputFault] = []
+        full = asyncio.Event()
+        panel.add_fault_listener(lambda f: (faults.append(f), full.set()))
+        burst = ["seat_1"] * 60
+        for _ in range(MAX_PENDING // len(burst) + 1):
+            await ctl("press", buttons=burst)
+        await asyncio.wait_for(full.wait(), WAIT)
+        assert panel.pending() == MAX_PENDING
+        assert {f.kind for f in faults} == {"queue_full"}
+
+    with_panel(sim, body, press_rate=1e6, press_burst=1000)
 
 
 def peer_first_di_cell() -> int:

@@ -35,6 +35,7 @@ from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds
 from games.paytables import METER_MINIMUMS, letters, paytable
+from games.progressive_return import progressive_return
 from games.registry import GAMES
 
 CENT = Decimal("0.01")
@@ -46,8 +47,8 @@ def cents(x: Decimal) -> Decimal:
 
 
 # -- the hands: seat 1 makes the line, seat 2 makes nothing any Progressive table pays -------------
-# Hold 'em (UTH, JHE): the player's two and the five community cards.  RET: the player's two with
-# left, center, right or with top, center, bottom (R25).  HCF: seven cards each.
+# Hold 'em (UTH, JHE): the player's two and the first three community cards (R24a).  RET: the
+# player's two with left, center, right, the 1st Run hand (R25, R29).  HCF: seven cards each.
 
 HOLDEM = {
     "royal_flush": (["Ts", "Js", "Qs", "7d", "2d"], ["As", "Ks"], ["3h", "4c"]),
@@ -126,6 +127,16 @@ def progressive_section(game: str, letter: str, unit: int) -> tuple[str, dict]:
     return "\n".join(lines) + "\n\n", meters
 
 
+def table_unit(game: str, letter: str) -> Decimal:
+    """$1 or $5 alternately; $5 where $1 would return 100% or more, which no table may offer (R24d:
+    JHE E returns 1.112 at $1, so the configuration refuses it)."""
+    unit = Decimal(1 if letters(game, "progressive").index(letter) % 2 == 0 else 5)
+    resets = {m: reset for m, (_, reset, _) in progressive_section(game, letter, int(unit))[1].items()}
+    if progressive_return(game, letter, unit, resets, envy_letter(game, letter)) >= 1:
+        unit = Decimal(5)
+    return unit
+
+
 def write_config(game: str, letter: str, unit: int, where: Path) -> tuple[Path, dict]:
     text = (ROOT / "config" / f"{game}.toml").read_text()
     section, meters = progressive_section(game, letter, unit)
@@ -167,7 +178,7 @@ def tablectl_out(*argv: str) -> str:
 
 @pytest.mark.parametrize("game,letter", cases(), ids=[f"{g}-{x}" for g, x in cases()])
 def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
-    unit = Decimal(1 if letters(game, "progressive").index(letter) % 2 == 0 else 5)
+    unit = table_unit(game, letter)
     config, meters = write_config(game, letter, int(unit), tmp_path)
     table = paytable(game, "progressive", letter)
     envy = envy_letter(game, letter)

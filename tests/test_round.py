@@ -48,7 +48,7 @@ async def uth_round(journal):
     await r.confirm_progressive_count(1)
     # UTH ch.8 §D(2): one card at a time clockwise from seat 1, then the dealer, twice
     for place, card in [("seat:1", "As"), ("seat:3", "7h"), ("dealer", "Qh"),
-                        ("seat:1", "Ks"), ("seat:3", "7d"), ("dealer", "Qs")]:
+                        ("seat:1", "5s"), ("seat:3", "7d"), ("dealer", "Qs")]:
         await r.card(place, card)
     assert r.phase is Phase.DECISIONS
     return r
@@ -74,7 +74,7 @@ def test_uth_round_end_to_end_matches_the_rules_engine():
             await r.card(f"community:{i}", card)
         assert r.public_view()["community"] == {"0": "2c", "1": "3d", "2": "4h"}
         await r.decide(3, check=True)
-        await r.card("community:3", "5s")
+        await r.card("community:3", "Ts")
         await r.card("community:4", "9c")
         with pytest.raises(RoundRefused, match="2x is not allowed"):
             await r.decide(3, multiple=2)  # UTH ch.11 §F: 1x or fold after the river
@@ -87,7 +87,7 @@ def test_uth_round_end_to_end_matches_the_rules_engine():
 
         assert sj(s) == expected
         assert {x.seat: x.net for x in s.seats} == {1: Decimal(109), 3: Decimal(-50)}  # the contract's example
-        assert r.public_view()["seats"][1]["cards"] == ["As", "Ks"]
+        assert r.public_view()["seats"][1]["cards"] == ["As", "5s"]
         assert r.public_view()["seats"][3]["cards"] == 2  # a folded hand is never shown
         await r.confirm()
         assert r.phase is Phase.COMPLETE
@@ -257,7 +257,7 @@ def test_with_the_real_journal_a_crash_resumes_the_round(tmp_path):
             for i, c in enumerate(["2c", "3d", "4h"]):
                 await again.card(f"community:{i}", c)
             await again.decide(3, check=True)
-            await again.card("community:3", "5s")
+            await again.card("community:3", "Ts")
             await again.card("community:4", "9c")
             await again.decide(3, fold=True)
             s = await again.settle()

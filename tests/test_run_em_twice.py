@@ -308,7 +308,7 @@ def test_ultimate_pairs_every_line_of_every_table(case):
         assert up == {"amount": 4, "result": "win", "net": odds_to(4, x), "line": line}
 
 
-# -- Progressive, RET ch.12 §F: the better of the two Run hands (R29) ----------------------
+# -- Progressive, RET ch.12 §F: the 1st Run hand (R29) ----------------------------------------
 # Meters and resets per table (at least the §F(6)(b) minimums); meter amounts chosen so a
 # percentage lands on a half cent (R4: half up).
 PROGRESSIVE_BLOCKS = {
@@ -340,9 +340,11 @@ PROGRESSIVE = {
 }
 PROG_CASES = []
 for _letter, (_clause, _lines) in PROGRESSIVE.items():
-    for _i, (_label, _key, _pays) in enumerate(_lines):
-        _which = "first_run" if _i % 2 == 0 else "second_run"  # the better hand on either line of the cross
-        PROG_CASES.append((f"{_clause}({_label}) {_key} via {_which}", _letter, _key, _pays, _which))
+    for _label, _key, _pays in _lines:
+        PROG_CASES.append((f"{_clause}({_label}) {_key} via first_run", _letter, _key, _pays, "first_run"))
+        # R29: the same hand made on the vertical line (2nd Run) pays nothing; the 1st Run hand is then
+        # at most a pair, below every progressive table
+        PROG_CASES.append((f"{_clause}({_label}) {_key} via second_run loses (R29)", _letter, _key, None, "second_run"))
     # two pair is below every progressive table: the wager loses
     PROG_CASES.append((f"{_clause} two pair loses", _letter, "two_pair", None, "first_run"))
 
@@ -360,6 +362,7 @@ def test_progressive_every_line_of_every_table_with_meters(case):
         progressive=block,
     ))
     prog = seat_out(out, 6)["wagers"]["progressive"]
+    assert seat_out(out, 6)[which]["hand"] == _h
     meters = dict(block["meters"])
     if pays is None:
         assert prog == {"amount": unit, "result": "lose", "net": -unit}
@@ -379,23 +382,36 @@ def test_progressive_every_line_of_every_table_with_meters(case):
 _RUN_CASES_BY_HAND = {c[1]: c for c in RUN_CASES if c[1] is not None}
 
 
-def test_progressive_pays_the_better_of_the_two_run_hands():
-    """RET ch.12 §F(5), R29: 1st Run three aces, 2nd Run flush -> the flush line (40 for 1, §F(1)(e))."""
+def test_progressive_is_the_first_run_hand_even_when_the_second_is_better():
+    """RET ch.12 §F(5), R29: 1st Run three aces, 2nd Run flush -> the three of a kind line (9 for 1, §F(1)(g))."""
     block = PROGRESSIVE_BLOCKS["A"]
     out = run(round_(cross("Ad", "5h", "Ac", "2h", "3h"), [seat(1, ("Ah", "9h"), progressive=1)],
                      paytables={"progressive": "A"}, progressive=block))
     s = seat_out(out, 1)
     assert s["first_run"]["hand"] == "three_of_a_kind" and s["second_run"]["hand"] == "flush"
-    assert s["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": odds_for(1, 40), "line": "flush"}
+    assert s["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": odds_for(1, 9), "line": "three_of_a_kind"}
+
+
+def test_second_run_straight_flush_with_a_high_card_first_run_pays_no_progressive_and_no_envy():
+    """R29: a 2nd Run straight flush beside a high-card 1st Run hand: no Progressive, no Envy for the others."""
+    seats = [seat(2, ("4h", "7h"), progressive=1), seat(3, ("Ac", "Kd"), progressive=1)]
+    # horizontal 9c 8h Td: seat 2's 1st Run is T-high; vertical 6h 8h 5h: its 2nd Run is a 4-8 straight flush
+    out = run(round_(cross("9c", "8h", "Td", "6h", "5h"), seats, paytables={"progressive": "A"},
+                     progressive=_progressive_block("A", "A")))
+    s2 = seat_out(out, 2)
+    assert s2["first_run"]["hand"] == "high_card" and s2["second_run"]["hand"] == "straight_flush"
+    assert s2["wagers"]["progressive"] == {"amount": 1, "result": "lose", "net": -1}
+    assert "envy" not in seat_out(out, 3)["wagers"]
+    assert out["meters"] == {"meter": D("20000.00")}
 
 
 def test_progressive_two_winners_of_one_meter_paid_in_settlement_order():
     """R1, R4, RET ch.12 §F(6)(v): seat 5 (first to be paid) then seat 2 from the meter seat 5 left."""
     meter, reset = D("12345.65"), D("10000")
     block = {"unit": 1, "meters": {"meter": meter}, "reset": {"meter": reset}}
-    # center 8h; horizontal 9h, Th -> seat 5 (Jh Qh) 8-Q straight flush; vertical 6h, 5h -> seat 2 (4h 7h) 4-8
-    out = run(round_(cross("9h", "8h", "Th", "6h", "5h"),
-                     [seat(2, ("4h", "7h"), progressive=1), seat(5, ("Jh", "Qh"), progressive=1)],
+    # horizontal 9h 8h Th: seat 5 (Jh Qh) 8-Q and seat 2 (6h 7h) 6-T straight flushes on the 1st Run
+    out = run(round_(cross("9h", "8h", "Th", "2c", "3d"),
+                     [seat(2, ("6h", "7h"), progressive=1), seat(5, ("Jh", "Qh"), progressive=1)],
                      paytables={"progressive": "A"}, progressive=block))
     assert [s["seat"] for s in out["seats"]] == [5, 2]
     paid_5 = pct_of(meter, 10)  # §F(1)(b): 10 percent of meter
@@ -404,7 +420,7 @@ def test_progressive_two_winners_of_one_meter_paid_in_settlement_order():
     after_2 = max(reset, after_5 - paid_2)
     assert seat_out(out, 5)["wagers"]["progressive"]["net"] == paid_5 - 1
     assert seat_out(out, 2)["wagers"]["progressive"]["net"] == paid_2 - 1
-    assert seat_out(out, 2)["second_run"]["hand"] == "straight_flush"
+    assert seat_out(out, 2)["first_run"]["hand"] == "straight_flush"
     assert seat_out(out, 5)["first_run"]["hand"] == "straight_flush"
     assert out["meters"] == {"meter": after_2}
 
@@ -425,7 +441,8 @@ ENVY_CASES = [
     for letter, n in (("A", 1), ("B", 2), ("C", 3), ("D", 4))
     for label, line, amount in (("a", "royal_flush", 1000), ("b", "straight_flush", 300))
 ]
-# The qualifying hand on seat 1, in either Run hand; seats 3 and 5 make nothing.
+# The hand on seat 1, in either Run hand; seats 3 and 5 make nothing.  Only the 1st Run hand
+# qualifies (R29): the same hand on the 2nd Run pays no Envy Bonus.
 ENVY_DEALS = {
     ("royal_flush", "first_run"): (cross("Qs", "Js", "Ts", "2c", "3d"), ("As", "Ks")),
     ("royal_flush", "second_run"): (cross("2c", "Js", "3d", "Qs", "Ts"), ("As", "Ks")),
@@ -454,7 +471,10 @@ def test_envy_bonus_every_line_of_every_table(case, which):
     ]
     out = run(round_(community, seats, paytables={"progressive": "A"}, progressive=_progressive_block("A", letter)))
     assert seat_out(out, 1)[which]["hand"] == line
-    assert seat_out(out, 3)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": amount, "from_seats": [1]}
+    if which == "first_run":
+        assert seat_out(out, 3)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": amount, "from_seats": [1]}
+    else:
+        assert "envy" not in seat_out(out, 3)["wagers"]
     assert "envy" not in seat_out(out, 1)["wagers"]  # never for the seat's own hand (R24)
     assert "envy" not in seat_out(out, 5)["wagers"]
 
@@ -470,11 +490,11 @@ def test_envy_bonus_for_a_5_dollar_progressive_wager():
 def test_envy_bonus_from_two_qualifying_seats():
     """R29: one amount per other qualifying seat, from_seats ascending (§H(1)(b) $300 each)."""
     seats = [
-        seat(2, ("4h", "7h"), progressive=1),  # 4-8 straight flush on the vertical line
+        seat(2, ("6h", "7h"), progressive=1),  # 6-T straight flush on the horizontal line
         seat(5, ("Jh", "Qh"), progressive=1),  # 8-Q straight flush on the horizontal line
         seat(3, ("Ac", "Kd"), progressive=1),
     ]
-    out = run(round_(cross("9h", "8h", "Th", "6h", "5h"), seats, paytables={"progressive": "A"},
+    out = run(round_(cross("9h", "8h", "Th", "2c", "3d"), seats, paytables={"progressive": "A"},
                      progressive=_progressive_block("A", "A")))
     assert seat_out(out, 3)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": 300 + 300, "from_seats": [2, 5]}
     assert seat_out(out, 2)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": 300, "from_seats": [5]}

@@ -23,7 +23,9 @@ def test_two_decks_with_a_shuffler_are_each_inspected_and_shuffled(monkeypatch):
     assert opening_steps(c) == [f"{s}:{d}" for d in "AB" for s in
                                 ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled")]
     assert between_round_steps(c) == []  # the shuffler shuffles after each round (ch.5 §A(2)); no cut (§D(1))
-    assert reopening_steps(c) == ["cards_spread_for_the_first_player", "shuffled"]  # ch.5 §H
+    # UTH ch.5 §H(2): the steps of ch.4 again, each deck (ch.4 §C-§E, P67)
+    assert reopening_steps(c) == [f"{s}:{d}" for d in "AB" for s in
+                                  ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled")]
 
 
 def test_hand_shuffled_deck_is_cut_every_round(monkeypatch):
@@ -32,6 +34,32 @@ def test_hand_shuffled_deck_is_cut_every_round(monkeypatch):
                                 "cards_cut"]
     assert between_round_steps(c) == ["shuffled", "cards_cut"]  # ch.5 §A(2), §D(2), §F
     assert reopening_steps(c)[-1] == "cards_cut"
+
+
+@pytest.mark.parametrize("game, removed", [("run_em_twice", True), ("high_card_flush", True),
+                                           ("jackpot_holdem", False)])
+def test_an_idle_table_reopens_with_the_opening_steps_of_chapter_4(game, removed, monkeypatch):
+    """RET ch.5 §F(1)-(3), HCF ch.5 §G(1)-(3): the cards out of the shoe and discard rack first, spread for the
+    first player, then ch.4 §C (face down, washed, stacked) and §D (shuffled); UTH and JHE ch.5 §H (no
+    removal clause).  One deck at these tables (two: above); a hand-shuffled one is cut (ch.5 §D(2)); P67."""
+    c = cfg(game, monkeypatch)
+    assert c.dealing.decks == 1
+    steps = reopening_steps(c)
+    assert (steps[0] == "cards_removed_from_shoe_and_discard_rack") is removed
+    assert steps[int(removed):int(removed) + 3] == ["cards_spread_for_the_first_player",
+                                                    "cards_turned_down_washed_stacked", "shuffled"]
+    assert steps[int(removed) + 3:] == ([] if c.automated_shuffler else ["cards_cut"])
+
+
+@pytest.mark.parametrize("game, clause", [("run_em_twice", "ch.5 §F"), ("high_card_flush", "ch.5 §G"),
+                                          ("jackpot_holdem", "ch.5 §H")])
+def test_the_idle_steps_cite_each_games_own_clause(game, clause, tmp_path, monkeypatch):
+    from controller.daemon import TableDaemon
+
+    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "t.journal"))
+    life = TableDaemon(cfg(game, monkeypatch)).life
+    life.require(reopening_steps(life.cfg), "no play")
+    assert life.next_step()[3].startswith(clause)
 
 
 @pytest.mark.parametrize("game", ["run_em_twice", "ultimate_texas_holdem"])

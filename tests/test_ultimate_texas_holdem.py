@@ -16,6 +16,8 @@ from __future__ import annotations
 import io
 import itertools
 import json
+import re
+from pathlib import Path
 from decimal import ROUND_HALF_UP, Decimal as D
 
 import pytest
@@ -24,6 +26,7 @@ from controller.cli import main
 from games.contract import parse_round, settle, settlement_json
 from games.round import RoundError
 
+ROOT = Path(__file__).resolve().parent.parent
 GAME = "ultimate_texas_holdem"
 CENT = D("0.01")
 
@@ -443,67 +446,99 @@ def test_envy_not_for_own_hand_nor_for_the_dealer():
 
 
 # A board straight flush: every hand left in play is a straight flush (R24a).
-ENVY_BOARD = ["7h", "8h", "9h", "Th", "Jh"]
-ENVY_DEALER = ["2c", "3c"]
+# R24a: the Envy Bonus Qualifying Hand is the two cards and the flop.  The flop 9h Th Jh
+# leaves room for exactly two such straight flushes (7h 8h and Qh Kh; a flop gives at most
+# three cards of a suit, so at most two seats can qualify in one round).
+ENVY_BOARD = ["9h", "Th", "Jh", "2c", "4s"]
+ENVY_DEALER = ["3c", "3d"]
 
 
-def envy_seats():
+def test_envy_one_amount_per_other_qualifying_seat():
+    """ch.11 §J(2)(e)(i)-(iv), R24, R24a, R24c: each seat with a Progressive wager gets $300 (SF, §D(6)(a)(ii))
+    per OTHER seat whose two cards and flop make a straight flush, from_seats ascending; a folded hand kept on
+    the layout for its Progressive wager qualifies."""
+    seats = [
+        seat(1, ["7h", "8h"], play=1, progressive=1),  # J-high straight flush on the flop
+        seat(2, ["Qh", "Kh"], fold=True, progressive=1),  # K-high, folded, kept for its Progressive (R24c)
+        seat(3, ["5d", "5s"], play=1),  # no Progressive wager: receives nothing (ch.1 §B(2))
+        seat(6, ["Ac", "Ad"], play=1, progressive=1),  # no straight flush: receives from both
+    ]
+    r = table(seats, ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B"},
+              progressive=progressive_block("B", envy="A"))
+    out = settled(r)
+    for n, others in {1: [2], 2: [1], 6: [1, 2]}.items():
+        assert seat_out(out, n)["wagers"]["envy"] == {
+            "amount": 0, "result": "win", "net": 300 * len(others), "from_seats": others,
+        }
+    assert "envy" not in seat_out(out, 3)["wagers"]
+
+
+def option_seats(collected: bool):
+    """Two straight-flush holders without a Progressive wager; seat 2 folded, its cards kept under its Trips
+    wager or (``collected``) taken in with nothing pending (UTH ch.11 §F(3), R24c)."""
     return [
-        seat(1, ["2d", "3d"], play=1, progressive=1),  # in play, Progressive: qualifies
-        seat(2, ["4d", "4s"], fold=True, progressive=1),  # folded, kept on the layout for its Progressive (R24c)
-        seat(3, ["5d", "5s"], play=1),  # in play, no Progressive
-        seat(4, ["6d", "6s"], fold=True),  # folded, nothing pending: cards collected (ch.11 §F(3)), never qualifies
-        seat(5, ["2s", "3s"], fold=True, trips=5),  # folded, kept under its Trips wager (ch.11 §F(3)(a))
-        seat(6, ["Kh", "Qh"], play=1, progressive=1),  # K-high straight flush
+        seat(1, ["7h", "8h"], play=1),
+        seat(2, ["Qh", "Kh"], fold=True, **({} if collected else {"trips": 5})),
+        seat(5, ["Ac", "Ad"], play=1, progressive=1),
+        seat(6, ["5d", "5s"], play=1, progressive=1),
     ]
 
 
 @pytest.mark.parametrize(
-    "requires, qualifying",
-    [(True, [1, 2, 6]), (False, [1, 2, 3, 5, 6])],
-    ids=["R24 default: holder must have a Progressive wager", "R24 option off: any holder on the layout"],
+    "requires, collected, from_seats",
+    [(True, False, None), (False, False, [1, 2]), (False, True, [1])],
+    ids=["R24 default: holders need a Progressive wager", "option off: any hand on the layout",
+         "option off: a collected folded hand never qualifies (R24c)"],
 )
-def test_envy_one_amount_per_other_qualifying_seat(requires, qualifying):
-    """ch.11 §J(2)(e)(i)-(iv), R24, R24c: each seat with a Progressive wager gets $300 (SF, §D(6)(a)(ii)) per OTHER
-    qualifying seat, from_seats ascending; seat 4's collected folded hand never qualifies."""
-    r = table(envy_seats(), ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B", "trips": "A"},
+def test_envy_option_and_collected_hands(requires, collected, from_seats):
+    r = table(option_seats(collected), ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B", "trips": "A"},
               progressive=progressive_block("B", envy="A", envy_requires_progressive_wager=requires))
     out = settled(r)
-    for n in (1, 2, 6):
-        others = [q for q in qualifying if q != n]
-        assert seat_out(out, n)["wagers"]["envy"] == {
-            "amount": 0, "result": "win", "net": 300 * len(others), "from_seats": others,
-        }
-    for n in (3, 4, 5):  # no Progressive wager: no Envy Bonus (ch.1 §B(2))
-        assert "envy" not in seat_out(out, n)["wagers"]
+    for n in (5, 6):
+        envy = seat_out(out, n)["wagers"].get("envy")
+        if from_seats is None:
+            assert envy is None
+        else:
+            assert envy == {"amount": 0, "result": "win", "net": 300 * len(from_seats), "from_seats": from_seats}
 
 
 def test_envy_default_requires_progressive_wager():
     """R24 default (option not given): the holder of the qualifying hand must have a Progressive wager."""
     block = progressive_block("B", envy="A")
     assert "envy_requires_progressive_wager" not in block
-    r = table(envy_seats(), ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B", "trips": "A"}, progressive=block)
-    assert seat_out(settled(r), 1)["wagers"]["envy"]["from_seats"] == [2, 6]
+    r = table(option_seats(False), ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B", "trips": "A"},
+              progressive=block)
+    assert all("envy" not in s["wagers"] for s in settled(r)["seats"])
 
 
 def test_no_envy_without_an_envy_table():
     """settle contract: without `envy` no Envy Bonus is paid."""
-    r = table(envy_seats(), ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B", "trips": "A"},
-              progressive=progressive_block("B"))
+    seats = [seat(1, ["7h", "8h"], play=1, progressive=1), seat(6, ["Ac", "Ad"], play=1, progressive=1)]
+    r = table(seats, ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B"}, progressive=progressive_block("B"))
     out = settled(r)
     assert all("envy" not in s["wagers"] for s in out["seats"])
 
 
 def test_envy_scales_with_a_five_dollar_unit_for_several_hands():
     """R3 + ch.12 §D(7)(a)(ii): $1,500 per other straight flush on a $5 Progressive wager."""
-    seats = [s for s in envy_seats() if s["seat"] in (1, 6)]
-    for s in seats:
-        s["wagers"]["progressive"] = 5
+    seats = [seat(1, ["7h", "8h"], play=1, progressive=5), seat(6, ["Qh", "Kh"], play=1, progressive=5)]
     r = table(seats, ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B"},
               progressive=progressive_block("B", 5, envy="D"))
     out = settled(r)
     assert seat_out(out, 1)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": 1500, "from_seats": [6]}
     assert seat_out(out, 6)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": 1500, "from_seats": [1]}
+
+
+def test_envy_not_for_a_straight_flush_the_turn_and_river_complete():
+    """R24a: a seven-card straight flush whose two cards and flop do not make one qualifies no one."""
+    board = ["9h", "Th", "2c", "Jh", "Qh"]  # the turn and river bring the J and Q of hearts
+    seats = [seat(1, ["7h", "8h"], play=1, progressive=1), seat(6, ["Ac", "Ad"], play=1, progressive=1)]
+    r = table(seats, board, ENVY_DEALER, paytables={"progressive": "B"},
+              progressive=progressive_block("B", envy="A"))
+    out = settled(r)
+    assert seat_out(out, 1)["hand"] == "straight_flush"  # the main game still reads all seven (ch.11 §H)
+    assert seat_out(out, 1)["wagers"]["progressive"]["result"] == "lose"  # two cards and flop: 7h 8h 9h Th 2c
+    assert all("envy" not in s["wagers"] for s in out["seats"])
 
 
 # --------------------------------------------------------------------------------------
@@ -1044,70 +1079,31 @@ def test_settlement_independent_of_input_order():
 
 
 # --------------------------------------------------------------------------------------
-# The settle contract's worked example (shared/contracts/settle.md)
+# The settle contract's worked example (shared/contracts/settle.md), read from the
+# contract itself so that a change of the contract cannot go unnoticed.
 # --------------------------------------------------------------------------------------
 
-CONTRACT_EXAMPLE_INPUT = """
-{
-  "game": "ultimate_texas_holdem",
-  "paytables": {"blind": "A", "trips": "A", "progressive": "B", "six_card_bonus": "A"},
-  "progressive": {
-    "unit": 1,
-    "meters": {"major": 12000.00, "minor": 1400.00},
-    "reset": {"major": 1000, "minor": 250},
-    "envy": "B",
-    "envy_requires_progressive_wager": true
-  },
-  "payout_limit": 50000,
-  "dealer": ["Qh", "Qs"],
-  "community": ["2c", "3d", "4h", "5s", "9c"],
-  "bonus_cards": ["Td", "Jd", "7s", "8s"],
-  "seats": [
-    {"seat": 1, "cards": ["As", "Ks"], "wagers": {"ante": 10, "blind": 10, "trips": 5, "progressive": 1}, "play": 4},
-    {"seat": 3, "cards": ["7h", "7d"], "wagers": {"ante": 25, "blind": 25}, "fold": true}
-  ]
-}
-"""
+CONTRACT = ROOT.parent / "shared" / "contracts" / "settle.md"
 
-CONTRACT_EXAMPLE_OUTPUT = """
-{
-  "game": "ultimate_texas_holdem",
-  "dealer": {"hand": "pair", "cards": ["Qh", "Qs", "9c", "5s", "4h"], "qualifies": true},
-  "seats": [
-    {
-      "seat": 3,
-      "hand": "pair", "cards": ["7h", "7d", "9c", "5s", "4h"],
-      "wagers": {
-        "ante":  {"amount": 25, "result": "lose", "net": -25},
-        "blind": {"amount": 25, "result": "lose", "net": -25}
-      },
-      "limited_by": 0,
-      "net": -50
-    },
-    {
-      "seat": 1,
-      "hand": "straight", "cards": ["5s", "4h", "3d", "2c", "As"],
-      "wagers": {
-        "ante":        {"amount": 10, "result": "win", "net": 10},
-        "blind":       {"amount": 10, "result": "win", "net": 10, "line": "straight"},
-        "play":        {"amount": 40, "result": "win", "net": 40},
-        "trips":       {"amount": 5,  "result": "win", "net": 20, "line": "straight"},
-        "progressive": {"amount": 1,  "result": "win", "net": 29, "line": "straight"}
-      },
-      "limited_by": 0,
-      "net": 109
-    }
-  ],
-  "meters": {"major": 12000.00, "minor": 1400.00}
-}
-"""
+
+def contract_example():
+    """The contract's first two JSON blocks: the input and the output of its worked example."""
+    blocks = re.findall(r"```json\n(.*?)```", CONTRACT.read_text(), re.S)
+    return blocks[0], blocks[1]
+
+
+def test_the_project_example_is_the_contract_example():
+    """docs/examples/settle-uth.json is what the README runs: it must be the contract's input."""
+    example_in, _ = contract_example()
+    assert json.loads((ROOT / "docs/examples/settle-uth.json").read_text()) == json.loads(example_in)
 
 
 def test_contract_worked_example_through_the_command_line():
-    code, out, err = cli(CONTRACT_EXAMPLE_INPUT)
+    example_in, example_out = contract_example()
+    code, out, err = cli(example_in)
     assert code == 0, err
     got = json.loads(out, parse_float=D)
-    assert got == json.loads(CONTRACT_EXAMPLE_OUTPUT, parse_float=D)
+    assert got == json.loads(example_out, parse_float=D)
     assert [s["seat"] for s in got["seats"]] == [3, 1]  # list order is part of the contract (R1)
 
 

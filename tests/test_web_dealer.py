@@ -12,7 +12,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-
 from daemon_harness import phase, simulated_table
 from web_harness import screenshot, shown, web_service
 
@@ -54,8 +53,11 @@ def check_screen(page, s: dict) -> None:
         assert screen["settlement"]
         seats = [row[0] for row in rows]
         assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
-        want = [(int(seat), w, v["net"]) for seat in sorted(r["settlement"], key=int, reverse=True)
-                for w, v in r["settlement"][seat].items()]
+        want = [
+            (int(seat), w, v["net"])
+            for seat in sorted(r["settlement"], key=int, reverse=True)
+            for w, v in r["settlement"][seat].items()
+        ]
         nets = {(a, b): net for a, b, net in want}
         assert sorted((a, b) for a, b, _, _ in rows) == sorted(nets)  # every wager of every seat, once
         for seat, wager, what, amount in rows:

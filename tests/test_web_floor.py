@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.journal import Journal
 from daemon_harness import phase, simulated_table
 from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
+from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
+
+from controller.journal import Journal
 from web import audit
 from web.auth import Account, Sessions, check_password, hash_password
-from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
 
 GAME = "high_card_flush"
 
@@ -43,7 +44,10 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             while phase(s) == "decisions":
                 to_act = s["round"]["to_act"]
                 s = t.press(f"bet_{min(to_act['multiples'])}x" if not to_act["check"] else "check")
-                s = t.until(lambda s: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision")
+                s = t.until(
+                    lambda s, before=to_act: phase(s) != "decisions" or s["round"]["to_act"] != before,
+                    "the next decision",
+                )
             assert phase(s) == "settled" and s["validation"]
             seen = shown(dealer, s)
             check_screen(dealer, seen)  # the hit listed awaiting supervisor, by its index
@@ -69,9 +73,13 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             assert set(wanted.values()) <= set(drawn)  # every card of the round drawn
             screenshot(floor, "floor-recall")
             floor.goto(w.floor + "progressive")
-            hit = floor.eval_on_selector_all("#hits tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => c.textContent))")
+            hit = floor.eval_on_selector_all(
+                "#hits tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => c.textContent))"
+            )
             assert [round_id, "supervisor 4711"] == hit[0][5:7] and hit[0][1] == meter
-            points = floor.eval_on_selector(f'svg.chart[data-meter="{meter}"] polyline', "e => e.getAttribute('points')")
+            points = floor.eval_on_selector(
+                f'svg.chart[data-meter="{meter}"] polyline', "e => e.getAttribute('points')"
+            )
             assert len(points.split()) >= 3  # installed, the round's contribution, the payout
             screenshot(floor, "floor-progressive")
             floor.close()
@@ -103,12 +111,17 @@ def test_passwords_are_scrypt_hashed_and_logins_expire():
 
 
 def test_web_settings_out_of_range_or_unknown_stop_start_up(monkeypatch):
-    from controller.config import ConfigError, load_config
     from daemon_harness import ROOT
 
+    from controller.config import ConfigError, load_config
+
     for name in ("PANEL", "SHUFFLER", "SHOE", "PROGRESSIVE"):  # the example table's devices, wherever
-        monkeypatch.setenv(f"TABLE_DEVICES__{name}", "null" if name == "SHOE" else
-                           {"PANEL": "tcp://127.0.0.1:1", "PROGRESSIVE": "tcp://127.0.0.1:2"}.get(name, "socket://127.0.0.1:3"))
+        monkeypatch.setenv(
+            f"TABLE_DEVICES__{name}",
+            "null"
+            if name == "SHOE"
+            else {"PANEL": "tcp://127.0.0.1:1", "PROGRESSIVE": "tcp://127.0.0.1:2"}.get(name, "socket://127.0.0.1:3"),
+        )
     cfg = load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
     assert (cfg.web.dealer_host, cfg.web.session_minutes) == ("127.0.0.1", 30)  # the dealer's screen: this machine
     for key, value in (("DEALER_PORT", "70000"), ("SESSION_MINUTES", "0"), ("THEME", "dark")):

@@ -21,8 +21,9 @@ import urllib.parse
 import urllib.request
 
 from daemon_harness import journal, phase, round_id, simulated_table
-from games.cards import DECK
 from web_harness import AUDITOR, PASSWORD, SUPERVISOR, web_service
+
+from games.cards import DECK
 
 BEFORE_CARDS = {"wagers", "no_more_bets", "dealing"}
 
@@ -114,7 +115,7 @@ def test_no_hidden_card_in_any_response_or_event(tmp_path, monkeypatch):
     for p, what, text in streamed + captured:
         hidden = set(undealt)
         board = {}
-        if what in ("event stream", ) or what.endswith("status.json"):
+        if what in ("event stream",) or what.endswith("status.json"):
             board = ((json.loads(text) or {}).get("round") or {}).get("community") or {}
         for place, card in dealt:
             if place.startswith("seat") or place.startswith("bonus"):

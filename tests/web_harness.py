@@ -18,18 +18,24 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-
 from daemon_harness import ROOT, SimulatedTable
+
 from web.auth import add_user
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SUPERVISOR, AUDITOR, PASSWORD = "sam", "alex", "correct horse battery"
 # WEB_SCREENSHOTS=docs/screens: the browser tests also save a screenshot of each screen there (for the README)
 SCREENS = os.environ.get("WEB_SCREENSHOTS")
@@ -50,8 +56,14 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float 
     monkeypatch.setenv("TABLE_WEB__DEALER_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__FLOOR_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__USERS", str(users))
-    proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "web", "--config", str(t.config_path)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy(), text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "web", "--config", str(t.config_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+        text=True,
+    )
     try:
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -75,8 +87,8 @@ def launch(playwright):
     """Debian's Chromium, headless, with a fresh profile of its own."""
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     context = playwright.chromium.launch_persistent_context(
-        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-        viewport={"width": 1280, "height": 800})
+        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800}
+    )
     return context, profile
 
 
@@ -84,8 +96,10 @@ def launch(playwright):
 def browser():
     """One browser per test process (a persistent context: Chromium with its own fresh user-data dir)."""
     if not Path(CHROMIUM).exists():
-        raise AssertionError(f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "
-                             "(apt-get install chromium)")
+        raise AssertionError(
+            f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "
+            "(apt-get install chromium)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -27,8 +27,12 @@ from web.feed import StatusFeed, status_path
 
 STATIC = Path(__file__).parent / "static"
 # the pages load only their own scripts and styles; nothing inline, no other origin
-HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
-           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "X-Frame-Options": "DENY"}
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
 
 
 @web.middleware
@@ -45,8 +49,9 @@ def dealer_app(feed: StatusFeed) -> web.Application:
         return web.FileResponse(STATIC / "dealer.html", headers={"Cache-Control": "no-store"})
 
     async def status(request: web.Request) -> web.Response:
-        return web.Response(text=feed.text or "null", content_type="application/json",
-                            headers={"Cache-Control": "no-store"})
+        return web.Response(
+            text=feed.text or "null", content_type="application/json", headers={"Cache-Control": "no-store"}
+        )
 
     app.router.add_get("/", index)
     app.router.add_get("/events", feed.stream)
@@ -74,15 +79,17 @@ async def serve(cfg: TableConfig, out=sys.stdout) -> None:
     audit = Audit(audit_path(Path(cfg.journal)))
     runners, urls = [], {}
     try:
-        for name, app, host, port in (("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port),
-                                      ("floor", floor_app(cfg, feed, audit), cfg.web.floor_host, cfg.web.floor_port)):
+        for name, app, host, port in (
+            ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port),
+            ("floor", floor_app(cfg, feed, audit), cfg.web.floor_host, cfg.web.floor_port),
+        ):
             runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
             await runner.setup()
             site = web.TCPSite(runner, host, port)
             await site.start()
             runners.append(runner)
-            sock = site._server.sockets[0].getsockname()  # the port actually bound (0: a free one)
-            urls[name] = f"http://{sock[0]}:{sock[1]}/"
+            host_bound, port_bound = runner.addresses[-1][:2]  # the port actually bound (0: a free one)
+            urls[name] = f"http://{host_bound}:{port_bound}/"
         out.write(json.dumps(urls) + "\n")
         out.flush()
         stop = asyncio.Event()

@@ -43,8 +43,9 @@ def check_password(password: str, stored: str) -> bool:
         if algo != "scrypt":
             return False
         want = base64.b64decode(key)
-        got = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
-                             maxmem=MAXMEM, dklen=len(want))
+        got = hashlib.scrypt(
+            password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), maxmem=MAXMEM, dklen=len(want)
+        )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, want)

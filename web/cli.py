@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import sys
 from typing import TextIO
 
 from controller.config import ConfigError, load_config
@@ -13,14 +12,17 @@ from controller.config import ConfigError, load_config
 EXIT_OK, EXIT_REFUSED = 0, 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("web", help="the dealer's screen and the floor's pages (a service of its own)",
-                       description="Serve the dealer's screen (read-only, the daemon's public state) and the floor's "
-                       "pages (login: supervisor or auditor). With --add-user: add or replace a floor account in the "
-                       "users file the configuration names ([web] users), the password read from standard input.")
-    p.add_argument("--config", required=True, metavar="FILE")
-    p.add_argument("--add-user", metavar="NAME")
-    p.add_argument("--role", choices=["supervisor", "auditor"])
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "web",
+        help="the dealer's screen and the floor's pages (a service of its own)",
+        description="Serve the dealer's screen (read-only, the daemon's public state) and the floor's "
+        "pages (login: supervisor or auditor). With --add-user: add or replace a floor account in the "
+        "users file the configuration names ([web] users), the password read from standard input.",
+    )
+    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration ([web] section)")
+    p.add_argument("--add-user", metavar="NAME", help="add or replace this floor account, then stop")
+    p.add_argument("--role", choices=["supervisor", "auditor"], help="with --add-user: the account's role")
     p.set_defaults(handler=cmd_web)
 
 
@@ -34,7 +36,9 @@ def cmd_web(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
         return EXIT_REFUSED
     if args.add_user:
         if cfg.web.users is None or args.role is None:
-            print("tablectl web: --add-user needs --role and a users file in the configuration ([web] users)", file=stderr)
+            print(
+                "tablectl web: --add-user needs --role and a users file in the configuration ([web] users)", file=stderr
+            )
             return EXIT_REFUSED
         password = getpass.getpass("password: ") if stdin.isatty() else stdin.readline().rstrip("\n")
         try:

@@ -76,15 +76,16 @@ class StatusFeed:
 
     async def stream(self, request: web.Request) -> web.StreamResponse:
         """``GET /events``: ``event: status`` with the status JSON, now and at every change."""
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                           "X-Accel-Buffering": "no"})
+        resp = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        )
         await resp.prepare(request)
         q = self.subscribe()
         try:
             while True:
                 try:
                     text = await asyncio.wait_for(q.get(), HEARTBEAT)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     await resp.write(b": keep-alive\n\n")
                     continue
                 await resp.write(b"event: status\ndata: " + text.replace("\n", "").encode() + b"\n\n")

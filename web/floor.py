@@ -18,30 +18,60 @@ from typing import Any
 from aiohttp import web
 
 from controller import progressive as prog
-from controller.journal import CLOSING_KINDS, METER_ADD, METER_PAID, METER_SET, Journal, JournalIntegrityError
+from controller.journal import METER_ADD, METER_PAID, METER_SET, Journal, JournalIntegrityError
 from web import audit
 from web.auth import COOKIE, check_password
 
 e = html.escape
-PAGES = [("/", "Table"), ("/rounds", "Hand recall"), ("/progressive", "Progressive"),
-         ("/irregularities", "Irregularities and voids"), ("/audit", "Audit")]
+PAGES = [
+    ("/", "Table"),
+    ("/rounds", "Hand recall"),
+    ("/progressive", "Progressive"),
+    ("/irregularities", "Irregularities and voids"),
+    ("/audit", "Audit"),
+]
 # journal kinds of irregularities, voids and device trouble (table- or round-level)
-TROUBLE = ("void", "halt", "irregular", "fault", "offline", "removed", "discard", "skipped", "abandoned",
-           "lockout_lost", "disabled", "resumed", "mismatch", "jam", "misdeal")
+TROUBLE = (
+    "void",
+    "halt",
+    "irregular",
+    "fault",
+    "offline",
+    "removed",
+    "discard",
+    "skipped",
+    "abandoned",
+    "lockout_lost",
+    "disabled",
+    "resumed",
+    "mismatch",
+    "jam",
+    "misdeal",
+)
 
 
 def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
     login = request.get("login")
-    nav = "".join(f'<a href="{href}">{e(name)}</a>' for href, name in PAGES
-                  if login and (href != "/audit" or login.role == "auditor"))
-    who = (f'<span>{e(login.user)} ({e(login.role)})</span><form class="logout" method="post" action="/logout">'
-           f'<button>Log out</button></form>') if login else ""
-    text = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
-            f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script></head>'
-            f'<body class="floor"><nav><strong>{e(request.app["table"])}</strong>{nav}{who}</nav>'
-            f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>')
-    return web.Response(text=text, content_type="text/html", status=status,
-                        headers={"Cache-Control": "no-store"})
+    nav = "".join(
+        f'<a href="{href}">{e(name)}</a>'
+        for href, name in PAGES
+        if login and (href != "/audit" or login.role == "auditor")
+    )
+    who = (
+        (
+            f'<span>{e(login.user)} ({e(login.role)})</span><form class="logout" method="post" action="/logout">'
+            f"<button>Log out</button></form>"
+        )
+        if login
+        else ""
+    )
+    text = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
+        f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script></head>'
+        f'<body class="floor"><nav><strong>{e(request.app["table"])}</strong>{nav}{who}</nav>'
+        f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>'
+    )
+    return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
 
 
 def cards(texts) -> str:
@@ -58,9 +88,11 @@ def journal(request: web.Request) -> Journal:
 
 # -- login -------------------------------------------------------------------------------------------
 
-LOGIN_FORM = ('<form class="login" method="post" action="/login"><label>User <input name="user" autocomplete="username">'
-              '</label><label>Password <input name="password" type="password" autocomplete="current-password"></label>'
-              '<button type="submit">Log in</button></form>')
+LOGIN_FORM = (
+    '<form class="login" method="post" action="/login"><label>User <input name="user" autocomplete="username">'
+    '</label><label>Password <input name="password" type="password" autocomplete="current-password"></label>'
+    '<button type="submit">Log in</button></form>'
+)
 
 
 async def login_page(request: web.Request) -> web.Response:
@@ -78,8 +110,7 @@ async def login_post(request: web.Request) -> web.Response:
     token = request.app["sessions"].start(account)
     request.app["audit"].record(audit.LOGIN, account.name, role=account.role, remote=request.remote)
     resp = web.HTTPSeeOther("/")
-    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/",
-                    max_age=request.app["sessions"].seconds)
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=request.app["sessions"].seconds)
     return resp
 
 
@@ -107,6 +138,7 @@ async def require_login(request: web.Request, handler):
 
 # -- the table at a glance ---------------------------------------------------------------------------------
 
+
 def _verify(path) -> tuple[bool, str]:
     with Journal.read_only(path) as j:
         try:
@@ -119,31 +151,47 @@ async def glance(request: web.Request) -> web.Response:
     s = request.app["feed"].current() or {}
     r = s.get("round") or {}
     ok, verdict = await in_thread(_verify, request.app["journal_path"])
-    rows = [("Game", s.get("game", "?")), ("State", s.get("state", "no status from the daemon")),
-            ("Round", f"{r.get('round_id', '-')} {r.get('phase', '')}"), ("Dealer told", s.get("message") or "-"),
-            ("Devices", ", ".join(f"{k} {v}" for k, v in (s.get("devices") or {}).items())),
-            ("Watchdog", s.get("watchdog", "-")), ("Progressive wagers", s.get("progressive_wagers", "-")),
-            ("Awaiting supervisor", "; ".join(f"seat {h['seat']} {h['wager']} {h['line']} {h['amount']}"
-                                              for h in s.get("validation") or []) or "none")]
+    rows = [
+        ("Game", s.get("game", "?")),
+        ("State", s.get("state", "no status from the daemon")),
+        ("Round", f"{r.get('round_id', '-')} {r.get('phase', '')}"),
+        ("Dealer told", s.get("message") or "-"),
+        ("Devices", ", ".join(f"{k} {v}" for k, v in (s.get("devices") or {}).items())),
+        ("Watchdog", s.get("watchdog", "-")),
+        ("Progressive wagers", s.get("progressive_wagers", "-")),
+        (
+            "Awaiting supervisor",
+            "; ".join(f"seat {h['seat']} {h['wager']} {h['line']} {h['amount']}" for h in s.get("validation") or [])
+            or "none",
+        ),
+    ]
     meters = "".join(f"<tr><td>{e(k)}</td><td class=num>{e(v)}</td></tr>" for k, v in (s.get("meters") or {}).items())
-    body = ("<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows) + "</table>"
-            f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if ok else "bad"}">'
-            f'{"verified" if ok else "NOT VERIFIED"}: {e(verdict)}</p>')
+    body = (
+        "<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows) + "</table>"
+        f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if ok else "bad"}">'
+        f"{'verified' if ok else 'NOT VERIFIED'}: {e(verdict)}</p>"
+    )
     return page(request, "The table at a glance", body)
 
 
 # -- hand recall ------------------------------------------------------------------------------------------------
+
 
 async def rounds(request: web.Request) -> web.Response:
     login = request["login"]
     with journal(request) as j:
         summaries = [x for x in j.rounds(last=25) if x.closed_by]
     request.app["audit"].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
-    rows = "".join(f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
-                   f"<td>{e(x.closed_by.replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
-                   for x in reversed(summaries))
-    return page(request, "Hand recall: the last rounds",
-                "<table><tr><th>Round</th><th>Began</th><th>Closed</th><th>Events</th></tr>" + rows + "</table>")
+    rows = "".join(
+        f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
+        f"<td>{e(x.closed_by.replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
+        for x in reversed(summaries)
+    )
+    return page(
+        request,
+        "Hand recall: the last rounds",
+        "<table><tr><th>Round</th><th>Began</th><th>Closed</th><th>Events</th></tr>" + rows + "</table>",
+    )
 
 
 def resettle(events) -> tuple[dict[str, Any] | None, str | None]:
@@ -154,8 +202,11 @@ def resettle(events) -> tuple[dict[str, Any] | None, str | None]:
     from games.contract import settle, settlement_json
 
     try:
-        r = asyncio.run(RoundController.restore(events[0].round_id, setup_from_journal(events[0].data),
-                                                [(x.kind, x.data) for x in events]))
+        r = asyncio.run(
+            RoundController.restore(
+                events[0].round_id, setup_from_journal(events[0].data), [(x.kind, x.data) for x in events]
+            )
+        )
         return settlement_json(settle(r.settle_input())), None
     except Exception as exc:  # a round the engine cannot settle is shown as such, never hidden
         return None, f"{type(exc).__name__}: {exc}"
@@ -167,8 +218,7 @@ def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str,
     nets = {str(s["seat"]): str(s["net"]) for s in fresh["seats"]}
     for seat in sorted(set(journaled.get("nets", {})) | set(nets), key=int, reverse=True):
         a, b = journaled.get("nets", {}).get(seat), nets.get(seat)
-        rows.append((f"seat {seat} net", a or "-", b or "-",
-                     a is None or b is None or Decimal(a) != Decimal(b)))
+        rows.append((f"seat {seat} net", a or "-", b or "-", a is None or b is None or Decimal(a) != Decimal(b)))
     meters = {k: str(v) for k, v in fresh.get("meters", {}).items()}
     for m in sorted(set(journaled.get("meters", {})) | set(meters)):
         a, b = journaled.get("meters", {}).get(m), meters.get(m)
@@ -200,14 +250,16 @@ async def recall(request: web.Request) -> web.Response:
         d = x.data
         if x.kind == "card":
             places[str(d["place"])].append(d["card"])
-            what = f'{e(str(d["place"]))} {cards([d["card"]])}'
+            what = f"{e(str(d['place']))} {cards([d['card']])}"
         elif x.kind == "wager":
-            what = f'seat {d["seat"]} {e(d["wager"])} {e(str(d["amount"]))}'
+            what = f"seat {d['seat']} {e(d['wager'])} {e(str(d['amount']))}"
         elif x.kind == "decision":
-            what = f'seat {d["seat"]} ' + ("fold" if d.get("fold") else "check" if d.get("check") else f'{d.get("multiple")}x')
+            what = f"seat {d['seat']} " + (
+                "fold" if d.get("fold") else "check" if d.get("check") else f"{d.get('multiple')}x"
+            )
         else:
             what = e(", ".join(f"{k}: {v}" for k, v in d.items()))[:300]
-        lines.append(f'<tr><td class=num>{x.seq}</td><td>{e(x.at[11:23])}</td><td>{e(x.kind)}</td><td>{what}</td></tr>')
+        lines.append(f"<tr><td class=num>{x.seq}</td><td>{e(x.at[11:23])}</td><td>{e(x.kind)}</td><td>{what}</td></tr>")
     hands = "".join(f"<tr><th>{e(p)}</th><td>{cards(c)}</td></tr>" for p, c in sorted(places.items()))
     if settled is None:
         check = "<p>Not settled on the cards (voided): nothing to re-settle.</p>"
@@ -216,20 +268,33 @@ async def recall(request: web.Request) -> web.Response:
     else:
         rows = compare(settled, fresh)
         differs = any(r[3] for r in rows)
-        check = (f'<p id="resettle" class="{"bad" if differs else "ok"}">'
-                 f'{"DIFFERENCES FLAGGED" if differs else "The journal and a fresh re-settlement agree."}</p>'
-                 "<table><tr><th></th><th>Journal</th><th>Re-settled now</th></tr>" +
-                 "".join(f'<tr class="{"diff" if d else ""}"><th>{e(w)}</th><td class=num>{e(a)}</td>'
-                         f'<td class=num>{e(b)}</td></tr>' for w, a, b, d in rows) + "</table>")
-        check += "<h3>Per wager (re-settled)</h3><table><tr><th>Seat</th><th>Wager</th><th>Result</th><th>Net</th></tr>" + "".join(
-            f'<tr><td>{s["seat"]}</td><td>{e(w)}</td><td>{e(v["result"])} {e(v.get("line") or "")}</td><td class=num>{v["net"]}</td></tr>'
-            for s in sorted(fresh["seats"], key=lambda s: -s["seat"]) for w, v in s["wagers"].items())
-    body = (f"<h2>Hands</h2><table>{hands}</table><h2>Settlement</h2>{check}"
-            f"<h2>Journal</h2><table>{''.join(lines)}</table>")
+        check = (
+            f'<p id="resettle" class="{"bad" if differs else "ok"}">'
+            f"{'DIFFERENCES FLAGGED' if differs else 'The journal and a fresh re-settlement agree.'}</p>"
+            "<table><tr><th></th><th>Journal</th><th>Re-settled now</th></tr>"
+            + "".join(
+                f'<tr class="{"diff" if d else ""}"><th>{e(w)}</th><td class=num>{e(a)}</td>'
+                f"<td class=num>{e(b)}</td></tr>"
+                for w, a, b, d in rows
+            )
+            + "</table>"
+        )
+        check += (
+            "<h3>Per wager (re-settled)</h3><table><tr><th>Seat</th><th>Wager</th><th>Result</th><th>Net</th></tr>"
+            + "".join(
+                f"<tr><td>{s['seat']}</td><td>{e(w)}</td><td>{e(v['result'])} {e(v.get('line') or '')}</td><td class=num>{v['net']}</td></tr>"
+                for s in sorted(fresh["seats"], key=lambda s: -s["seat"])
+                for w, v in s["wagers"].items()
+            )
+        )
+    body = (
+        f"<h2>Hands</h2><table>{hands}</table><h2>Settlement</h2>{check}<h2>Journal</h2><table>{''.join(lines)}</table>"
+    )
     return page(request, f"Round {round_id}", body)
 
 
 # -- progressive -------------------------------------------------------------------------------------------
+
 
 def meter_series(j: Journal) -> dict[str, list[tuple[str, Decimal]]]:
     """Each meter's value after every meter event, in journal order (the replay of Journal.meter_values)."""
@@ -265,14 +330,16 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
         y = height - 20 - float((v - lo) / span) * (height - 40)  # a pixel position, not an amount
         return f"{x:.1f},{y:.1f}"
 
-    line = " ".join(xy(t, v) for t, (_, v) in zip(times, points))
-    return (f'<figure><svg class="chart" data-meter="{e(name)}" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
-            f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
-            f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
-            f'<text x="4" y="14" font-size="11">{e(str(hi))}</text><text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
-            f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">{e(points[-1][0][:19])}</text></svg>'
-            f'<figcaption>{e(name)}: {len(points)} changes, now {e(str(points[-1][1]))}</figcaption></figure>')
+    line = " ".join(xy(t, v) for t, (_, v) in zip(times, points, strict=True))
+    return (
+        f'<figure><svg class="chart" data-meter="{e(name)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
+        f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
+        f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
+        f'<text x="4" y="14" font-size="11">{e(str(hi))}</text><text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
+        f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">{e(points[-1][0][:19])}</text></svg>'
+        f"<figcaption>{e(name)}: {len(points)} changes, now {e(str(points[-1][1]))}</figcaption></figure>"
+    )
 
 
 def _progressive(path, meters):
@@ -282,23 +349,32 @@ def _progressive(path, meters):
 
 async def progressive(request: web.Request) -> web.Response:
     hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"])
-    hits = "".join(f'<tr><td>{e(str(h["at"])[:19])}</td><td>{e(str(h.get("meter") or "fixed"))}</td><td class=num>{e(str(h["amount"]))}</td>'
-                   f'<td>{h["seat"]}</td><td>{e(h["wager"])} {e(h["line"])}</td><td>{e(str(h["round"]))}</td>'
-                   f'<td>{e(str(h["validated_by"]))}</td></tr>' for h in hist)
-    report = "".join(f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
-                     f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
-                     for m, r in rep["meters"].items())
-    body = (f'<p>Progressive wagers accepted: {e(str(rep["progressive_wagers"]))}</p>'
-            "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
-            f"<th>Paid</th><th>Current</th></tr>{report}<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
-            f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
-            "<h2>Each meter over time</h2>" + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"]) +
-            "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th><th>Amount</th><th>Seat</th><th>Line</th>"
-            f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>")
+    hits = "".join(
+        f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td><td class=num>{e(str(h['amount']))}</td>"
+        f"<td>{h['seat']}</td><td>{e(h['wager'])} {e(h['line'])}</td><td>{e(str(h['round']))}</td>"
+        f"<td>{e(str(h['validated_by']))}</td></tr>"
+        for h in hist
+    )
+    report = "".join(
+        f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
+        f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
+        for m, r in rep["meters"].items()
+    )
+    body = (
+        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>"
+        "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
+        f"<th>Paid</th><th>Current</th></tr>{report}<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
+        f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
+        "<h2>Each meter over time</h2>"
+        + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+        + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th><th>Amount</th><th>Seat</th><th>Line</th>"
+        f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>"
+    )
     return page(request, "Progressive", body)
 
 
 # -- irregularities, voids, device faults ---------------------------------------------------------------------
+
 
 def _trouble(path):
     with Journal.read_only(path) as j:
@@ -306,21 +382,30 @@ def _trouble(path):
 
 
 async def irregularities(request: web.Request) -> web.Response:
-    rows = "".join(f'<tr><td>{e(x.at[:19])}</td><td>{e(x.round_id or "table")}</td><td>{e(x.kind)}</td>'
-                   f'<td>{e(x.who or "")}</td><td>{e(", ".join(f"{k}: {v}" for k, v in x.data.items()))[:300]}</td></tr>'
-                   for x in reversed(await in_thread(_trouble, request.app["journal_path"])))
-    return page(request, "Irregularities, voids and device faults",
-                f"<table><tr><th>When</th><th>Round</th><th>What</th><th>Who</th><th>Details</th></tr>"
-                f"{rows or '<tr><td colspan=5>none</td></tr>'}</table>")
+    rows = "".join(
+        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.round_id or 'table')}</td><td>{e(x.kind)}</td>"
+        f"<td>{e(x.who or '')}</td><td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))[:300]}</td></tr>"
+        for x in reversed(await in_thread(_trouble, request.app["journal_path"]))
+    )
+    return page(
+        request,
+        "Irregularities, voids and device faults",
+        f"<table><tr><th>When</th><th>Round</th><th>What</th><th>Who</th><th>Details</th></tr>"
+        f"{rows or '<tr><td colspan=5>none</td></tr>'}</table>",
+    )
 
 
 async def audit_page(request: web.Request) -> web.Response:
     if request["login"].role != "auditor":
         raise web.HTTPForbidden(text="the audit trail is for auditors")
-    rows = "".join(f"<tr><td>{e(x.at[:19])}</td><td>{e(x.who or '')}</td><td>{e(x.kind)}</td>"
-                   f"<td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))}</td></tr>"
-                   for x in reversed(request.app["audit"].events()))
-    return page(request, "Who looked at what", f"<table><tr><th>When</th><th>Who</th><th>What</th><th></th></tr>{rows}</table>")
+    rows = "".join(
+        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.who or '')}</td><td>{e(x.kind)}</td>"
+        f"<td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))}</td></tr>"
+        for x in reversed(request.app["audit"].events())
+    )
+    return page(
+        request, "Who looked at what", f"<table><tr><th>When</th><th>Who</th><th>What</th><th></th></tr>{rows}</table>"
+    )
 
 
 def routes(app: web.Application) -> None:

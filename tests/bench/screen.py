@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from daemon_harness import simulated_table
 from web_harness import CHROMIUM, launch, web_service
 
@@ -43,12 +42,25 @@ def run(rounds: int = 5) -> list[dict]:
                     times = sorted(page.evaluate("window.__latencies"))
                 finally:
                     context.close()
-    what = (f"p99 by nearest rank; {len(times)} statuses of {rounds} UTH rounds (opening included), daemon's status written -> "
-            "tablectl web (file watch, server-sent events) -> Chromium frame drawn; same machine")
+    what = (
+        f"p99 by nearest rank; {len(times)} statuses of {rounds} UTH rounds (opening included), daemon's status written -> "
+        "tablectl web (file watch, server-sent events) -> Chromium frame drawn; same machine"
+    )
     return [
-        {"name": "web.event_to_screen", "value": round(statistics.median(times), 1), "unit": "ms", "stat": "median", "what": what},
-        {"name": "web.event_to_screen", "value": round(times[math.ceil(len(times) * 0.99) - 1], 1), "unit": "ms",
-         "stat": "p99", "what": what},
+        {
+            "name": "web.event_to_screen",
+            "value": round(statistics.median(times), 1),
+            "unit": "ms",
+            "stat": "median",
+            "what": what,
+        },
+        {
+            "name": "web.event_to_screen",
+            "value": round(times[math.ceil(len(times) * 0.99) - 1], 1),
+            "unit": "ms",
+            "stat": "p99",
+            "what": what,
+        },
     ]
 
 

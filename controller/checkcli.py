@@ -1,0 +1,140 @@
+"""``tablectl check-config``: is a table's configuration usable, before the daemon is started?
+
+Every problem at once, each naming its key (controller/config.py), exit 0 or 2; no device is
+touched unless ``--devices`` is given: then each configured port is opened and each device asked
+who it is (the serial HELLO of docs/protocols-serial.md §4, the Modbus heartbeat and map version of
+docs/protocols-modbus.md), one line per device.  ``--dropin`` prints the systemd drop-in that
+opens to the unit only what this configuration names (the installer writes it, docs/install.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import socket
+from typing import Any, TextIO
+from urllib.parse import urlsplit
+
+from controller.config import ConfigError, TableConfig
+from controller.paths import load_table
+
+EXIT_OK, EXIT_REFUSED = 0, 2
+DEVICE_TIMEOUT = 5.0  # seconds each device has to answer
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check-config", help="check a table's configuration (and, with --devices, its devices)",
+                       description="Check a configuration without starting the daemon: every problem, each "
+                       "with its key, exit status 2; exit 0 when it can be used.  No device is touched "
+                       "unless --devices is given.")
+    p.add_argument("file", nargs="?", metavar="FILE", help="the configuration file (or --table ID)")
+    p.add_argument("--table", metavar="ID", help="the table's id on the table PC (/etc/table-controller/ID.toml)")
+    p.add_argument("--devices", action="store_true", help="also open each configured port and ask each device "
+                   f"who it is ({DEVICE_TIMEOUT:g} s at most per device), one line per device; exit 2 if one "
+                   "does not answer")
+    p.add_argument("--dropin", action="store_true", help="print the systemd drop-in for this table's unit: "
+                   "DeviceAllow= for each serial port, IPAddressAllow= for each network device")
+    p.set_defaults(handler=cmd_check_config)
+
+
+def cmd_check_config(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    if bool(args.file) == bool(args.table):
+        print("tablectl check-config: give FILE or --table ID (one of them)", file=stderr)
+        return EXIT_REFUSED
+    try:
+        cfg = load_table(argparse.Namespace(table=args.table, config=args.file))
+    except ConfigError as e:
+        print(f"tablectl check-config: {e}", file=stderr)
+        return EXIT_REFUSED
+    where = args.file or args.table
+    if args.dropin:
+        try:
+            stdout.write(dropin(cfg))
+        except ValueError as e:
+            print(f"tablectl check-config: {where}: {e}", file=stderr)
+            return EXIT_REFUSED
+        return EXIT_OK
+    stdout.write(f"{where}: ok (table {cfg.id}, {cfg.game}, journal {cfg.journal})\n")
+    if not args.devices:
+        return EXIT_OK
+    answers = asyncio.run(ask_devices(cfg))
+    for device, (url, ok, what) in answers.items():
+        stdout.write(f"{device:<12} {url}: {'ok' if ok else 'NOT ANSWERING'}: {what}\n")
+    return EXIT_OK if all(ok for _, ok, _ in answers.values()) else EXIT_REFUSED
+
+
+def _configured(cfg: TableConfig) -> dict[str, str]:
+    return {name: url for name, url in cfg.devices.model_dump().items() if url}
+
+
+async def ask_devices(cfg: TableConfig) -> dict[str, tuple[str, bool, str]]:
+    """Each configured device: (url, answered, who it says it is or why not), one at a time."""
+    out = {}
+    for name, url in _configured(cfg).items():
+        try:
+            out[name] = (url, True, await asyncio.wait_for(_identity(name, url), DEVICE_TIMEOUT + 1))
+        except Exception as e:  # a device that is not there is the answer we are asked for
+            out[name] = (url, False, str(e) or type(e).__name__)
+    return out
+
+
+async def _identity(name: str, url: str) -> str:
+    from drivers.health import Health
+    from drivers.registers import Table
+
+    if name in ("shuffler", "shoe"):
+        from drivers.serial_link import KIND_NAMES
+        from drivers.shoe import Shoe
+        from drivers.shuffler import Shuffler
+
+        dev: Any = (Shuffler if name == "shuffler" else Shoe)(url)
+        async with dev:
+            await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_TIMEOUT)
+            h = dev.hello
+            return f"{KIND_NAMES.get(h.kind, h.kind)}, protocol version {h.version}, boot id {h.boot_id}"
+    from drivers.panel import PanelDriver
+    from drivers.progressive import ProgressiveDriver
+
+    dev = (ProgressiveDriver if name == "progressive" else PanelDriver)(url)
+    async with dev:
+        await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_TIMEOUT)
+        heartbeat, version = await dev.read_regs(Table.INPUT_REGISTER, 0, 2, command=False)
+        return f"Modbus unit {dev.unit}, register map version {version}, heartbeat {heartbeat}"
+
+
+def dropin(cfg: TableConfig) -> str:
+    """What the unit may reach for this table: its serial ports and its devices' addresses, nothing else."""
+    from drivers.modbus import parse_url
+
+    devices, addresses = [], []
+    for name, url in _configured(cfg).items():
+        if name in ("shuffler", "shoe"):
+            if url.startswith("/dev/"):
+                devices.append(url)
+            else:
+                addresses.append(urlsplit(url).hostname or "")
+        else:
+            bus = parse_url(url)
+            if bus.kind == "rtu":
+                devices.append(bus.device)
+            else:
+                addresses.append(bus.host)
+    lines = [f"# generated from the configuration of table {cfg.id} by `tablectl check-config --dropin`",
+             "[Service]"]
+    lines += [f"DeviceAllow={d} rw" for d in sorted(set(devices))]
+    lines += [f"IPAddressAllow={a}" for a in sorted({_address(h) for h in addresses})]
+    return "\n".join(lines) + "\n"
+
+
+def _address(host: str) -> str:
+    """IPAddressAllow= takes addresses, not names: a name is resolved now, at install."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError as e:
+        raise ValueError(f"cannot resolve the device host {host!r} for IPAddressAllow= ({e})") from None
+    return " ".join(sorted({i[4][0] for i in infos}))

@@ -1,0 +1,161 @@
+"""The offline install of issue 15, as a technician does it (docs/install.md), under a temporary prefix.
+
+One test, because every step needs the artefacts (two `make dist` builds, stamped with two commits)
+and xdist would build them once per worker: install without network (in a network namespace of
+its own when we are root: `unshare -n`; the installer itself uses `pip --no-index` and no pip
+configuration of the machine's), the installed copy's version, check-config and unit; the daemon
+started with the unit's own command line and environment against the simulators, a jam injected
+into the shuffler and its warning checked on the entry the daemon hands to journald; then an
+upgrade and a rollback, one command each.  Nothing touches /etc or /opt: every directory is under
+tmp_path.  It takes about a minute on an idle machine (the two builds reuse build/wheel-cache).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import threading
+from pathlib import Path
+
+from daemon_harness import phase, round_id, simulated_table
+from test_irregularities_devices import JAM, _bet, _deal, _next_round, _no_more_bets, _play_out
+
+ROOT = Path(__file__).resolve().parent.parent
+TABLE = "uth-01"
+
+
+def build(out: Path, commit: str) -> Path:
+    r = subprocess.run([sys.executable, str(ROOT / "deploy" / "build.py"), "--out", str(out), "--commit", commit],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    artefact = Path(r.stdout.strip().splitlines()[-1])
+    with tarfile.open(artefact) as tar:
+        tar.extractall(out, filter="data")
+    (unpacked,) = out.glob(f"table-controller-*-{commit}-*/")
+    return unpacked
+
+
+def offline(cmd: list[str]) -> list[str]:
+    """No network at all, when we may make a namespace without one."""
+    if os.geteuid() == 0 and shutil.which("unshare"):
+        return ["unshare", "--net", *cmd]
+    return cmd
+
+
+def unit_command(unit_text: str, table: str) -> tuple[list[str], dict[str, str]]:
+    """ExecStart= and Environment= of the unit, %i filled in, as systemd would run them."""
+    execstart = re.search(r"^ExecStart=(.+)$", unit_text, re.M).group(1).replace("%i", table)
+    env = {}
+    for line in re.findall(r"^Environment=(.+)$", unit_text, re.M):
+        for pair in shlex.split(line):
+            k, v = pair.split("=", 1)
+            env[k] = v.replace("%i", table)
+    return shlex.split(execstart), env
+
+
+def receive_journal(sock: socket.socket, entries: list[dict[str, str]]) -> None:
+    """What journald would receive, as it would: read as soon as sent (until the socket is closed)."""
+    while True:
+        try:
+            data = sock.recv(1 << 16)
+        except OSError:
+            return
+        if not data:
+            return
+        entries.append(dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line))
+
+
+def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
+    a = build(tmp_path / "a", "aaaaaaaaaaaa")
+    b = build(tmp_path / "b", "bbbbbbbbbbbb")
+    wheels = {p.name.split("-")[0].lower() for p in (a / "wheelhouse").glob("*.whl")}
+    assert {"table_controller", "pyserial", "pymodbus", "structlog", "pydantic_settings", "numpy", "pip"} <= wheels
+
+    etc, state, prefix = tmp_path / "etc", tmp_path / "state", tmp_path / "opt"
+    etc.mkdir()
+    state.mkdir()
+    (etc / f"{TABLE}.toml").write_text(re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{TABLE}.journal"',
+                                              (ROOT / "config" / "ultimate_texas_holdem.toml").read_text()))
+    for example in (a / "config-examples").glob("*.toml"):  # the real-device tables, journal moved here
+        (etc / example.name.split("-rs485")[0].split("-tcp")[0]).with_suffix(".toml").write_text(
+            re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{example.stem}.journal"', example.read_text()))
+    dirs = ["--prefix", str(prefix), "--etc-dir", str(etc), "--state-dir", str(state),
+            "--systemd-dir", str(tmp_path / "systemd"), "--udev-dir", str(tmp_path / "udev"), "--files-only"]
+
+    # -- install: one command, no network
+    r = subprocess.run(offline([str(a / "install.sh"), *dirs]), capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tablectl = prefix / "bin" / "tablectl"
+    assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
+    for example in (a / "config-examples").glob("*.toml"):
+        r = subprocess.run([tablectl, "check-config", str(example)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+    unit = (tmp_path / "systemd" / "table-controller@.service").read_text()
+    assert not re.search(r"@[A-Z_]+@", unit)  # every path filled in
+    assert f"TABLECTL_ETC_DIR={etc}" in unit
+    dropins = {d.name: (d / "devices.conf").read_text() for d in (tmp_path / "systemd").glob("*.service.d")}
+    assert "DeviceAllow=/dev/serial/by-id/usb-FTDI_FT232R_USB_UART_SHOE0001-if00-port0 rw" in \
+        dropins["table-controller@hcf-03.service.d"]
+    assert dropins["table-controller@uth-07.service.d"].count("IPAddressAllow=") == 2
+    assert "IPAddressAllow=127.0.0.1" in dropins[f"table-controller@{TABLE}.service.d"]
+    exposure = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--no-pager",
+                               str(tmp_path / "systemd" / "table-controller@.service")], capture_output=True, text=True)
+    level = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", exposure.stdout).group(1))
+    assert level < 2.0, exposure.stdout
+
+    # -- the daemon from the installed copy, the unit's command line and environment, the simulators
+    cmd, unit_env = unit_command(unit, TABLE)
+    assert cmd == [str(prefix / "current" / "venv" / "bin" / "tablectl"), "run", "--table", TABLE]
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(60)
+    journald = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    journald.bind(str(tmp_path / "journald"))
+    entries: list[dict[str, str]] = []
+    reader = threading.Thread(target=receive_journal, args=(journald, entries), daemon=True)
+    reader.start()
+    with simulated_table("ultimate_texas_holdem", state, monkeypatch, config=etc / f"{TABLE}.toml") as t:
+        stderr = open(tmp_path / "daemon.stderr", "w")
+        st = os.fstat(stderr.fileno())
+        env = {**os.environ, **unit_env, "TABLE_LOG_FORMAT": "auto", "NOTIFY_SOCKET": str(tmp_path / "notify"),
+               "JOURNAL_STREAM": f"{st.st_dev}:{st.st_ino}", "TABLECTL_JOURNAL_SOCKET": str(tmp_path / "journald")}
+        t.daemon = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=stderr, cwd=tmp_path)
+        t.procs.append(t.daemon)
+        try:
+            ready = notify.recv(4096)
+        except TimeoutError:
+            ready = b""
+        assert b"READY=1" in ready, (tmp_path / "daemon.stderr").read_text()  # every device answered
+        _, s = _next_round(t, None, load_shoe=False)
+        for cmd_, kw in JAM:
+            t.controls["shuffler"](cmd_, **kw)
+        rid = _bet(t, s)
+        _no_more_bets(t)
+        _deal(t)
+        s = _play_out(t)
+        assert phase(s) == "voided" and round_id(s) == rid
+    journald.shutdown(socket.SHUT_RDWR)
+    reader.join(5)
+    assert entries, (tmp_path / "daemon.stderr").read_text()
+    jam = [e for e in entries if e.get("EVENT") == "irregularity"]
+    assert jam and jam[0]["PRIORITY"] == "4", entries  # warning: `journalctl -p warning` finds it
+    assert (jam[0]["TABLE"], jam[0]["ROUND_ID"], jam[0]["DEVICE"]) == (TABLE, rid, "shuffler")
+    assert all(e["TABLE"] == TABLE and e["SYSLOG_IDENTIFIER"] == "tablectl" for e in entries)
+    assert "{" not in (tmp_path / "daemon.stderr").read_text()  # nothing fell back to JSON lines
+
+    # -- upgrade: one command; the version before is kept
+    r = subprocess.run(offline([str(b / "install.sh"), *dirs]), capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "bbbbbbbbbbbb" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
+    assert os.readlink(prefix / "previous").endswith("aaaaaaaaaaaa")
+    # -- rollback: one command
+    r = subprocess.run(offline([str(prefix / "rollback")]), capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
+    assert os.readlink(prefix / "previous").endswith("bbbbbbbbbbbb")
