@@ -27,8 +27,8 @@ SCREEN = """() => {
   return {
     phase: document.body.dataset.phase, dealer: cards("#dealer"), seats,
     settlement: !document.getElementById("settlement-box").hidden,
-    rows: [...document.querySelectorAll("#settlement td[data-wager]")].map(
-      e => [Number(e.dataset.seat), e.dataset.wager, e.className, e.querySelector(".amt").textContent]),
+    rows: [...document.querySelectorAll("#settlement [data-wager]")].map(
+      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", ""), e.querySelector(".amt").textContent]),
     pending: [...document.querySelectorAll(".alert.pending")].map(e => Number(e.dataset.hit)),
     devices: document.querySelectorAll("#devices .device").length,
   };
@@ -51,8 +51,13 @@ def check_screen(page, s: dict) -> None:
     rows = screen["rows"]
     if r.get("settlement"):
         assert screen["settlement"]
-        seats = [row[0] for row in rows]
-        assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
+        if r.get("payment_order"):  # the dealer's order of payment, as journaled (P65)
+            assert [(a, b) for a, b, _, _ in rows] == [
+                (p["seat"], w) for p in r["payment_order"] for w in p["wagers"] if w in r["settlement"][str(p["seat"])]
+            ]
+        else:
+            seats = [row[0] for row in rows]
+            assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
         want = [
             (int(seat), w, v["net"])
             for seat in sorted(r["settlement"], key=int, reverse=True)

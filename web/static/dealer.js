@@ -23,29 +23,34 @@ function nextAction(s) {
 }
 
 function settlementRows(r) {
-  // One row per seat, the dealer's order: R1, counterclockwise from the dealer's right, the highest seat first;
-  // one column per wager (in the order the rules settle them), then the seat's total.
-  const seats = Object.keys(r.settlement).map(Number).sort((a, b) => b - a);
-  const names = [];
-  for (const seat of seats) for (const name of Object.keys(r.settlement[seat])) if (!names.includes(name)) names.push(name);
-  let rows = "<tr><th>Seat</th>" + names.map((n) => "<th>" + esc(words(n)) + "</th>").join("") + '<th class="num">Total</th></tr>';
-  for (const seat of seats) {
-    const wagers = r.settlement[seat];
-    let total = 0n;
-    rows += '<tr data-row="' + seat + '"><th class="seatno">' + seat + "</th>";
-    for (const name of names) {
+  // The dealer's order of payment as the daemon journaled it (P65: chapter 11 of the game, seat by seat and
+  // pass by pass, from the dealer's right, R1); without it, the highest seat first with all its wagers.
+  const order = r.payment_order ||
+    Object.keys(r.settlement).map(Number).sort((a, b) => b - a).map((seat) => ({ seat, wagers: Object.keys(r.settlement[seat]) }));
+  const last = {};
+  order.forEach((p, i) => { last[p.seat] = i; });
+  const totals = {};
+  let rows = '<tr><th>Seat</th><th>Pay / take, in this order</th><th class="num">Seat total</th></tr>';
+  order.forEach((p, i) => {
+    const wagers = r.settlement[p.seat] || {};
+    let cells = "";
+    for (const name of p.wagers) {
       const w = wagers[name];
-      if (!w) { rows += "<td></td>"; continue; }
+      if (!w) continue;
       const cents = toCents(w.net);
-      total += cents;
+      totals[p.seat] = (totals[p.seat] || 0n) + cents;
       const what = cents > 0n ? "pay" : cents < 0n ? "take" : w.result === "void" ? "return" : "push";
-      rows += '<td class="' + what + '" data-seat="' + seat + '" data-wager="' + esc(name) + '"><span class="what">' + what +
-        '</span> <span class="amt">' + (cents === 0n ? "" : fmtCents(cents)) + "</span>" +
-        (w.line ? '<div class="line">' + esc(words(w.line)) + "</div>" : "") + "</td>";
+      cells += '<span class="pw ' + what + '" data-seat="' + p.seat + '" data-wager="' + esc(name) + '"><span class="what">' + what +
+        '</span> <span class="name">' + esc(words(name)) + '</span> <span class="amt">' + (cents === 0n ? "" : fmtCents(cents)) + "</span>" +
+        (w.line ? ' <span class="line">' + esc(words(w.line)) + "</span>" : "") + "</span>";
     }
-    rows += '<td class="num total ' + (total > 0n ? "pay" : total < 0n ? "take" : "") + '">' +
-      (total > 0n ? "pay " : total < 0n ? "take " : "even ") + fmtCents(total) + "</td></tr>";
-  }
+    let total = "";
+    if (last[p.seat] === i) {
+      const t = totals[p.seat] || 0n;
+      total = '<span class="' + (t > 0n ? "pay" : t < 0n ? "take" : "") + '">' + (t > 0n ? "pay " : t < 0n ? "take " : "even ") + fmtCents(t) + "</span>";
+    }
+    rows += '<tr data-row="' + p.seat + '"><th class="seatno">' + p.seat + "</th><td>" + cells + '</td><td class="num total">' + total + "</td></tr>";
+  });
   return rows;
 }
 
