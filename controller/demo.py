@@ -250,7 +250,7 @@ class Dealer:
 DEMO_SUPERVISOR = ("floor", "demo-only")  # the demo's floor account (simulated table, a throwaway journal)
 
 
-def start_web(args, users: Path, procs: list[subprocess.Popen]) -> None:
+def start_web(args: argparse.Namespace, users: Path, procs: list[subprocess.Popen[str]]) -> None:
     """``tablectl web`` beside the daemon: the dealer's screen and the floor's pages; their addresses printed."""
     from web.auth import add_user
 
@@ -261,7 +261,7 @@ def start_web(args, users: Path, procs: list[subprocess.Popen]) -> None:
     web = subprocess.Popen([sys.executable, "-m", "controller.cli", "web", "--config", args.config],
                            cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
     procs.append(web)
-    line = web.stdout.readline()  # its first line: {"dealer": URL, "floor": URL}
+    line = web.stdout.readline() if web.stdout else ""  # its first line: {"dealer": URL, "floor": URL}
     if not line:
         raise SystemExit(f"demo: tablectl web stopped (exit {web.wait()})")
     urls = json.loads(line)

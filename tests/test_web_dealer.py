@@ -23,12 +23,14 @@ SCREEN = """() => {
   const cards = (sel) => [...document.querySelectorAll(sel + " [data-card]")].map(e => e.dataset.card);
   const seats = {};
   for (const e of document.querySelectorAll("#seats .seat[data-seat]"))
-    seats[e.dataset.seat] = {cards: cards('#seats .seat[data-seat="' + e.dataset.seat + '"]'), lit: e.classList.contains("progressive")};
+    seats[e.dataset.seat] = {cards: cards('#seats .seat[data-seat="' + e.dataset.seat + '"]'),
+                             lit: e.classList.contains("progressive")};
   return {
     phase: document.body.dataset.phase, dealer: cards("#dealer"), seats,
     settlement: !document.getElementById("settlement-box").hidden,
     rows: [...document.querySelectorAll("#settlement [data-wager]")].map(
-      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", ""), e.querySelector(".amt").textContent]),
+      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", ""),
+            e.querySelector(".amt").textContent]),
     pending: [...document.querySelectorAll(".alert.pending")].map(e => Number(e.dataset.hit)),
     devices: document.querySelectorAll("#devices .device").length,
   };

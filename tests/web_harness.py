@@ -92,9 +92,10 @@ def launch(playwright):
     return context, profile
 
 
-@pytest.fixture(scope="session")
-def browser():
-    """One browser per test process (a persistent context: Chromium with its own fresh user-data dir)."""
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Chromium with a fresh user-data dir, for one test: Playwright's sync API keeps an event loop running
+    in its thread while it is open, and a later test's asyncio.run() in the same process would refuse."""
     if not Path(CHROMIUM).exists():
         raise AssertionError(
             f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "

@@ -16,6 +16,7 @@ import json
 import signal
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from aiohttp import web
 
@@ -36,7 +37,7 @@ HEADERS = {
 
 
 @web.middleware
-async def security_headers(request: web.Request, handler):
+async def security_headers(request: web.Request, handler: floor.Handler) -> web.StreamResponse:
     resp = await handler(request)
     resp.headers.update(HEADERS)
     return resp
@@ -74,7 +75,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Applicati
     return app
 
 
-async def serve(cfg: TableConfig, out=sys.stdout) -> None:
+async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     feed = StatusFeed(status_path(Path(cfg.journal)))
     audit = Audit(audit_path(Path(cfg.journal)))
     runners, urls = [], {}

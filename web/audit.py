@@ -11,8 +11,9 @@ journal, with the same guarantees (``controller.journal.Journal``: durable at ea
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from controller.journal import Journal
+from controller.journal import Event, Journal
 
 LOGIN = "login"
 LOGIN_REFUSED = "login_refused"
@@ -28,10 +29,10 @@ class Audit:
     def __init__(self, path: Path) -> None:
         self.journal = Journal(path)
 
-    def record(self, kind: str, who: str, **data) -> None:
+    def record(self, kind: str, who: str, **data: Any) -> None:
         self.journal.append(None, kind, data, who=who)
 
-    def events(self, last: int = 100):
+    def events(self, last: int = 100) -> list[Event]:
         return self.journal.events(None)[-last:]
 
     def close(self) -> None:

@@ -15,6 +15,7 @@ import os
 import secrets
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +34,11 @@ class UsersError(Exception):
 def hash_password(password: str) -> str:
     salt = os.urandom(16)
     key = hashlib.scrypt(password.encode(), salt=salt, n=N, r=R, p=P, maxmem=MAXMEM, dklen=32)
-    b64 = lambda b: base64.b64encode(b).decode()  # noqa: E731
-    return f"scrypt${N}${R}${P}${b64(salt)}${b64(key)}"
+    return f"scrypt${N}${R}${P}${_b64(salt)}${_b64(key)}"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
 
 
 def check_password(password: str, stored: str) -> bool:
@@ -103,7 +107,7 @@ class Login:
 
 
 class Sessions:
-    def __init__(self, minutes: int, clock=time.monotonic) -> None:
+    def __init__(self, minutes: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = minutes * 60
         self.clock = clock
         self._logins: dict[str, Login] = {}
@@ -118,7 +122,7 @@ class Sessions:
         if login is None:
             return None
         if self.clock() >= login.expires:
-            del self._logins[token]
+            del self._logins[token or ""]
             return None
         return login
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 
@@ -32,7 +33,7 @@ class StatusFeed:
         self._seen: tuple[int, int, int] | None = None
         self._subscribers: set[asyncio.Queue[str]] = set()
 
-    def current(self) -> dict | None:
+    def current(self) -> dict[str, Any] | None:
         return json.loads(self.text) if self.text else None
 
     def look(self) -> bool:

@@ -11,18 +11,22 @@ from __future__ import annotations
 import asyncio
 import html
 from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import Any, TypeVar
 
 from aiohttp import web
 
 from controller import progressive as prog
-from controller.journal import METER_ADD, METER_PAID, METER_SET, Journal, JournalIntegrityError
+from controller.journal import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
 from web import audit
 from web.auth import COOKIE, check_password
 
 e = html.escape
+T = TypeVar("T")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PAGES = [
     ("/", "Table"),
     ("/rounds", "Hand recall"),
@@ -74,11 +78,11 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
     return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
 
 
-def cards(texts) -> str:
+def cards(texts: Iterable[str]) -> str:
     return '<span class="cards">' + "".join(f'<span class="card" data-card="{e(c)}"></span>' for c in texts) + "</span>"
 
 
-async def in_thread(fn, *args):
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
     return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
 
 
@@ -126,7 +130,7 @@ async def logout(request: web.Request) -> web.Response:
 
 
 @web.middleware
-async def require_login(request: web.Request, handler):
+async def require_login(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path in ("/login",) or request.path.startswith("/static/"):
         return await handler(request)
     login = request.app["sessions"].get(request.cookies.get(COOKIE))
@@ -139,7 +143,7 @@ async def require_login(request: web.Request, handler):
 # -- the table at a glance ---------------------------------------------------------------------------------
 
 
-def _verify(path) -> tuple[bool, str]:
+def _verify(path: Path) -> tuple[bool, str]:
     with Journal.read_only(path) as j:
         try:
             return True, f"{j.verify()} events, hash chain intact, head {j.head()[1][:16]}…"
@@ -184,7 +188,7 @@ async def rounds(request: web.Request) -> web.Response:
     request.app["audit"].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
     rows = "".join(
         f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
-        f"<td>{e(x.closed_by.replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
+        f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
         for x in reversed(summaries)
     )
     return page(
@@ -194,7 +198,7 @@ async def rounds(request: web.Request) -> web.Response:
     )
 
 
-def resettle(events) -> tuple[dict[str, Any] | None, str | None]:
+def resettle(events: list[Event]) -> tuple[dict[str, Any] | None, str | None]:
     """A fresh settlement of a journaled round by the rules engine: the round rebuilt from its facts,
     settled through the settle contract (the same path as ``tablectl recall --json | tablectl settle``)."""
     from controller.round import RoundController
@@ -204,7 +208,7 @@ def resettle(events) -> tuple[dict[str, Any] | None, str | None]:
     try:
         r = asyncio.run(
             RoundController.restore(
-                events[0].round_id, setup_from_journal(events[0].data), [(x.kind, x.data) for x in events]
+                events[0].round_id or "", setup_from_journal(events[0].data), [(x.kind, x.data) for x in events]
             )
         )
         return settlement_json(settle(r.settle_input())), None
@@ -226,7 +230,7 @@ def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str,
     return rows
 
 
-def _recall(path, round_id):
+def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
     with Journal.read_only(path) as j:
         summary = next((x for x in j.rounds() if x.round_id == round_id), None)
         if summary is None or summary.closed_by is None:
@@ -282,7 +286,8 @@ async def recall(request: web.Request) -> web.Response:
         check += (
             "<h3>Per wager (re-settled)</h3><table><tr><th>Seat</th><th>Wager</th><th>Result</th><th>Net</th></tr>"
             + "".join(
-                f"<tr><td>{s['seat']}</td><td>{e(w)}</td><td>{e(v['result'])} {e(v.get('line') or '')}</td><td class=num>{v['net']}</td></tr>"
+                f"<tr><td>{s['seat']}</td><td>{e(w)}</td>"
+                f"<td>{e(v['result'])} {e(v.get('line') or '')}</td><td class=num>{v['net']}</td></tr>"
                 for s in sorted(fresh["seats"], key=lambda s: -s["seat"])
                 for w, v in s["wagers"].items()
             )
@@ -336,13 +341,14 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
         f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
         f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
-        f'<text x="4" y="14" font-size="11">{e(str(hi))}</text><text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
+        f'<text x="4" y="14" font-size="11">{e(str(hi))}</text>'
+        f'<text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
         f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">{e(points[-1][0][:19])}</text></svg>'
         f"<figcaption>{e(name)}: {len(points)} changes, now {e(str(points[-1][1]))}</figcaption></figure>"
     )
 
 
-def _progressive(path, meters):
+def _progressive(path: Path, meters: list[str]) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
     with Journal.read_only(path) as j:
         return prog.history(j, 25), prog.report(j, meters), meter_series(j)
 
@@ -350,7 +356,8 @@ def _progressive(path, meters):
 async def progressive(request: web.Request) -> web.Response:
     hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"])
     hits = "".join(
-        f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td><td class=num>{e(str(h['amount']))}</td>"
+        f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
+        f"<td class=num>{e(str(h['amount']))}</td>"
         f"<td>{h['seat']}</td><td>{e(h['wager'])} {e(h['line'])}</td><td>{e(str(h['round']))}</td>"
         f"<td>{e(str(h['validated_by']))}</td></tr>"
         for h in hist
@@ -363,11 +370,13 @@ async def progressive(request: web.Request) -> web.Response:
     body = (
         f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>"
         "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
-        f"<th>Paid</th><th>Current</th></tr>{report}<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
+        f"<th>Paid</th><th>Current</th></tr>{report}"
+        f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
         f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
         "<h2>Each meter over time</h2>"
         + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
-        + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th><th>Amount</th><th>Seat</th><th>Line</th>"
+        + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
+        "<th>Amount</th><th>Seat</th><th>Line</th>"
         f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>"
     )
     return page(request, "Progressive", body)
@@ -376,7 +385,7 @@ async def progressive(request: web.Request) -> web.Response:
 # -- irregularities, voids, device faults ---------------------------------------------------------------------
 
 
-def _trouble(path):
+def _trouble(path: Path) -> list[Event]:
     with Journal.read_only(path) as j:
         return [x for x in j.iter_events() if any(w in x.kind for w in TROUBLE)][-200:]
 

@@ -43,7 +43,8 @@ def run(rounds: int = 5) -> list[dict]:
                 finally:
                     context.close()
     what = (
-        f"p99 by nearest rank; {len(times)} statuses of {rounds} UTH rounds (opening included), daemon's status written -> "
+        f"p99 by nearest rank; {len(times)} statuses of {rounds} UTH rounds (opening included), "
+        "daemon's status written -> "
         "tablectl web (file watch, server-sent events) -> Chromium frame drawn; same machine"
     )
     return [
