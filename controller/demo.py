@@ -99,7 +99,9 @@ def show(line: str) -> None:
     if event == "dealer":
         print(f"  dealer> {e.get('say')}", flush=True)
     elif event == "settle":
-        print(f"  seat {e['seat']}: {e.get('hand')}: {e.get('wagers')}  => net {e['net']}", flush=True)
+        hand = f"{e['hand']}: " if e.get("hand") else ""  # shown at the step that turns the cards over (P65)
+        print(f"  pay {e.get('step')}. seat {e['seat']} ({e.get('clause')}): {hand}{e.get('wagers')}"
+              f"  => seat net {e.get('seat_net')}", flush=True)
     elif e.get("level") in ("warning", "error"):
         print(f"  [{e['level']}] {event} {({k: v for k, v in e.items() if k not in ('event', 'level', 'timestamp')})}",
               flush=True)
