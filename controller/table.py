@@ -202,7 +202,8 @@ class TableLife(ev.Applier):
         the older form, a kind and its data, is journaled as given and applied as its type."""
         if isinstance(event, str):  # journaled as given, applied as its type
             self.journal.append(None, event, data or {}, who=who)
-            self.apply(ev.parse(event, data or {}), datetime.now(UTC))
+            if self.applies_to(event):
+                self.apply(ev.parse(event, data or {}), datetime.now(UTC))
             return
         self.journal.record(event, None, who=who)
         self.apply(event, datetime.now(UTC))
