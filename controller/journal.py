@@ -321,7 +321,8 @@ class Journal:
         if kind in METER_KINDS:
             _check_meter_event(kind, payload)
         text = _canonical(payload)
-        at = _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds")
+        # through _dt.timezone: tests set the clock by replacing _dt
+        at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")  # noqa: UP017
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
