@@ -5,12 +5,13 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium lint test bench run dist install clean
+.PHONY: help setup chromium lint test soak bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
+	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round)"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
@@ -41,6 +42,10 @@ test: $(STAMP) chromium
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy games controller drivers simulators
+
+# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
+soak: $(STAMP)
+	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json

@@ -81,15 +81,6 @@ def one_line(error: Exception) -> str:
     return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
 
 
-def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        return _settle_text(args, stdin, stdout, stderr)
-    except BrokenPipeError:
-        # the reader went away (``tablectl settle ... | head``): nothing more to write, and no traceback
-        _quiet(stdout)
-        return EXIT_REFUSED
-
-
 def _quiet(stream: TextIO) -> None:
     """After a broken pipe: point the real stdout at /dev/null so that its flush at exit cannot fail."""
     if stream is sys.stdout:
@@ -97,7 +88,7 @@ def _quiet(stream: TextIO) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _settle_text(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if args.file and args.file != "-":
             with open(args.file, encoding="utf-8") as f:
@@ -154,7 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args, stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    out = stdout or sys.stdout
+    try:
+        return int(args.handler(args, stdin or sys.stdin, out, stderr or sys.stderr))
+    except BrokenPipeError:
+        # the reader went away (``tablectl recall | head``): nothing more to write, and no traceback
+        _quiet(out)
+        return EXIT_REFUSED
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -466,6 +466,8 @@ def _with_env(where: str, msg: str) -> str:
 _HINTS = {
     "seats": "at most six betting positions, ch.2 §A; seats 1..6, RULINGS R1",
     "dealing.decks": "two decks only with an automated shuffler, ch.3 §B",
+    "dealing.procedure": "a manual dealing shoe ch.8, the hand ch.9, an automated dealing shoe or shuffler ch.10",
+    "dealing.dealer_cards": "UTH ch.10 §B(4), JHE ch.10 §B(3)",
 }
 
 
@@ -525,8 +527,22 @@ _STUB_CLAUSE = {
     "HCF": {_MANUAL_SHOE: "ch.8 §G", _HAND: "ch.9 §C(1)", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
     "RET": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.8 §E, ch.9 §C", _SHUFFLER: "ch.8 §E, ch.9 §C"},
 }
-# The option of leaving the dealer's cards in the shuffler.
-_DEALER_IN_SHUFFLER_CLAUSE = {"UTH": "UTH ch.10 §B(4)", "JHE": "JHE ch.10 §B(3)", "HCF": "HCF ch.11 §B(4)(b)"}
+# The option of leaving the dealer's cards in the shuffler.  HCF has none: its ch.10 §B(2) delivers the
+# dealer's seven cards in the deal (ch.11 §B(4)(b) only says how they are exposed; P27).
+_DEALER_IN_SHUFFLER_CLAUSE = {"UTH": "UTH ch.10 §B(4)", "JHE": "JHE ch.10 §B(3)"}
+# Where the dealer's cards are delivered in the deal, for a game without that option.
+_DEALER_DELIVERED_CLAUSE = {"HCF": "HCF ch.10 §B(2)"}
+_NO_DEALER_CLAUSE = {"RET": "RET ch.7 §E(1)", "UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)"}
+# The UTH Six Card Bonus box is dealt by ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
+_BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), ch.8 §D, ch.9 §B, ch.10 §B(1); P55"
+# ch.7 §G: the operator sets the adjacent boxes one player may wager on; there are at most the seats.
+# RET prints no such clause: its boxes are the seats (R1).
+_ADJACENT_CLAUSE = {"UTH": "UTH ch.7 §G, RULINGS R1", "JHE": "JHE ch.7 §G, RULINGS R1", "HCF": "HCF ch.7 §G, RULINGS R1",
+                    "RET": "RULINGS R1"}
+# Where each game lists the wagers a player may place.
+_WAGERS_CLAUSE = {"UTH": "UTH ch.7 §F", "JHE": "JHE ch.7 §F", "HCF": "HCF ch.7 §F", "RET": "RET ch.7 §E"}
+# Table limits are the operator's (no clause sets them); P56 reads what the validator requires of them.
+_LIMITS_RULING = "P56"
 _PAYOUT_LIMIT_CLAUSE = {"UTH": "UTH ch.12 §F(1)", "JHE": "JHE ch.12 §F(1)", "HCF": "HCF ch.12 §D", "RET": "RET ch.12 §C"}
 _PROGRESSIVE_SYSTEM_CLAUSE = {"UTH": "UTH ch.2 §C", "JHE": "JHE ch.2 §C", "HCF": "HCF ch.2 §C", "RET": "RET ch.2 §B(6)"}
 _ANTE_CLAUSE = {"UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)", "RET": "RET ch.7 §E(1)"}
@@ -570,7 +586,7 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
 
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:
-        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats})")
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({_ADJACENT_CLAUSE[g]})")
 
     # -- dealing
     d = cfg.dealing
@@ -585,8 +601,11 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
     if d.decks == 2 and not shuffler:
         add("dealing.decks", f"two decks only with an automated shuffler: set devices.shuffler ({g} ch.3 §B)")
     if d.dealer_cards == "in_shuffler":
-        if g not in _DEALER_IN_SHUFFLER_CLAUSE:
-            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({g} ch.7 §E(1))")
+        if not game.dealer_cards:
+            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({_NO_DEALER_CLAUSE[g]})")
+        elif g not in _DEALER_IN_SHUFFLER_CLAUSE:
+            add("dealing.dealer_cards", f"{game.name} has no procedure that leaves the dealer's cards in the shuffler: "
+                f"they are delivered in the deal ({_DEALER_DELIVERED_CLAUSE[g]}, P27)")
         elif d.procedure != _SHUFFLER:
             add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" ({_DEALER_IN_SHUFFLER_CLAUSE[g]})')
     max_hours = Decimal(4) if d.procedure == _HAND else Decimal(8)
@@ -633,7 +652,7 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
                 add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own ({_ANTE_CLAUSE[g]})")
             else:
                 others = ", ".join(x for x in game.wagers if x != "progressive")
-                add(where, f"{game.name} has no such wager (its wagers: {others})")
+                add(where, f"{game.name} has no such wager (its wagers: {others}; {_WAGERS_CLAUSE[g]})")
             continue
         name = game.paytable_of.get(wager)
         if name is None:
@@ -643,9 +662,10 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             offered_letters = letters(game.name, name)
             if w.paytable is None:
                 if len(offered_letters) > 1:
-                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} ({paytable(game.name, name, offered_letters[0]).clause.rsplit('(', 1)[0]})")
+                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} ({_paytable_clause(game, name)})")
             elif w.paytable not in offered_letters:
-                add(f"{where}.paytable", f"must be one of {', '.join(offered_letters)}, not {w.paytable!r}")
+                add(f"{where}.paytable", f"must be one of {', '.join(offered_letters)}, not {w.paytable!r} "
+                    f"({_paytable_clause(game, name)})")
         if wager in _companions(game):
             ante = offered.get(game.antes[0])
             for key in ("min", "max"):
@@ -654,15 +674,23 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
                     add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two are placed in equal amounts ({_ANTE_CLAUSE[g]})")
             continue
         if w.min is None:
-            add(f"{where}.min", "required")
+            add(f"{where}.min", f"required: the table minimum ({_PAYOUT_LIMIT_CLAUSE[g]} counts from it; {_LIMITS_RULING})")
         elif w.min <= 0:
-            add(f"{where}.min", "must be more than 0")
+            add(f"{where}.min", f"must be more than 0 ({_LIMITS_RULING})")
         if w.max is None:
-            add(f"{where}.max", "required")
+            add(f"{where}.max", f"required: the table maximum ({_LIMITS_RULING})")
         elif w.min is not None and w.max < w.min:
-            add(f"{where}.max", f"must be at least the minimum ({w.min})")
+            add(f"{where}.max", f"must be at least the minimum ({w.min}) ({_LIMITS_RULING})")
     if "six_card_bonus" in offered and "trips" not in offered:
         add("wagers.six_card_bonus", "needs the Trips wager offered too (UTH ch.7 §F(4)(b), RULINGS R21b)")
+    if game.bonus_cards and "six_card_bonus" in offered and cfg.dealing.procedure in (_MANUAL_SHOE, _HAND):
+        add("wagers.six_card_bonus", "the Six Card Bonus box is dealt only by an automated dealing shoe or shuffler: "
+            f"a table dealing from a manual shoe or by hand cannot offer it ({_BONUS_BOX_CLAUSE})")
+
+
+def _paytable_clause(game: Game, name: str) -> str:
+    """The clause listing a wager's paytables (that of its first letter, up to its own number)."""
+    return paytable(game.name, name, letters(game.name, name)[0]).clause.rsplit("(", 1)[0]
 
 
 def _meter_clause(game: str, letter: str, meter: str) -> str:
@@ -690,25 +718,27 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     if p.unit is None:
         add("progressive.unit", "required: the amount of the one Progressive wager (RULINGS R3)")
     elif p.unit <= 0:
-        add("progressive.unit", "must be more than 0")
+        add("progressive.unit", "must be more than 0 (RULINGS R3)")
     offered = letters(game.name, "progressive")
+    where = _paytable_clause(game, "progressive")
     if p.paytable is None:
-        add("progressive.paytable", f"required: one of {', '.join(offered)}")
+        add("progressive.paytable", f"required: one of {', '.join(offered)} ({where})")
         return
     if p.paytable not in offered:
-        add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r}")
+        add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r} ({where})")
         return
     table = paytable(game.name, "progressive", p.paytable)
 
     # Envy Bonus (RULINGS R18a, R24, R29)
     if p.envy is not None:
         if not game.has_envy:
-            add("progressive.envy", f"{game.name} has no Envy Bonus")
+            add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
         elif g == "HCF":
             if p.envy != p.paytable or p.envy not in letters(game.name, "envy"):
                 add("progressive.envy", f"High Card Flush pays an Envy Bonus only with Progressive paytable C, D or E, by the Envy table of the same letter ({p.paytable!r} here) (RULINGS R18a)")
         elif p.envy not in letters(game.name, "envy"):
-            add("progressive.envy", f"must be one of {', '.join(letters(game.name, 'envy'))}, not {p.envy!r}")
+            add("progressive.envy", f"must be one of {', '.join(letters(game.name, 'envy'))}, not {p.envy!r} "
+                f"({_paytable_clause(game, 'envy')})")
 
     # Meters: every meter the table pays from; also those the rules give a minimum for (JHE club).
     minimums = METER_MINIMUMS[(game.name, p.paytable)]
@@ -719,7 +749,7 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     for meter, m in p.meters.items():
         where = f"progressive.meters.{meter}"
         if meter not in allowed:
-            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=METERS[game.name].index))})")
+            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=METERS[game.name].index))}; {table.clause})")
             continue
         minimum = minimums.get(meter)
         if minimum is not None:
@@ -728,10 +758,10 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
                 if getattr(m, key) < minimum:
                     add(f"{where}.{key}", f"must be at least {meter_display(minimum)} ({clause})")
         if m.initial < m.reset:
-            add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)})")
+            add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)}) (P33)")
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
-        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1")
+        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 (P33)")
     if not found:
         _check_progressive_return(cfg, game, add)
 

@@ -72,6 +72,10 @@ log = structlog.get_logger("table")
 DEVICE_START_TIMEOUT = 20.0
 NOT_ANSWERING = "the progressive system is not answering"
 CARD_TIMEOUT = 300.0  # a dealer drawing from a shoe: after this, the round halts (fail closed)
+HAND_DECK_CHANGE_HOURS = Decimal(4)  # ch.3 §C(1)
+# Wagers settled on a box only ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
+BOX_WAGERS = ("six_card_bonus",)
+BOX_PROCEDURES = ("automated_shoe", "shuffler")
 
 PROCEDURES = {
     "manual_shoe": Procedure.MANUAL_SHOE,
@@ -134,6 +138,7 @@ class TableDaemon:
         self.cfg = cfg
         self._drivers: dict[str, Any] = {}
         self.no_card_source: str | None = None
+        self.closed_wagers: list[str] = []  # offered, but closed while a fallback procedure cannot deal them (P55)
         self.game = cfg.game_rules
         self.journal = Journal(cfg.journal)
         self.life = TableLife(cfg, self.journal)
@@ -276,7 +281,17 @@ class TableDaemon:
                     dealing = dealing.model_copy(update={"procedure": "hand"})
                 else:
                     self.no_card_source = "the shoe is out of order and no shuffler is in service"
-        self.cfg = base.model_copy(update={"devices": devices, "dealing": dealing}) if out else base
+        update: dict[str, Any] = {"devices": devices, "dealing": dealing}
+        if dealing.procedure == "hand" and dealing.deck_change_hours > HAND_DECK_CHANGE_HOURS:
+            # ch.3 §C(1): cards dealt by hand are changed at least every four hours, whatever the
+            # procedure configured (P43)
+            update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": HAND_DECK_CHANGE_HOURS})
+        self.closed_wagers = [w for w in base.wagers if w in BOX_WAGERS and dealing.procedure not in BOX_PROCEDURES]
+        if self.closed_wagers:
+            # UTH ch.10 §B(1) alone deals the Six Card Bonus box; chapters 8 and 9 do not (P55): the
+            # wager is closed while the table deals another way, its chips refused at no more bets
+            update["wagers"] = {w: c for w, c in base.wagers.items() if w not in self.closed_wagers}
+        self.cfg = base.model_copy(update=update) if out else base
         self.life.cfg = self.cfg
         self.procedure = PROCEDURES[self.cfg.dealing.procedure]
 
@@ -679,6 +694,11 @@ class TableDaemon:
             self.life.require(steps, f"the {device} is {'back in service' if kind == 'in_service' else 'out of order'}",
                               who=who)
         mode = self.no_card_source or f"the table deals by {self.cfg.dealing.procedure.replace('_', ' ')} now"
+        if self.closed_wagers and not self.no_card_source:
+            mode += (f"; {', '.join(w.replace('_', ' ') for w in self.closed_wagers)} CLOSED: this procedure deals "
+                     "no Six Card Bonus box (UTH ch.10 §B(1), P55) -- take no such wager")
+        if self.cfg.dealing.deck_change_hours != self.base_cfg.dealing.deck_change_hours:
+            mode += f"; decks changed every {self.cfg.dealing.deck_change_hours:g} h dealt by hand (ch.3 §C(1))"
         state = "out of order: cover it or sign it" if kind == "out_of_order" else "back in service"
         self._tell(f"{device} {state} ({where}, {who}); {mode}")
 
@@ -773,6 +793,9 @@ class TableDaemon:
                 raise RoundRefused(f"chips at seat {seat}, but this table has {self.cfg.seats} seats")
             for area, cents in sorted(bets[seat].items()):
                 wager = areas[area] if area < len(areas) else f"area {area}"
+                if wager in self.closed_wagers:
+                    raise RoundRefused(f"seat {seat}: chips on {wager}, closed while the table deals by "
+                                       f"{self.cfg.dealing.procedure.replace('_', ' ')} (UTH ch.10 §B(1), P55)")
                 if wager not in self.cfg.wagers and wager not in self.game.antes:
                     raise RoundRefused(f"seat {seat}: chips on {wager}, which this table does not offer")
                 amount = Decimal(cents) / 100
@@ -804,7 +827,7 @@ class TableDaemon:
         assert r is not None
         self._streets_dealt, self._face_up_this_round = 0, 0
         seats = sorted(r.seats)
-        if self.cfg.dealing.decks == 2 and self.shuffler is not None and self.life.last_shuffled:
+        if self.shuffler is not None and self.life.last_shuffled:  # one deck or two: which one dealt (ch.3 §A-§B)
             self.life.record("deck_dealt", {"deck": self.life.last_shuffled, "round": r.round_id})
         if self.shoe is not None and self.shoe.pending:
             # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
@@ -1186,11 +1209,24 @@ class TableDaemon:
             return None
 
     def _check_alternation(self) -> None:
-        """ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
+        """Only the decks received and inspected are dealt (ch.3 §A(1): one deck, or §B: two; ch.4 §A-§E):
+        a deck the shuffler brings into play that the table never inspected -- the other deck of a
+        two-deck shuffler at a one-deck table -- deals no round; the decks go through the opening steps.
+        ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
         but a shuffle that failed and was repeated can bring back the deck the last round used."""
-        if self.cfg.dealing.decks != 2 or self.shuffler is None:
+        if self.shuffler is None:
             return
         deck = self.life.last_shuffled
+        if deck is not None and self.life.decks_in_use and deck not in self.life.decks_in_use:
+            inspected = ", ".join(self.life.decks_in_use)
+            why = f"deck {deck} is in play, but the table inspected only deck {inspected} (ch.3 §A(1), ch.4 §A)"
+            self.life.record("deck_removed", {"deck": deck, "reason": why, "clause": "ch.3 §A(1), ch.4 §A"})
+            self.life.require(opening_steps(self.cfg), why)
+            self._tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
+                       "the decks go through the opening steps")
+            raise RoundRefused(f"{why}: it deals no round -- the decks go through the opening steps")
+        if self.cfg.dealing.decks != 2:
+            return
         if deck is not None and deck == self.life.last_dealt:
             self.life.require(["shuffled"], f"deck {deck} dealt the last round (ch.3 §B)")
             raise RoundRefused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
@@ -1324,6 +1360,7 @@ class TableDaemon:
             "next_card_to": self.next_place if self.expecting else None,
             "devices": devices,
             "out_of_order": sorted(self.life.out_of_order),
+            "closed_wagers": list(self.closed_wagers),
             "dealing": self.cfg.dealing.procedure if not self.no_card_source else f"none: {self.no_card_source}",
             "irregularity_menu": ([o.label for o in self.irregularity["options"]]
                                   if self.irregularity and self.irregularity["chosen"] is None else None),

@@ -57,9 +57,15 @@ class Control:
         return reply
 
 
-def start_simulator(name: str, port: int, procs: list[subprocess.Popen]) -> Control:
+def simulator_options(name: str, cfg) -> list[str]:
+    """What the simulated device is, as the table is configured: the shuffler holds the configured
+    number of decks (a one-deck table's shuffler has no second deck to bring into play, ch.3 §A(1))."""
+    return ["--decks", str(cfg.dealing.decks)] if name == "shuffler" else []
+
+
+def start_simulator(name: str, port: int, procs: list[subprocess.Popen], options: list[str] = ()) -> Control:
     """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
-    args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0"]
+    args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0", *options]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
@@ -93,7 +99,9 @@ def show(line: str) -> None:
     if event == "dealer":
         print(f"  dealer> {e.get('say')}", flush=True)
     elif event == "settle":
-        print(f"  seat {e['seat']}: {e.get('hand')}: {e.get('wagers')}  => net {e['net']}", flush=True)
+        hand = f"{e['hand']}: " if e.get("hand") else ""  # shown at the step that turns the cards over (P65)
+        print(f"  pay {e.get('step')}. seat {e['seat']} ({e.get('clause')}): {hand}{e.get('wagers')}"
+              f"  => seat net {e.get('seat_net')}", flush=True)
     elif e.get("level") in ("warning", "error"):
         print(f"  [{e['level']}] {event} {({k: v for k, v in e.items() if k not in ('event', 'level', 'timestamp')})}",
               flush=True)
@@ -294,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in SIM_MODULES:
             url = getattr(cfg0.devices, name)
             if url is not None:
-                controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs)
+                controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs,
+                                                 simulator_options(name, cfg0))
                 if args.free_ports:
                     os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url or ""
         cfg = load_config(args.config)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from controller.config import TableConfig, load_config
-from controller.demo import Control, Dealer, start_simulator, stop_processes
+from controller.demo import Control, Dealer, simulator_options, start_simulator, stop_processes
 from controller.journal import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,11 +121,12 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
     procs: list[subprocess.Popen] = []
+    configured = load_config(path)  # the devices as the file configures them (the decks in the shuffler)
     try:
         controls = {}
         for device in SCHEMES:
             if f"\n{device} =" in text or device in add_devices:
-                controls[device] = start_simulator(device, 0, procs)
+                controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
             else:
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
