@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from drivers.device import DEVICES as DEVICE_TYPES
+from drivers.device import Link
 from drivers.health import DeviceError, DeviceOffline, Health, stop_task
 from simulators.control import ControlClient, ControlError
 
@@ -132,10 +133,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "url",
         metavar="URL",
-        help="the device: " + "; ".join(
-            f"{t.link.url_help} ({', '.join(n for n, u in DEVICE_TYPES.items() if u.link is t.link)})"
-            for t in {t.link: t for t in DEVICE_TYPES.values()}.values()
-        ),
+        help=_url_help(),
     )
     p.add_argument("--show-cards", action="store_true", help=SHOW_CARDS_HELP)
     p.add_argument(
@@ -146,6 +144,14 @@ def register(sub: Any) -> None:
         "would); debug logs card values, so it needs --show-cards",
     )
     p.set_defaults(handler=cmd_watch)
+
+
+def _url_help() -> str:
+    """Each kind of link, its URLs and the device types it reaches."""
+    kinds: dict[Link, list[str]] = {}
+    for t in DEVICE_TYPES.values():
+        kinds.setdefault(t.link, []).append(t.name)
+    return "the device: " + "; ".join(f"{link.url_help} ({', '.join(names)})" for link, names in kinds.items())
 
 
 # --------------------------------------------------------------------------
