@@ -94,13 +94,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from games.game import Game
 from games.money import CENT, meter_display
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Push
-from games.paytables import (
-    METER_MINIMUM_CLAUSES,
-    METER_MINIMUMS,
-    METERS,
-    letters,
-    paytable,
-)
 from games.progressive_return import describe, progressive_return, three_decimals
 from games.registry import GAMES
 from games.settlement import odds_net
@@ -502,34 +495,12 @@ def _env_path_known(model: type[BaseModel], parts: list[str]) -> bool:
 
 _HAND, _MANUAL_SHOE, _AUTO_SHOE, _SHUFFLER = "hand", "manual_shoe", "automated_shoe", "shuffler"
 
-# Where each game's rules count the stub when no automated shuffler is used, by dealing chapter.
-# RET ch.10 has no stub-count clause; its ch.8 §E and ch.9 §C set the same five rounds.
-_STUB_CLAUSE = {
-    "UTH": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "JHE": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "HCF": {_MANUAL_SHOE: "ch.8 §G", _HAND: "ch.9 §C(1)", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "RET": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.8 §E, ch.9 §C", _SHUFFLER: "ch.8 §E, ch.9 §C"},
-}
-# The option of leaving the dealer's cards in the shuffler.  HCF has none: its ch.10 §B(2) delivers the
-# dealer's seven cards in the deal (ch.11 §B(4)(b) only says how they are exposed; P27).
-_DEALER_IN_SHUFFLER_CLAUSE = {"UTH": "UTH ch.10 §B(4)", "JHE": "JHE ch.10 §B(3)"}
-# Where the dealer's cards are delivered in the deal, for a game without that option.
-_DEALER_DELIVERED_CLAUSE = {"HCF": "HCF ch.10 §B(2)"}
-_NO_DEALER_CLAUSE = {"RET": "RET ch.7 §E(1)", "UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)"}
-# The UTH Six Card Bonus box is dealt by ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
+# Every clause cited below is the game's own (``Game.clauses``, ``Game.dealing``, its paytables and
+# meters, declared in its module): this module keeps no table by game.
+# The UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
 _BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), ch.8 §D, ch.9 §B, ch.10 §B(1); P55"
-# ch.7 §G: the operator sets the adjacent boxes one player may wager on; there are at most the seats.
-# RET prints no such clause: its boxes are the seats (R1).
-_ADJACENT_CLAUSE = {"UTH": "UTH ch.7 §G, RULINGS R1", "JHE": "JHE ch.7 §G, RULINGS R1", "HCF": "HCF ch.7 §G, RULINGS R1",
-                    "RET": "RULINGS R1"}
-# Where each game lists the wagers a player may place.
-_WAGERS_CLAUSE = {"UTH": "UTH ch.7 §F", "JHE": "JHE ch.7 §F", "HCF": "HCF ch.7 §F", "RET": "RET ch.7 §E"}
 # Table limits are the operator's (no clause sets them); P56 reads what the validator requires of them.
 _LIMITS_RULING = "P56"
-_PAYOUT_LIMIT_CLAUSE = {"UTH": "UTH ch.12 §F(1)", "JHE": "JHE ch.12 §F(1)", "HCF": "HCF ch.12 §D", "RET": "RET ch.12 §C"}
-_PROGRESSIVE_SYSTEM_CLAUSE = {"UTH": "UTH ch.2 §C", "JHE": "JHE ch.2 §C", "HCF": "HCF ch.2 §C", "RET": "RET ch.2 §B(6)"}
-_ANTE_CLAUSE = {"UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)", "RET": "RET ch.7 §E(1)"}
-_EVEN_MONEY_CLAUSE = {"UTH": "UTH ch.12 §A", "JHE": "JHE ch.12 §A", "HCF": "HCF ch.12 §A", "RET": "RET ch.12 §A"}
 
 
 def _companions(game: Game) -> tuple[str, ...]:
@@ -549,9 +520,9 @@ def _paytable_letters(cfg: TableConfig) -> dict[str, str]:
     for wager, w in cfg.wagers.items():
         name = game.paytable_of.get(wager)
         if name is not None:
-            out[name] = w.paytable or letters(game.name, name)[0]
+            out[name] = w.paytable or game.letters(name)[0]
     for name in {game.paytable_of[d] for d in game.decision_wagers if d in game.paytable_of}:
-        out[name] = letters(game.name, name)[0]  # RET: the single Run paytable
+        out[name] = game.letters(name)[0]  # RET: the single Run paytable
     if cfg.progressive.enabled and cfg.progressive.paytable:
         out["progressive"] = cfg.progressive.paytable
     return out
@@ -561,6 +532,7 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
     """Every problem of a structurally valid configuration: (key path, message)."""
     game = cfg.game_rules
     g = game.short
+    c = game.clauses
     problems: list[tuple[str, str]] = []
 
     def add(where: str, msg: str) -> None:
@@ -569,7 +541,7 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
 
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:
-        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({_ADJACENT_CLAUSE[g]})")
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({c.adjacent_boxes})")
 
     # -- dealing
     d = cfg.dealing
@@ -585,19 +557,19 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
         add("dealing.decks", f"two decks only with an automated shuffler: set devices.shuffler ({g} ch.3 §B)")
     if d.dealer_cards == "in_shuffler":
         if not game.dealer_cards:
-            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({_NO_DEALER_CLAUSE[g]})")
-        elif g not in _DEALER_IN_SHUFFLER_CLAUSE:
+            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({c.dealer_hand})")
+        elif not game.dealing.dealer_may_stay:
             add("dealing.dealer_cards", f"{game.name} has no procedure that leaves the dealer's cards in the shuffler: "
-                f"they are delivered in the deal ({_DEALER_DELIVERED_CLAUSE[g]}, P27)")
+                f"they are delivered in the deal ({game.dealing.dealer_clause}, P27)")
         elif d.procedure != _SHUFFLER:
-            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" ({_DEALER_IN_SHUFFLER_CLAUSE[g]})')
+            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" ({game.dealing.held_clause})')
     max_hours = Decimal(4) if d.procedure == _HAND else Decimal(8)
     if d.deck_change_hours > max_hours:
         how = "when the cards are dealt by hand" if d.procedure == _HAND else "when the cards are dealt from a shoe or shuffler"
         sub = "(1)" if d.procedure == _HAND else "(2)"
         add("dealing.deck_change_hours", f"must be at most {max_hours} {how} ({g} ch.3 §C{sub})")
     if d.stub_count_rounds > 5:
-        add("dealing.stub_count_rounds", f"must be at most 5 ({g} {_STUB_CLAUSE[g][d.procedure]})")
+        add("dealing.stub_count_rounds", f"must be at most 5 ({c.stub_count[d.procedure]})")
 
     # -- wagers
     _check_wagers(cfg, game, add)
@@ -615,16 +587,16 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
             else:
                 shown = ", ".join(f"{k} {v}" for k, v in parts.items() if v)
                 why = f"the most one player could win in a round at the table minimums ({shown})"
-            add("payout_limit", f"must be at least {floor} ({why}; {_PAYOUT_LIMIT_CLAUSE[g]}, RULINGS R6)")
+            add("payout_limit", f"must be at least {floor} ({why}; {c.payout_limit}, RULINGS R6)")
     return problems
 
 
 def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
-    g = game.short
+    c = game.clauses
     offered = cfg.wagers
     for ante in game.antes:
         if ante not in offered:
-            add(f"wagers.{ante}", f"required: every {game.name} player places it ({_ANTE_CLAUSE[g]})")
+            add(f"wagers.{ante}", f"required: every {game.name} player places it ({c.ante})")
     for wager, w in offered.items():
         where = f"wagers.{wager}"
         if wager == "progressive":
@@ -632,17 +604,17 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             continue
         if wager not in game.wagers:
             if wager in game.decision_wagers:
-                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own ({_ANTE_CLAUSE[g]})")
+                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own ({c.ante})")
             else:
                 others = ", ".join(x for x in game.wagers if x != "progressive")
-                add(where, f"{game.name} has no such wager (its wagers: {others}; {_WAGERS_CLAUSE[g]})")
+                add(where, f"{game.name} has no such wager (its wagers: {others}; {c.wagers})")
             continue
         name = game.paytable_of.get(wager)
         if name is None:
             if w.paytable is not None:
-                add(f"{where}.paytable", f"the {wager} has no paytable: it pays 1 to 1 ({_EVEN_MONEY_CLAUSE[g]})")
+                add(f"{where}.paytable", f"the {wager} has no paytable: it pays 1 to 1 ({c.even_money})")
         else:
-            offered_letters = letters(game.name, name)
+            offered_letters = game.letters(name)
             if w.paytable is None:
                 if len(offered_letters) > 1:
                     add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} ({_paytable_clause(game, name)})")
@@ -654,10 +626,10 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             for key in ("min", "max"):
                 mine = getattr(w, key)
                 if mine is not None and ante is not None and getattr(ante, key) is not None and mine != getattr(ante, key):
-                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two are placed in equal amounts ({_ANTE_CLAUSE[g]})")
+                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two are placed in equal amounts ({c.ante})")
             continue
         if w.min is None:
-            add(f"{where}.min", f"required: the table minimum ({_PAYOUT_LIMIT_CLAUSE[g]} counts from it; {_LIMITS_RULING})")
+            add(f"{where}.min", f"required: the table minimum ({c.payout_limit} counts from it; {_LIMITS_RULING})")
         elif w.min <= 0:
             add(f"{where}.min", f"must be more than 0 ({_LIMITS_RULING})")
         if w.max is None:
@@ -673,18 +645,7 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
 
 def _paytable_clause(game: Game, name: str) -> str:
     """The clause listing a wager's paytables (that of its first letter, up to its own number)."""
-    return paytable(game.name, name, letters(game.name, name)[0]).clause.rsplit("(", 1)[0]
-
-
-def _meter_clause(game: str, letter: str, meter: str) -> str:
-    """The clause of one meter's minimum (JHE lists each meter under its own number)."""
-    clause = METER_MINIMUM_CLAUSES[(game, letter)]
-    if game == "jackpot_holdem":
-        head, *rest = clause.split(", ")
-        prefix, first = head.split("§E")
-        parts = [first] + rest
-        return f"{prefix}§E{parts[METERS[game].index(meter)]}"
-    return clause
+    return game.paytable(name, game.letters(name)[0]).clause.rsplit("(", 1)[0]
 
 
 def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
@@ -697,12 +658,13 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
         add_problem(where, msg)
 
     if cfg.devices.progressive is None:
-        add("devices.progressive", f"required with the Progressive wager: the progressive table game system ({_PROGRESSIVE_SYSTEM_CLAUSE[g]})")
+        add("devices.progressive", "required with the Progressive wager: the progressive table game system "
+            f"({game.clauses.progressive_system})")
     if p.unit is None:
         add("progressive.unit", "required: the amount of the one Progressive wager (RULINGS R3)")
     elif p.unit <= 0:
         add("progressive.unit", "must be more than 0 (RULINGS R3)")
-    offered = letters(game.name, "progressive")
+    offered = game.letters("progressive")
     where = _paytable_clause(game, "progressive")
     if p.paytable is None:
         add("progressive.paytable", f"required: one of {', '.join(offered)} ({where})")
@@ -710,21 +672,22 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     if p.paytable not in offered:
         add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r} ({where})")
         return
-    table = paytable(game.name, "progressive", p.paytable)
+    table = game.paytable("progressive", p.paytable)
 
     # Envy Bonus (RULINGS R18a, R24, R29)
     if p.envy is not None:
         if not game.has_envy:
             add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
-        elif g == "HCF":
-            if p.envy != p.paytable or p.envy not in letters(game.name, "envy"):
+        elif game.envy_letter_is_progressive_letter:
+            if p.envy != p.paytable or p.envy not in game.letters("envy"):
                 add("progressive.envy", f"High Card Flush pays an Envy Bonus only with Progressive paytable C, D or E, by the Envy table of the same letter ({p.paytable!r} here) (RULINGS R18a)")
-        elif p.envy not in letters(game.name, "envy"):
-            add("progressive.envy", f"must be one of {', '.join(letters(game.name, 'envy'))}, not {p.envy!r} "
+        elif p.envy not in game.letters("envy"):
+            add("progressive.envy", f"must be one of {', '.join(game.letters('envy'))}, not {p.envy!r} "
                 f"({_paytable_clause(game, 'envy')})")
 
     # Meters: every meter the table pays from; also those the rules give a minimum for (JHE club).
-    minimums = METER_MINIMUMS[(game.name, p.paytable)]
+    minimum_of = game.meter_minimums[p.paytable]
+    minimums = minimum_of.amounts
     allowed = set(table.meters) | set(minimums)
     for meter in table.meters:
         if meter not in p.meters:
@@ -732,11 +695,11 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     for meter, m in p.meters.items():
         where = f"progressive.meters.{meter}"
         if meter not in allowed:
-            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=METERS[game.name].index))}; {table.clause})")
+            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=game.meters.index))}; {table.clause})")
             continue
         minimum = minimums.get(meter)
         if minimum is not None:
-            clause = _meter_clause(game.name, p.paytable, meter)
+            clause = minimum_of.clause_of(meter)
             for key in ("initial", "reset"):
                 if getattr(m, key) < minimum:
                     add(f"{where}.{key}", f"must be at least {meter_display(minimum)} ({clause})")
@@ -772,7 +735,7 @@ def _check_progressive_return(cfg: TableConfig, game: Game, add: Any) -> None:
 def _top_net(game: Game, wager_paytable: str, letter: str, amount: Decimal) -> Decimal:
     """The largest net of any line of a paytable on ``amount`` (RULINGS R2, R21a)."""
     best = Decimal(0)
-    for line in paytable(game.name, wager_paytable, letter).lines:
+    for line in game.paytable(wager_paytable, letter).lines:
         pays = line.pays
         if isinstance(pays, Odds):
             net = odds_net(amount, pays)

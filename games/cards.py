@@ -11,7 +11,7 @@ equality and hashing are cheap and a card can be used as a dict key.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from games.money import shown
 
@@ -40,11 +40,11 @@ class Card:
     index: int  # 0..51, rank-major: (rank - 2) * 4 + suit position
     text: str
 
-    def __new__(cls, rank: int, suit: str) -> "Card":  # pragma: no cover - only via the table below
+    def __new__(cls, rank: int, suit: str) -> Card:  # pragma: no cover - only via the table below
         raise TypeError("use parse_card() or the CARDS table; cards are interned")
 
     @classmethod
-    def _make(cls, rank: int, suit: str) -> "Card":
+    def _make(cls, rank: int, suit: str) -> Card:
         card = object.__new__(cls)
         object.__setattr__(card, "rank", rank)
         object.__setattr__(card, "suit", suit)

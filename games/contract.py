@@ -8,13 +8,14 @@ Nothing is guessed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from games.cards import Card, CardError, check_distinct, parse_card
 from games.game import Game
 from games.money import MAX_AMOUNT, MoneyError, display, meter_display, shown, to_money
-from games.paytables import METERS, letters, paytable
+from games.paytables import letters, paytable
 from games.registry import GAMES
 from games.round import Progressive, Round, RoundError, Seat, Settlement
 
@@ -241,10 +242,10 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     for key, target in (("meters", meters), ("reset", reset)):
         raw = _object(value.get(key, {}), f"progressive.{key}")
         for meter, amount in raw.items():
-            if meter not in METERS[game.name]:
+            if meter not in game.meters:
                 raise RoundError(
                     f"progressive.{key}.{meter}",
-                    f"{game.name} has no such meter; its meters are {', '.join(METERS[game.name])}",
+                    f"{game.name} has no such meter; its meters are {', '.join(game.meters)}",
                 )
             target[meter] = _money(amount, f"progressive.{key}.{meter}", positive=False)
         for meter in table.meters:
@@ -258,7 +259,7 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
         if not game.has_envy or envy not in letters(game.name, "envy"):
             have = ", ".join(letters(game.name, "envy")) if game.has_envy else "none"
             raise RoundError("progressive.envy", f"no Envy Bonus table {shown(envy)} in {game.name} (tables: {have})")
-        if game.name == "high_card_flush" and envy != paytables["progressive"]:
+        if game.envy_letter_is_progressive_letter and envy != paytables["progressive"]:
             raise RoundError(
                 "progressive.envy",
                 f"must be the progressive paytable's own letter {paytables['progressive']!r} (RULINGS R18a)",

@@ -1,6 +1,8 @@
 """The dealing procedures of chapters 8-11, as data: where each card out of the deck goes.
 
-Pure rules, no I/O: the daemon asks these functions where the next card out of
+Each game's facts (the community places, when they are shown, the clauses of
+its stacks) are its own (``Game.dealing``, ``games.facts.DealingFacts``); the
+functions here apply them.  Pure rules, no I/O: the daemon asks these functions where the next card out of
 the manual dealing shoe or the dealer's hand goes, or which stack the automated
 dealing shoe or shuffler delivers next, and compares what the devices report
 with them.
@@ -58,6 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from games.facts import DealingFacts
 from games.game import Game
 
 MAX_SEAT = 6  # RULINGS R1; UTH/JHE ch.2 §A, HCF/RET ch.2
@@ -108,77 +111,11 @@ class Stack:
         return len(self.places)
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """What chapters 8-11 of one game say about the cards' order."""
-
-    #: community places in the order they are dealt or stacked
-    community: tuple[int | str, ...]
-    #: the community cards that become face up before decision k (k = len(streets): after the last)
-    schedule: tuple[tuple[int | str, ...], ...]
-    #: dealt before the players' cards by a shoe or by hand (RET ch.8 §D(2), ch.9 §B(1))
-    community_first: bool = False
-    #: dealt face up between decisions by a shoe or by hand (UTH ch.11 §C(2), §E(2));
-    #: otherwise dealt face down with the initial deal and revealed
-    community_at_streets: bool = False
-    #: a burn card before each street dealt by hand (UTH ch.11 §C(1), §E(1))
-    burn_by_hand: bool = False
-    #: automated: the dealer's stack comes before the players' (UTH/JHE) or after them (HCF)
-    dealer_stack_first: bool = False
-    #: automated: the dealer's cards may stay in the shuffler until every player has acted
-    dealer_may_stay: bool = False
-    bonus_clause: str = ""
-    community_clause: str = ""
-    dealer_clause: str = ""
-    held_clause: str = ""
-    seats_clause: str = ""
-
-
-_FACTS: dict[str, _Facts] = {
-    "UTH": _Facts(
-        community=(0, 1, 2, 3, 4),
-        schedule=((), (0, 1, 2), (3, 4), ()),  # ch.11 §B; the flop §C(2); the last two §E(2); §G
-        community_at_streets=True,
-        burn_by_hand=True,
-        dealer_stack_first=True,
-        dealer_may_stay=True,
-        bonus_clause="UTH ch.10 §B(1)",
-        community_clause="UTH ch.10 §B(2)",
-        dealer_clause="UTH ch.10 §B(3)",
-        held_clause="UTH ch.10 §B(4)",
-        seats_clause="UTH ch.10 §B(3)",
-    ),
-    "JHE": _Facts(
-        community=(0, 1, 2, 3, 4),
-        schedule=((0,), (1, 2), (3, 4), ()),  # ch.11 §B (R11), §D, §F; §H
-        dealer_stack_first=True,
-        dealer_may_stay=True,
-        community_clause="JHE ch.10 §B(1)",
-        dealer_clause="JHE ch.10 §B(2)",
-        held_clause="JHE ch.10 §B(3)",
-        seats_clause="JHE ch.10 §B(2)",
-    ),
-    "HCF": _Facts(
-        community=(),
-        schedule=((), ()),  # no community cards; one decision (ch.11 §B)
-        dealer_clause="HCF ch.10 §B(2)",
-        seats_clause="HCF ch.10 §B(1)",
-    ),
-    "RET": _Facts(
-        community=("left", "center", "right", "top", "bottom"),  # RULINGS R25
-        schedule=((), ("left", "right"), ("top", "bottom"), ("center",)),  # ch.11 §B; §C; §E; §G
-        community_first=True,
-        community_clause="RET ch.10 §B(1)",
-        seats_clause="RET ch.10 §B(2)",
-    ),
-}
-
-
-def _facts(game: Game) -> _Facts:
-    try:
-        facts = _FACTS[game.short]
-    except KeyError:
-        raise ValueError(f"no dealing procedure for {game.name!r}") from None
+def _facts(game: Game) -> DealingFacts:
+    """The game's own dealing facts (``Game.dealing``, declared in its module)."""
+    facts = getattr(game, "dealing", None)
+    if not isinstance(facts, DealingFacts):
+        raise ValueError(f"no dealing procedure for {game.name!r}")
     assert len(facts.schedule) == len(game.streets) + 1
     assert len(facts.community) == game.community_cards
     return facts

@@ -23,11 +23,14 @@ Hands (ch.6):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.game import Game, Street
+from games.paytables import high_card_flush as paytables
+from games.procedure import PaymentPass, Reveal
 from games.round import Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
@@ -229,6 +232,58 @@ class HighCardFlush(Game):
     has_envy = True
     # ch.11 §B: one decision, after the player has seen all seven cards: Raise or fold.
     streets = (Street("raise", 0, RAISE_MULTIPLES, may_check=False, may_fold=True, clause="HCF ch.11 §B"),)
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    envy_letter_is_progressive_letter = True  # RULINGS R18a
+    # No community cards; one decision (HCF ch.11 §B).  HCF has no option of leaving the dealer's
+    # cards in the shuffler: HCF ch.10 §B(2) delivers them in the deal (ch.11 §B(4)(b) only says how
+    # they are exposed; P27).
+    dealing = DealingFacts(
+        community=(),
+        schedule=((), ()),
+        dealer_clause="HCF ch.10 §B(2)",
+        seats_clause="HCF ch.10 §B(1)",
+    )
+    # HCF ch.11 §B(5) the Ante and Raise; §B(6)-(8) then the Flush and Straight Flush Bonus; §B(9) the
+    # Progressive and its Envy Bonus.
+    payment_passes = (
+        PaymentPass(("ante", "raise", "flush_bonus", "straight_flush_bonus", "progressive", "envy"),
+                    "HCF ch.11 §B(5)-(9)"),
+    )
+    reveals = (
+        Reveal("dealer", ("dealer",), "HCF ch.11 §B(4)(b)"),
+    )
+    irregularities = {
+        "face_up": "HCF ch.13 §B",
+        "wrong_number_of_cards": "HCF ch.13 §D",
+        "dealer_card_exposed": "HCF ch.13 §E-§F",
+        "shuffle_failed": "HCF ch.13 §G",
+        "deal_failed": "HCF ch.13 §H",
+        "in_service": "HCF ch.13 §I",
+        "out_of_order": "HCF ch.13 §I",
+        "stub_count": "HCF ch.8 §G-§J, HCF ch.10 §C-§E",
+        "player_left": "HCF ch.7 §C(2)",
+    }
+    kept_alive = {
+        "dealer_card_exposed": KeptAlive("HCF ch.13 §F", frozenset({"flush_bonus", "straight_flush_bonus",
+                                                                    "progressive"})),
+    }
+    reopening_clears_shoe = True  # HCF ch.5 §G(1)
+    clauses = TableClauses(
+        ante="HCF ch.7 §F(1)",
+        wagers="HCF ch.7 §F",
+        even_money="HCF ch.12 §A",
+        payout_limit="HCF ch.12 §D",
+        progressive_system="HCF ch.2 §C",
+        adjacent_boxes="HCF ch.7 §G, RULINGS R1",
+        dealer_hand="HCF ch.7 §F(1)",
+        progressive_validation="HCF ch.11 §B(9)(c)",
+        idle="HCF ch.5 §G",
+        stub_count={"manual_shoe": "HCF ch.8 §G", "hand": "HCF ch.9 §C(1)", "automated_shoe": "HCF ch.10 §C",
+                    "shuffler": "HCF ch.10 §C"},
+    )
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
         """R16: the Raise allowed by the player's own longest flush."""

@@ -12,15 +12,14 @@ pushing when the winning hand is below the table's lowest line (UTH ch.11
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Sequence
 
-from games.paytable import Paytable
 from games.cards import Card
+from games.paytable import Paytable
 from games.poker import PAIR, PokerHand, best_hand
 from games.round import Seat, WagerResult
 from games.settlement import compare, line_result, lose, push, versus
-
 
 FLOP = 3
 """The community cards revealed first: UTH's flop (ch.11 §C(2)); in JHE the card of ch.11 §B and the two of §D."""

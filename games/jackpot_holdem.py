@@ -21,17 +21,18 @@ There is no Envy Bonus in JHE.
 
 from __future__ import annotations
 
-
 from games.cards import card_texts
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.game import Game, Street, require_equal
 from games.holdem import against_dealer, dealer_qualifies, flop_hand
+from games.paytables import jackpot_holdem as paytables
 from games.poker import ROYAL_FLUSH, PokerHand, best_hand, lines_made
+from games.procedure import PaymentPass, Reveal
 from games.round import Round, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
     settlement_order,
 )
-
 
 
 def jackpot_lines_made(hand: PokerHand) -> frozenset[str]:
@@ -72,6 +73,61 @@ class JackpotHoldem(Game):
         Street("one_card_shown", 1, (3,), may_check=True, may_fold=False, clause="JHE ch.11 §C(1)"),
         Street("three_cards_shown", 3, (2,), may_check=True, may_fold=False, clause="JHE ch.11 §E(1)"),
         Street("five_cards_shown", 5, (1,), may_check=False, may_fold=True, clause="JHE ch.11 §G"),
+    )
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    dealing = DealingFacts(
+        community=(0, 1, 2, 3, 4),
+        schedule=((0,), (1, 2), (3, 4), ()),  # JHE ch.11 §B (R11), §D, §F; §H
+        dealer_stack_first=True,
+        dealer_may_stay=True,
+        community_clause="JHE ch.10 §B(1)",
+        dealer_clause="JHE ch.10 §B(2)",
+        held_clause="JHE ch.10 §B(3)",
+        seats_clause="JHE ch.10 §B(2)",
+    )
+    # JHE ch.11 §I the Ante, X-tra Bonus and Play; §J then the Player Bonus; §K then the Progressive.
+    payment_passes = (
+        PaymentPass(("ante", "xtra_bonus", "play", "player_bonus", "progressive"), "JHE ch.11 §I-§K"),
+    )
+    # RULINGS R11: one community card before the first decision, then two, then the final two.
+    reveals = (
+        Reveal("first_community_card", ("community:0",), "JHE ch.11 §B"),
+        Reveal("next_two_community_cards", ("community:1", "community:2"), "JHE ch.11 §D"),
+        Reveal("final_two_community_cards", ("community:3", "community:4"), "JHE ch.11 §F"),
+        Reveal("dealer", ("dealer",), "JHE ch.11 §H(1)"),
+    )
+    irregularities = {
+        "face_up": "JHE ch.13 §B",
+        "exposed_after_initial": "JHE ch.13 §C",  # RULINGS R10
+        "wrong_number_of_cards": "JHE ch.13 §E",
+        "dealer_card_exposed": "JHE ch.13 §F-§G",
+        "shuffle_failed": "JHE ch.13 §H",
+        "deal_failed": "JHE ch.13 §I",
+        "in_service": "JHE ch.13 §J",
+        "out_of_order": "JHE ch.13 §J",
+        "stub_count": "JHE ch.8 §E-§G",
+        "player_left": "JHE ch.7 §C(2)",
+    }
+    # RULINGS R10: the "Same Suit Wager" of ch.13 is the Player Bonus.
+    kept_alive = {
+        "exposed_after_initial": KeptAlive("JHE ch.13 §C", frozenset({"player_bonus"})),
+        "dealer_card_exposed": KeptAlive("JHE ch.13 §G", frozenset({"player_bonus"})),
+    }
+    clauses = TableClauses(
+        ante="JHE ch.7 §F(1)",
+        wagers="JHE ch.7 §F",
+        even_money="JHE ch.12 §A",
+        payout_limit="JHE ch.12 §F(1)",
+        progressive_system="JHE ch.2 §C",
+        adjacent_boxes="JHE ch.7 §G, RULINGS R1",
+        dealer_hand="JHE ch.7 §F(1)",
+        progressive_validation="JHE ch.11 §K(2)(c)",
+        idle="JHE ch.5 §H",
+        stub_count={"manual_shoe": "JHE ch.8 §E", "hand": "JHE ch.9 §C", "automated_shoe": "JHE ch.10 §C",
+                    "shuffler": "JHE ch.10 §C"},
     )
 
     def validate(self, round: Round) -> None:

@@ -14,8 +14,8 @@ values tie.  ``best_hand`` also returns the five cards, best first, for display.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from games.cards import ACE, Card
 

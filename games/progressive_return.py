@@ -41,9 +41,10 @@ from games.money import display, round_cents
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Paytable, Push
 from games.paytables import paytable
 from games.poker import CATEGORY_NAMES, PAIR, ROYAL_FLUSH, best_hand, lines_made
+from games.registry import GAMES
 
 UTH, JHE, HCF, RET = "ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice"
-SHORT = {UTH: "UTH", JHE: "JHE", HCF: "HCF", RET: "RET"}
+
 
 #: A full table (six seats, RULINGS R1): a seat's Envy Bonus comes from the five others (R24d).
 FULL_TABLE_OTHER_SEATS = 5
@@ -270,7 +271,7 @@ def break_even_meter(
 def describe(game: str, letter: str, unit: Decimal, envy: str | None) -> str:
     """The words for a configuration: "JHE Progressive E at a $1 unit", "... with Envy B at a full table"."""
     envy_words = f" with Envy {envy} at a full table" if envy is not None else ""
-    return f"{SHORT[game]} Progressive {letter}{envy_words} at a ${display(unit)} unit"
+    return f"{GAMES[game].short} Progressive {letter}{envy_words} at a ${display(unit)} unit"
 
 
 def three_decimals(x: Fraction) -> Decimal:

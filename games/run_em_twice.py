@@ -16,13 +16,17 @@ hand, with the Envy Bonus (ch.12 §F-§I, RULINGS R29).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from games.cards import Card, card_texts
+from games.facts import DealingFacts, TableClauses
 from games.game import Game, Street, require_equal
 from games.paytable import Paytable
+from games.paytables import run_em_twice as paytables
 from games.poker import PokerHand, best_hand, lines_made
+from games.procedure import PaymentPass, Reveal
 from games.round import Decision, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
@@ -87,6 +91,61 @@ class RunEmTwice(Game):
         Street("first_run", 0, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §B(1)"),
         Street("second_run", 2, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §D"),
         Street("center", 4, BET_MULTIPLES, may_check=False, may_fold=True, clause="RET ch.11 §F"),
+    )
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    dealing = DealingFacts(
+        community=("left", "center", "right", "top", "bottom"),  # RULINGS R25
+        schedule=((), ("left", "right"), ("top", "bottom"), ("center",)),  # RET ch.11 §B; §C; §E; §G
+        community_first=True,
+        community_clause="RET ch.10 §B(1)",
+        seats_clause="RET ch.10 §B(2)",
+    )
+    # RET ch.11 §H: the Five Card Bonus and Ultimate Pairs of every player first (the Five Card Bonus is
+    # the community cards alone; Ultimate Pairs the player's two cards, looked at, not turned over: P65);
+    # §I: then each player's cards are turned over and the 1st Run, 2nd Run and Center wagers settled with
+    # their Antes (RET ch.12 §A); §J: the Progressive on the 1st Run hand (R29) and its Envy Bonus with them.
+    payment_passes = (
+        PaymentPass(("five_card_bonus", "ultimate_pairs"), "RET ch.11 §H", shows_hand=False),
+        PaymentPass(("ante_1", "first_run", "ante_2", "second_run", "center", "progressive", "envy"),
+                    "RET ch.11 §I-§J"),
+    )
+    # The cross (RULINGS R25): the outside cards of the horizontal line, of the vertical line, the center.
+    reveals = (
+        Reveal("horizontal_line", ("community:left", "community:right"), "RET ch.11 §C"),
+        Reveal("vertical_line", ("community:top", "community:bottom"), "RET ch.11 §E"),
+        Reveal("center", ("community:center",), "RET ch.11 §G"),
+    )
+    irregularities = {
+        "face_up": "RET ch.13 §A",  # any card face up voids every hand
+        "wrong_number_of_cards": "RET ch.13 §C, §F",
+        "shuffle_failed": "RET ch.13 §D",
+        "deal_failed": "RET ch.13 §D",
+        "in_service": "RET ch.13 §E",
+        "out_of_order": "RET ch.13 §E",
+        "stub_count": "RET ch.8 (stub count)",
+        "skipped": "RET ch.13 §G",
+        "player_left": "RET ch.7 §C(3)",
+    }
+    face_up_voids_at = 1  # RET ch.13 §A: the first card face up voids every hand
+    reopening_clears_shoe = True  # RET ch.5 §F(1)
+    # RET ch.10 has no stub-count clause; its ch.8 §E and ch.9 §C set the same five rounds.  RET prints
+    # no adjacent-boxes clause: its boxes are the seats (R1).  RET has no validation clause in ch.11:
+    # read like the others, RET ch.12 §F.
+    clauses = TableClauses(
+        ante="RET ch.7 §E(1)",
+        wagers="RET ch.7 §E",
+        even_money="RET ch.12 §A",
+        payout_limit="RET ch.12 §C",
+        progressive_system="RET ch.2 §B(6)",
+        adjacent_boxes="RULINGS R1",
+        dealer_hand="RET ch.7 §E(1)",
+        progressive_validation="RET ch.12 §F",
+        idle="RET ch.5 §F",
+        stub_count={"manual_shoe": "RET ch.8 §E", "hand": "RET ch.9 §C", "automated_shoe": "RET ch.8 §E, ch.9 §C",
+                    "shuffler": "RET ch.8 §E, ch.9 §C"},
     )
 
     # -- input -------------------------------------------------------------------------

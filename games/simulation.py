@@ -97,7 +97,7 @@ class Tally:
     outcomes: Counter = field(default_factory=Counter)
     wagers: dict[str, Decimal] = field(default_factory=dict)  # wager -> sum of its net
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         self.rounds += other.rounds
         self.total += other.total
         self.total_sq += other.total_sq

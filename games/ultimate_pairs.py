@@ -6,7 +6,7 @@ also needs the dealer's two cards (RULINGS R22).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from games.cards import ACE, JACK, KING, QUEEN, Card
 

@@ -12,13 +12,16 @@ everything else on the best five of all seven.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.game import Game, Street, require_equal
 from games.holdem import against_dealer, dealer_qualifies, flop_hand
+from games.paytables import ultimate_texas_holdem as paytables
 from games.poker import PokerHand, best_hand, lines_made
+from games.procedure import PaymentPass, Reveal
 from games.round import Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
@@ -83,6 +86,64 @@ class UltimateTexasHoldem(Game):
         Street("before_the_flop", 0, (4, 3), may_check=True, may_fold=False, clause="UTH ch.11 §B(1)"),
         Street("after_the_flop", 3, (2,), may_check=True, may_fold=False, clause="UTH ch.11 §D(1)"),
         Street("after_the_river", 5, (1,), may_check=False, may_fold=True, clause="UTH ch.11 §F"),
+    )
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    dealing = DealingFacts(
+        community=(0, 1, 2, 3, 4),
+        schedule=((), (0, 1, 2), (3, 4), ()),  # UTH ch.11 §B; the flop §C(2); the last two §E(2); §G
+        community_at_streets=True,
+        burn_by_hand=True,
+        dealer_stack_first=True,
+        dealer_may_stay=True,
+        bonus_clause="UTH ch.10 §B(1)",
+        community_clause="UTH ch.10 §B(2)",
+        dealer_clause="UTH ch.10 §B(3)",
+        held_clause="UTH ch.10 §B(4)",
+        seats_clause="UTH ch.10 §B(3)",
+    )
+    # UTH ch.11 §H the Ante, Blind and Play; §I then Trips and the Six Card Bonus; §J then the
+    # Progressive and its Envy Bonus (§J(2)(e)).  Ultimate Pairs, Bad Beat and Play the Board are not
+    # named in ch.11: settled with the side wagers, after the Six Card Bonus and before §J (P65).
+    payment_passes = (
+        PaymentPass(("ante", "blind", "play", "trips", "six_card_bonus", "ultimate_pairs", "bad_beat",
+                     "play_the_board", "progressive", "envy"), "UTH ch.11 §H-§J"),
+    )
+    reveals = (
+        Reveal("flop", ("community:0", "community:1", "community:2"), "UTH ch.11 §C(2)"),
+        Reveal("turn_and_river", ("community:3", "community:4"), "UTH ch.11 §E(2)"),
+        Reveal("dealer", ("dealer",), "UTH ch.11 §G(1)"),
+    )
+    irregularities = {
+        "face_up": "UTH ch.13 §B",  # more than one card face up while dealing
+        "exposed_after_initial": "UTH ch.13 §C",  # found face up after everyone had the initial cards
+        "wrong_number_of_cards": "UTH ch.13 §E",
+        "dealer_card_exposed": "UTH ch.13 §F-§G",
+        "shuffle_failed": "UTH ch.13 §H",  # the shuffler jams or stops while shuffling: reshuffle
+        "deal_failed": "UTH ch.13 §I",  # the device the cards come out of jams or fails to deal
+        "in_service": "UTH ch.13 §J",
+        "out_of_order": "UTH ch.13 §J",
+        "stub_count": "UTH ch.8 §E-§G",
+        "player_left": "UTH ch.7 §C(2)",
+    }
+    kept_alive = {
+        "exposed_after_initial": KeptAlive("UTH ch.13 §C", frozenset({"trips"})),
+        "dealer_card_exposed": KeptAlive("UTH ch.13 §G", frozenset({"trips"})),
+    }
+    clauses = TableClauses(
+        ante="UTH ch.7 §F(1)",
+        wagers="UTH ch.7 §F",
+        even_money="UTH ch.12 §A",
+        payout_limit="UTH ch.12 §F(1)",
+        progressive_system="UTH ch.2 §C",
+        adjacent_boxes="UTH ch.7 §G, RULINGS R1",
+        dealer_hand="UTH ch.7 §F(1)",
+        progressive_validation="UTH ch.11 §J(2)(c)",
+        idle="UTH ch.5 §H",
+        stub_count={"manual_shoe": "UTH ch.8 §E", "hand": "UTH ch.9 §C", "automated_shoe": "UTH ch.10 §C",
+                    "shuffler": "UTH ch.10 §C"},
     )
 
     def validate(self, round: Round) -> None:
