@@ -29,19 +29,19 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     id = "uth-01"                   # table id: letters, digits, . _ -
     name = "Ultimate Texas Hold 'Em 1"
     game = "ultimate_texas_holdem"  # one of games.registry.GAMES
-    seats = 6                       # betting positions 1..6 (ch.2 §A, RULINGS R1)
-    adjacent_boxes = 2              # boxes one player may wager on in a round (ch.7 §G)
+    seats = 6                       # betting positions 1..6 (UTH ch.2 §A, RULINGS R1)
+    adjacent_boxes = 2              # boxes one player may wager on in a round (UTH ch.7 §G)
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
     log_format = "auto"             # json | console | journald | auto (controller/logs.py)
-    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (ch.7 §C(2), P42)
+    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (UTH ch.7 §C(2), P42)
 
     [dealing]
     procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
     dealer_cards = "in_shuffler"    # dealt | in_shuffler
-    decks = 2                       # 1, or 2 with an automated shuffler (ch.3 §B)
-    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (ch.3 §C)
-    stub_count_rounds = 5           # at most 5 (ch.8 §E, ch.9 §C, ch.10 §C)
+    decks = 2                       # 1, or 2 with an automated shuffler (UTH ch.3 §B)
+    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (UTH ch.3 §C)
+    stub_count_rounds = 5           # at most 5 (UTH ch.8 §E, UTH ch.9 §C, UTH ch.10 §C)
 
     [wagers.ante]                   # every wager offered, by the settle contract's names
     min = 5
@@ -70,8 +70,8 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     progressive = "tcp://127.0.0.1:7103"   # Modbus: tcp://HOST:PORT, rtu:///dev/..., /dev/...
     panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
 
-An automated card shuffling device is "used" (ch.3 §B, ch.5, ch.8 §E, ch.9
-§A(1)) exactly when ``devices.shuffler`` is configured: the controller only
+An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
+UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured: the controller only
 knows the devices it talks to.
 """
 
@@ -257,7 +257,7 @@ class DealingConfig(BaseModel):
     decks: Literal[1, 2] = 1
     deck_change_hours: Hours
     stub_count_rounds: Annotated[int, Field(ge=1)] = 5
-    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (ch.4 §F)
+    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (UTH ch.4 §F and the same clause of every game)
     preinspected: bool = False
 
 
@@ -329,7 +329,7 @@ class TableConfig(BaseSettings):
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     journal: Path
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
-    # ch.7 §C(2), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
     abandoned_wagers: Literal["losing", "returned"] = "losing"
 
@@ -440,8 +440,8 @@ def _with_env(where: str, msg: str) -> str:
 
 # The clause behind a field-level constraint, added to pydantic's message.
 _HINTS = {
-    "seats": "at most six betting positions, ch.2 §A; seats 1..6, RULINGS R1",
-    "dealing.decks": "two decks only with an automated shuffler, ch.3 §B",
+    "seats": "at most six betting positions, UTH ch.2 §A, JHE ch.2 §A, HCF ch.2, RET ch.2; seats 1..6, RULINGS R1",
+    "dealing.decks": "two decks only with an automated shuffler, UTH ch.3 §B and the same clause of every game",
     "dealing.procedure": "a manual dealing shoe ch.8, the hand ch.9, an automated dealing shoe or shuffler ch.10",
     "dealing.dealer_cards": "UTH ch.10 §B(4), JHE ch.10 §B(3)",
 }
@@ -498,7 +498,7 @@ _HAND, _MANUAL_SHOE, _AUTO_SHOE, _SHUFFLER = "hand", "manual_shoe", "automated_s
 # Every clause cited below is the game's own (``Game.clauses``, ``Game.dealing``, its paytables and
 # meters, declared in its module): this module keeps no table by game.
 # The UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
-_BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), ch.8 §D, ch.9 §B, ch.10 §B(1); P55"
+_BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), UTH ch.8 §D, UTH ch.9 §B, UTH ch.10 §B(1); P55"
 # Table limits are the operator's (no clause sets them); P56 reads what the validator requires of them.
 _LIMITS_RULING = "P56"
 
@@ -758,7 +758,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     offers, of that wager's highest paytable line paid on its own minimum:
 
     * each Ante (and UTH Blind / JHE X-tra Bonus / RET 2nd Ante, placed equal
-      to it) at the Ante's minimum: 1 to 1 (ch.12 §A), or its paytable's top
+      to it) at the Ante's minimum: 1 to 1 (``Game.clauses.even_money``), or its paytable's top
       line (Blind, X-tra Bonus);
     * each decision wager (Play, Raise, 1st/2nd Run, Center) at the largest
       multiple of the minimum Ante the game allows (``Game.streets``): 1 to 1,
@@ -782,7 +782,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     def pays(wager: str, amount: Decimal) -> Decimal:
         name = game.paytable_of.get(wager)
         if name is None:
-            return amount  # 1 to 1 (ch.12 §A)
+            return amount  # 1 to 1 (the game's clauses.even_money)
         return _top_net(game, name, letters_of[name], amount)
 
     for ante in game.antes:

@@ -291,7 +291,7 @@ def _suit_lines(mask: int) -> frozenset[str]:
     """The HCF lines one suit's cards make (13-bit mask, bit r-2 = rank r): what a hand makes is the union."""
     cards = _suit_cards(mask)
     n = len(cards)
-    made = {f"flush_{k}" for k in range(4, n + 1)}  # ch.7 §F(2): four-card or longer (P17)
+    made = {f"flush_{k}" for k in range(4, n + 1)}  # HCF ch.7 §F(2): four-card or longer (P17)
     run = straight_flush_run(cards).length if cards else 0
     made |= {f"straight_flush_{k}" for k in range(3, run + 1)}  # R17, P17
     if has_suited_nine_to_ace(cards):

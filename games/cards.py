@@ -1,4 +1,4 @@
-"""Cards and the 52-card deck (every game ch.3 §A: one deck of 52 cards).
+"""Cards and the 52-card deck (UTH, JHE, HCF and RET ch.3 §A: one deck of 52 cards).
 
 A card is written rank then suit: ranks ``2 3 4 5 6 7 8 9 T J Q K A``, suits
 ``c d h s`` (``As``, ``Td``, ``2c``).  Parsing is strict: a card that is not

@@ -19,7 +19,7 @@ from games.paytables import letters, paytable
 from games.registry import GAMES
 from games.round import Progressive, Round, RoundError, Seat, Settlement
 
-MAX_SEATS = 6  # every game ch.2 §A: no more than six players
+MAX_SEATS = 6  # UTH, JHE ch.2 §A, HCF, RET ch.2 (RULINGS R1): no more than six players
 PAYOUT_LIMIT_FLOOR = Decimal(50000)  # RULINGS R6; UTH ch.12 §F(1) and the like
 # The most one wager may be: far above any table maximum, low enough that every payout (500 to 1
 # on a Run wager, a $1,000,000 super royal) stays an exact Decimal.

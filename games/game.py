@@ -83,7 +83,7 @@ class Game:
     irregularities: ClassVar[Mapping[str, str]]
     #: irregularity -> the clause that keeps some wagers alive and settles them (RULINGS R7a, R10)
     kept_alive: ClassVar[Mapping[str, KeptAlive]] = {}
-    #: the cards found face up while dealing that void every hand (ch.13 §B: the second; RET ch.13 §A: any)
+    #: the cards found face up while dealing that void every hand (UTH ch.13 §B: the second; RET ch.13 §A: any)
     face_up_voids_at: ClassVar[int] = 2
     #: reopening an idle table starts by removing the cards from the shoe and the discard rack
     #: (HCF ch.5 §G(1), RET ch.5 §F(1)); P67

@@ -1,18 +1,18 @@
 """Jackpot Hold 'Em (MLGCA v1.0), "JHE".
 
-Each player makes an Ante and an equal X-tra Bonus (ch.7 §F(1)), and may add
+Each player makes an Ante and an equal X-tra Bonus (JHE ch.7 §F(1)), and may add
 a Player Bonus (§F(2)) and a Progressive Payout Wager (§F(3)).  Each player
-and the dealer receive two cards; five community cards are shared (ch.8 §D,
-ch.10 §B).  The Play wager (R9: the "Player Wager" of ch.7 §F(1)) is 3× the
-Ante with one community card shown (ch.11 §B, §C(1)), 2× with three (§E(1)),
+and the dealer receive two cards; five community cards are shared (JHE ch.8 §D,
+JHE ch.10 §B).  The Play wager (R9: the "Player Wager" of JHE ch.7 §F(1)) is 3× the
+Ante with one community card shown (JHE ch.11 §B, §C(1)), 2× with three (§E(1)),
 1× with five, or the player folds (§G) -- RULINGS R11.
 
-Settlement (ch.11 §I, ch.12 §A-§B, RULINGS R12): the dealer qualifies with a
+Settlement (JHE ch.11 §I, JHE ch.12 §A-§B, RULINGS R12): the dealer qualifies with a
 pair or better.  When it does not, the Ante is returned and the X-tra Bonus
 and Play are settled by comparing hands; when it does, all three are settled
 by the comparison.  A winning X-tra Bonus pays by its paytable, and a winning
-hand below a straight pushes it.  Player Bonus (ch.11 §J, ch.12 §C) is paid
-on the player's best five of seven, Progressive (ch.11 §K, ch.12 §D) on the
+hand below a straight pushes it.  Player Bonus (JHE ch.11 §J, JHE ch.12 §C) is paid
+on the player's best five of seven, Progressive (JHE ch.11 §K, JHE ch.12 §D) on the
 best five of the two cards and the first three community cards revealed
 (RULINGS R24a), whatever the dealer holds, also for a folded player (ch.11
 §G(3)-(4), R7).
@@ -39,7 +39,7 @@ def jackpot_lines_made(hand: PokerHand) -> frozenset[str]:
     """Every paytable line key a JHE hand makes.
 
     Beside ``games.poker.lines_made`` the Progressive paytables split the
-    royal flush by suit (ch.12 §D(2)-(6)(a)-(b), RULINGS R13): diamonds, or
+    royal flush by suit (JHE ch.12 §D(2)-(6)(a)-(b), RULINGS R13): diamonds, or
     spades, hearts or clubs.  The royal's suit is that of its five cards
     (seven cards cannot hold two royal flushes).
     """
@@ -66,9 +66,9 @@ class JackpotHoldem(Game):
         "player_bonus": "player_bonus",
         "progressive": "progressive",
     }
-    # ch.12 §F(2), R6: every JHE wager is capped except the Progressive (the default).
+    # JHE ch.12 §F(2), R6: every JHE wager is capped except the Progressive (the default).
     has_envy = False
-    # R11: the first community card is shown before the first decision (ch.11 §B).
+    # R11: the first community card is shown before the first decision (JHE ch.11 §B).
     streets = (
         Street("one_card_shown", 1, (3,), may_check=True, may_fold=False, clause="JHE ch.11 §C(1)"),
         Street("three_cards_shown", 3, (2,), may_check=True, may_fold=False, clause="JHE ch.11 §E(1)"),
@@ -140,27 +140,27 @@ class JackpotHoldem(Game):
         meters = self.open_meters(round)
 
         seats: list[SeatSettlement] = []
-        for seat in settlement_order(round.seats):  # ch.11 §I(1)-(2): from the dealer's right (R1)
-            # The player's two cards and the five community cards (ch.11 §I(2)(b)); listed first so
+        for seat in settlement_order(round.seats):  # JHE ch.11 §I(1)-(2): from the dealer's right (R1)
+            # The player's two cards and the five community cards (JHE ch.11 §I(2)(b)); listed first so
             # that the player's own cards are shown where two could serve.
             hand = best_hand(list(seat.cards) + community)
             made = jackpot_lines_made(hand)
             w = seat.wagers
             results: dict[str, WagerResult] = {}
-            # ch.11 §G(2) a fold; §I the Ante, X-tra Bonus and Play against the dealer (R12, games.holdem).
+            # JHE ch.11 §G(2) a fold; §I the Ante, X-tra Bonus and Play against the dealer (R12, games.holdem).
             against_dealer(
                 results, seat, self.decision_amounts(seat), "xtra_bonus", self.table(round, "xtra_bonus"), hand, made, dealer
             )
             if "player_bonus" in w:
-                # ch.11 §J(2): paid whatever the dealer holds; ch.11 §G(3)(a): also for a folded player (R7).
+                # JHE ch.11 §J(2): paid whatever the dealer holds; JHE ch.11 §G(3)(a): also for a folded player (R7).
                 results["player_bonus"] = by_paytable(w["player_bonus"], self.table(round, "player_bonus"), made)
-            # ch.11 §K, ch.12 §E(11); §G(4)(a): folded too.  R24a: on the two cards and the first
-            # three community cards revealed (ch.11 §B, §D), the diamond royal (R13) read on those five.
+            # JHE ch.11 §K, JHE ch.12 §E(11); §G(4)(a): folded too.  R24a: on the two cards and the first
+            # three community cards revealed (JHE ch.11 §B, §D), the diamond royal (R13) read on those five.
             self.settle_progressive(round, meters, seat, jackpot_lines_made(flop_hand(seat.cards, community)), results)
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}
-        return self.finish(round, seats, meters, dealer=dealer_shown)  # ch.12 §F, R6: the payout limit
+        return self.finish(round, seats, meters, dealer=dealer_shown)  # JHE ch.12 §F, R6: the payout limit
 
 
 GAME = JackpotHoldem()

@@ -194,7 +194,7 @@ def hcf_raise(cards: Sequence[Card]) -> int:
 
 
 def _run_return(table: Paytable, hand: PokerHand) -> tuple[Fraction | int, int]:
-    """(net of a 1-unit Run wager, net of its 1-unit Ante) for a Run hand (R27, ch.12 §A-§B)."""
+    """(net of a 1-unit Run wager, net of its 1-unit Ante) for a Run hand (R27, RET ch.12 §A-§B)."""
     line = table.line_for(lines_made(hand))
     if line is None:
         return -1, -1

@@ -1,12 +1,12 @@
 """Ultimate Texas Hold 'Em Poker (MLGCA v1.5), "UTH".
 
-Each player makes an Ante and an equal Blind (ch.7 §F(1)), may add Trips
+Each player makes an Ante and an equal Blind (UTH ch.7 §F(1)), may add Trips
 (§F(2)), Progressive (§F(3)), Six Card Bonus (§F(4), only with Trips, R21b),
 Ultimate Pairs (§F(5)), Bad Beat (§F(6)) and Play the Board (§F(7)).  Each
 player and the dealer receive two cards; five community cards are shared.  The
-Play wager is 4× or 3× the Ante before the flop (ch.11 §B(1)), 2× after it
+Play wager is 4× or 3× the Ante before the flop (UTH ch.11 §B(1)), 2× after it
 (§D(1)), 1× after the river or fold (§F).  Progressive and the Envy Bonus
-(ch.11 §J, ch.12 §D-§E) are read on the two cards and the flop (RULINGS R24a);
+(UTH ch.11 §J, UTH ch.12 §D-§E) are read on the two cards and the flop (RULINGS R24a);
 everything else on the best five of all seven.
 """
 
@@ -35,7 +35,7 @@ SUPER_ROYAL_RANKS = frozenset({ACE, KING, QUEEN, JACK, TEN, NINE})
 
 
 def six_card_bonus_made(player: Sequence[Card], bonus_box: Sequence[Card]) -> frozenset[str]:
-    """Lines of the Six Card Bonus (ch.6 §F, ch.7 §F(4), RULINGS R21).
+    """Lines of the Six Card Bonus (UTH ch.6 §F, UTH ch.7 §F(4), RULINGS R21).
 
     The six cards are the player's two and the four of the Six Card Bonus box;
     the super royal is A-K-Q-J-10-9 of one suit among them, every other line
@@ -79,7 +79,7 @@ class UltimateTexasHoldem(Game):
         "play_the_board": "play_the_board",
         "progressive": "progressive",
     }
-    # R6 and ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
+    # R6 and UTH ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
     not_covered = frozenset({"progressive", "envy", "six_card_bonus"})
     has_envy = True
     streets = (
@@ -164,17 +164,17 @@ class UltimateTexasHoldem(Game):
         seats: list[SeatSettlement] = []
         envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
-            hand = best_hand(list(seat.cards) + community)  # ch.11 §H: the player's two and the five community cards
+            hand = best_hand(list(seat.cards) + community)  # UTH ch.11 §H: the player's two and the five community cards
             made = lines_made(hand)
             # R24a: the Progressive Payout Hand and the Envy Bonus Qualifying Hand are the two cards and the flop.
             progressive_made = envy_made[seat.seat] = lines_made(flop_hand(seat.cards, community))
             w = seat.wagers
             results: dict[str, WagerResult] = {}
-            # ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
+            # UTH ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
             against_dealer(
                 results, seat, self.decision_amounts(seat), "blind", self.table(round, "blind"), hand, made, dealer
             )
-            # ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
+            # UTH ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
             if "trips" in w:
                 results["trips"] = by_paytable(w["trips"], self.table(round, "trips"), made)
             if "six_card_bonus" in w:
@@ -191,7 +191,7 @@ class UltimateTexasHoldem(Game):
                 results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
             if "play_the_board" in w:
                 results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
-            self.settle_progressive(round, meters, seat, progressive_made, results)  # ch.11 §J, R24a
+            self.settle_progressive(round, meters, seat, progressive_made, results)  # UTH ch.11 §J, R24a
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}
