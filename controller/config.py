@@ -162,7 +162,8 @@ def _money(value: object) -> Decimal:
 def _rate(value: object) -> Decimal:
     d = _decimal_in(value, "a fraction such as 0.05")
     if not (0 < d < 1):
-        raise PydanticCustomError("rate_range", "must be a fraction of each wager, greater than 0 and less than 1, not {value}", {"value": str(d)})
+        raise PydanticCustomError("rate_range", "must be a fraction of each wager, greater than 0 and less than 1, "
+            "not {value}", {"value": str(d)})
     return d
 
 
@@ -230,7 +231,8 @@ def _table_id(value: object) -> str:
     """The table's id: it names the table in logs, the journal and file names."""
     if not isinstance(value, str) or not _TABLE_ID.fullmatch(value):
         raise PydanticCustomError(
-            "table_id", "must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not {value!r}",
+            "table_id", "must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not "
+                "{value!r}",
             {"value!r": repr(value)},
         )
     return value
@@ -552,7 +554,8 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
         add("dealing.procedure", f"dealing from the shuffler needs devices.shuffler ({g} ch.10)")
     if d.procedure in (_MANUAL_SHOE, _AUTO_SHOE) and cfg.devices.shoe is None:
         chapter = "ch.8" if d.procedure == _MANUAL_SHOE else "ch.10"
-        add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read from ({g} {chapter})")
+        add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read "
+            f"from ({g} {chapter})")
     if d.decks == 2 and not shuffler:
         add("dealing.decks", f"two decks only with an automated shuffler: set devices.shuffler ({g} ch.3 §B)")
     if d.dealer_cards == "in_shuffler":
@@ -562,10 +565,12 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
             add("dealing.dealer_cards", f"{game.name} has no procedure that leaves the dealer's cards in the shuffler: "
                 f"they are delivered in the deal ({game.dealing.dealer_clause}, P27)")
         elif d.procedure != _SHUFFLER:
-            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" ({game.dealing.held_clause})')
+            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" '
+                f'({game.dealing.held_clause})')
     max_hours = Decimal(4) if d.procedure == _HAND else Decimal(8)
     if d.deck_change_hours > max_hours:
-        how = "when the cards are dealt by hand" if d.procedure == _HAND else "when the cards are dealt from a shoe or shuffler"
+        how = ("when the cards are dealt by hand" if d.procedure == _HAND
+               else "when the cards are dealt from a shoe or shuffler")
         sub = "(1)" if d.procedure == _HAND else "(2)"
         add("dealing.deck_change_hours", f"must be at most {max_hours} {how} ({g} ch.3 §C{sub})")
     if d.stub_count_rounds > 5:
@@ -604,7 +609,8 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             continue
         if wager not in game.wagers:
             if wager in game.decision_wagers:
-                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own ({c.ante})")
+                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own "
+                    f"({c.ante})")
             else:
                 others = ", ".join(x for x in game.wagers if x != "progressive")
                 add(where, f"{game.name} has no such wager (its wagers: {others}; {c.wagers})")
@@ -617,7 +623,8 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             offered_letters = game.letters(name)
             if w.paytable is None:
                 if len(offered_letters) > 1:
-                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} ({_paytable_clause(game, name)})")
+                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} "
+                        f"({_paytable_clause(game, name)})")
             elif w.paytable not in offered_letters:
                 add(f"{where}.paytable", f"must be one of {', '.join(offered_letters)}, not {w.paytable!r} "
                     f"({_paytable_clause(game, name)})")
@@ -626,7 +633,8 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             for key in ("min", "max"):
                 mine = getattr(w, key)
                 if mine is not None and ante is not None and getattr(ante, key) is not None and mine != getattr(ante, key):
-                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two are placed in equal amounts ({c.ante})")
+                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two "
+                        f"are placed in equal amounts ({c.ante})")
             continue
         if w.min is None:
             add(f"{where}.min", f"required: the table minimum ({c.payout_limit} counts from it; {_LIMITS_RULING})")
@@ -680,7 +688,9 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
             add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
         elif game.envy_letter_is_progressive_letter:
             if p.envy != p.paytable or p.envy not in game.letters("envy"):
-                add("progressive.envy", f"High Card Flush pays an Envy Bonus only with Progressive paytable C, D or E, by the Envy table of the same letter ({p.paytable!r} here) (RULINGS R18a)")
+                add("progressive.envy", f"{game.name} pays an Envy Bonus only with Progressive paytable "
+                    f"{' or '.join((', '.join(game.letters('envy')[:-1]), game.letters('envy')[-1]))}, by the Envy table of the same letter ({p.paytable!r} here) "
+                    "(RULINGS R18a)")
         elif p.envy not in game.letters("envy"):
             add("progressive.envy", f"must be one of {', '.join(game.letters('envy'))}, not {p.envy!r} "
                 f"({_paytable_clause(game, 'envy')})")
@@ -691,11 +701,13 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     allowed = set(table.meters) | set(minimums)
     for meter in table.meters:
         if meter not in p.meters:
-            add(f"progressive.meters.{meter}", f"required: Progressive paytable {p.paytable} pays from it ({table.clause})")
+            add(f"progressive.meters.{meter}", f"required: Progressive paytable {p.paytable} pays from it "
+                f"({table.clause})")
     for meter, m in p.meters.items():
         where = f"progressive.meters.{meter}"
         if meter not in allowed:
-            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=game.meters.index))}; {table.clause})")
+            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: "
+                f"{', '.join(sorted(allowed, key=game.meters.index))}; {table.clause})")
             continue
         minimum = minimums.get(meter)
         if minimum is not None:
@@ -707,7 +719,8 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
             add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)}) (P33)")
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
-        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 (P33)")
+        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "
+            "(P33)")
     if not found:
         _check_progressive_return(cfg, game, add)
 
@@ -791,7 +804,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
         multiples = [max(st.multiples) for st in game.streets]
     else:
         multiples = [max(m for st in game.streets for m in st.multiples)] * len(game.decision_wagers)
-    for wager, k in zip(game.decision_wagers, multiples):
+    for wager, k in zip(game.decision_wagers, multiples, strict=False):
         parts[wager] = pays(wager, ante_min * k)
     for wager, w in cfg.wagers.items():
         if wager in game.antes or wager in game.not_covered or wager not in game.wagers:

@@ -79,7 +79,8 @@ def parse_card(text: object) -> Card:
         return card
     if len(text) != 2:
         raise CardError(
-            f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), e.g. 'Td'"
+            f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), "
+                "e.g. 'Td'"
         )
     rank, suit = text
     if rank not in RANK_CHARS:
@@ -106,7 +107,8 @@ def check_distinct(groups: Sequence[tuple[str, Sequence[Card]]]) -> None:
             if card in seen:
                 where = seen[card]
                 if where == name:
-                    raise CardError(f"{name}: card {card.text} appears twice (one deck: every card at most once per round)")
+                    raise CardError(f"{name}: card {card.text} appears twice (one deck: every card at most once per "
+                        "round)")
                 raise CardError(
                     f"{name}: card {card.text} is already in {where} (one deck: every card at most once per round)"
                 )

@@ -137,7 +137,8 @@ def _parse_paytables(game: Game, value: Any) -> dict[str, str]:
     out = {}
     for wager, letter in value.items():
         if wager not in known:
-            raise RoundError(f"paytables.{wager}", f"{game.name} has no such paytable; expected one of {', '.join(known)}")
+            raise RoundError(f"paytables.{wager}", f"{game.name} has no such paytable; expected one of "
+                f"{', '.join(known)}")
         if letter not in letters(game.name, wager):
             raise RoundError(
                 f"paytables.{wager}",
@@ -205,7 +206,8 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
         if number in numbers:
             raise RoundError(f"{where}.seat", f"seat {number} appears twice")
         numbers.add(number)
-        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.short} ch.8 §D: each player's cards")
+        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.short} ch.8 §D: each player's "
+            "cards")
         wagers_raw = _object(raw.get("wagers", {}), f"{where}.wagers")
         wagers: dict[str, Decimal] = {}
         for w, amount in wagers_raw.items():
@@ -234,7 +236,8 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     value = _object(value, "progressive")
     _no_unknown(value, _PROGRESSIVE_KEYS, "progressive")
     if "progressive" not in paytables:
-        raise RoundError("paytables.progressive", "missing: the progressive paytable letter is needed with a progressive block")
+        raise RoundError("paytables.progressive", "missing: the progressive paytable letter is needed with a "
+            "progressive block")
     unit = _money(value.get("unit"), "progressive.unit")
     table = paytable(game.name, "progressive", paytables["progressive"])
     meters: dict[str, Decimal] = {}

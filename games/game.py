@@ -109,7 +109,7 @@ class Game:
         """The wagers the seat's decisions made so far, each a multiple of its Ante (RET: of each Ante in turn, R26)."""
         return {
             name: seat.wagers[self.antes[i % len(self.antes)]] * k
-            for i, (name, k) in enumerate(zip(self.decision_wagers, seat.decision.multiples))
+            for i, (name, k) in enumerate(zip(self.decision_wagers, seat.decision.multiples, strict=False))
         }
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:

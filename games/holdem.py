@@ -22,7 +22,8 @@ from games.round import Seat, WagerResult
 from games.settlement import compare, line_result, lose, push, versus
 
 FLOP = 3
-"""The community cards revealed first: UTH's flop (UTH ch.11 §C(2)); in JHE the card of JHE ch.11 §B and the two of §D."""
+"""The community cards revealed first: UTH's flop (UTH ch.11 §C(2)); in JHE the card of JHE ch.11 §B and the two of "
+    "§D."""
 
 
 def flop_hand(player: Sequence[Card], community: Sequence[Card]) -> PokerHand:

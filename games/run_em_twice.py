@@ -167,7 +167,8 @@ class RunEmTwice(Game):
         if len(bets) > len(BETS):
             raise RoundError(
                 field,
-                f"at most three bets (1st Run, 2nd Run, Center), not {len(bets)} (RET ch.7 §E(1), RET ch.11 §B, §D, §F)",
+                f"at most three bets (1st Run, 2nd Run, Center), not {len(bets)} (RET ch.7 §E(1), RET ch.11 §B, §D, "
+                    "§F)",
             )
         for i, k in enumerate(bets):
             if isinstance(k, bool) or not isinstance(k, int) or k not in BET_MULTIPLES:
