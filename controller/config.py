@@ -13,7 +13,7 @@ Sources, highest priority first (pydantic-settings):
 
 1. environment variables ``TABLE_<KEY>``, nested keys joined by ``__``
    (``TABLE_PAYOUT_LIMIT=75000``, ``TABLE_PROGRESSIVE__METERS__MAJOR__RESET=1500``,
-   ``TABLE_DEVICES__PANEL=null`` for "no panel"); a table-valued key may also
+   ``TABLE_DEVICES__SHOE=null`` for "no shoe"); a table-valued key may also
    be given whole as JSON (``TABLE_DEVICES='{"shoe": "/dev/ttyUSB1"}'``);
 2. the TOML file.  It is read with ``tomllib`` and ``parse_float=Decimal``, so
    a TOML float such as ``rate = 0.05`` or ``unit = 1.00`` is the exact decimal
@@ -557,6 +557,14 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
     def add(where: str, msg: str) -> None:
         problems.append((where, msg))
 
+
+    # -- the devices every round needs (P46): the dealer drives the round from the panel; every wager is
+    # read from the bet sensors, which are on the progressive table game system's unit (P37)
+    if cfg.devices.panel is None:
+        add("devices.panel", "required: the dealer's button panel is how every round is driven (P46)")
+    if cfg.devices.progressive is None:
+        add("devices.progressive", "required: the bet sensors every wager is read from are on the progressive "
+            "system's unit, with or without the Progressive wager (P37, P46)")
 
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:
