@@ -5,10 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup lint test soak bench run dist install clean
+.PHONY: help setup chromium lint test soak bench run dist install clean
 
 help:
-	@echo "make run    - run the table daemon against the simulated devices (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round)"
@@ -23,9 +23,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The browser tests drive Debian's Chromium (Playwright's own browser download is not used):
+# installed here when missing and we are root; otherwise the tests say how to get it.
+CHROMIUM ?= /usr/bin/chromium
+chromium:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y --no-install-recommends chromium >/dev/null || \
+	      { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; \
+	  else echo "note: $(CHROMIUM) is missing; the browser tests need it (as root: apt-get install chromium)"; fi; \
+	fi
 
-test: $(STAMP)
+setup: $(STAMP) chromium
+
+test: $(STAMP) chromium
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)

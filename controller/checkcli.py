@@ -2,9 +2,11 @@
 
 Every problem at once, each naming its key (controller/config.py), exit 0 or 2; no device is
 touched unless ``--devices`` is given: then each configured port is opened and each device asked
-who it is (the serial HELLO of docs/protocols-serial.md §4, the Modbus heartbeat and map version of
-docs/protocols-modbus.md), one line per device.  ``--dropin`` prints the systemd drop-in that
-opens to the unit only what this configuration names (the installer writes it, docs/install.md).
+who it is (its driver's ``identity()``: the serial HELLO of docs/protocols-serial.md §4, the Modbus
+heartbeat and map version of docs/protocols-modbus.md), one line per device.  Which devices there are
+and how each is reached comes from the device registry (``drivers.device``).  ``--dropin`` prints
+the systemd drop-in that opens to the unit only what this configuration names (the installer writes
+it, docs/install.md).
 """
 
 from __future__ import annotations
@@ -13,17 +15,17 @@ import argparse
 import asyncio
 import ipaddress
 import socket
-from typing import Any, TextIO
-from urllib.parse import urlsplit
+from typing import TextIO
 
 from controller.config import ConfigError, TableConfig
 from controller.paths import load_table
+from drivers.device import DEVICES
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 DEVICE_TIMEOUT = 5.0  # seconds each device has to answer
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check-config", help="check a table's configuration (and, with --devices, its devices)",
                        description="Check a configuration without starting the daemon: every problem, each "
                        "with its key, exit status 2; exit 0 when it can be used.  No device is touched "
@@ -65,12 +67,14 @@ def cmd_check_config(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
 
 
 def _configured(cfg: TableConfig) -> dict[str, str]:
-    return {name: url for name, url in cfg.devices.model_dump().items() if url}
+    """Each device type of the registry the configuration names, with its URL, in the registry's order."""
+    urls = cfg.devices.model_dump()
+    return {name: urls[name] for name in DEVICES if urls.get(name)}
 
 
 async def ask_devices(cfg: TableConfig) -> dict[str, tuple[str, bool, str]]:
     """Each configured device: (url, answered, who it says it is or why not), one at a time."""
-    out = {}
+    out: dict[str, tuple[str, bool, str]] = {}
     for name, url in _configured(cfg).items():
         try:
             out[name] = (url, True, await asyncio.wait_for(_identity(name, url), DEVICE_TIMEOUT + 1))
@@ -81,45 +85,19 @@ async def ask_devices(cfg: TableConfig) -> dict[str, tuple[str, bool, str]]:
 
 async def _identity(name: str, url: str) -> str:
     from drivers.health import Health
-    from drivers.registers import Table
 
-    if name in ("shuffler", "shoe"):
-        from drivers.serial_link import KIND_NAMES
-        from drivers.shoe import Shoe
-        from drivers.shuffler import Shuffler
-
-        dev: Any = (Shuffler if name == "shuffler" else Shoe)(url)
-        async with dev:
-            await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_TIMEOUT)
-            h = dev.hello
-            return f"{KIND_NAMES.get(h.kind, h.kind)}, protocol version {h.version}, boot id {h.boot_id}"
-    from drivers.panel import PanelDriver
-    from drivers.progressive import ProgressiveDriver
-
-    dev = (ProgressiveDriver if name == "progressive" else PanelDriver)(url)
-    async with dev:
+    async with DEVICES[name].driver()(url) as dev:
         await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_TIMEOUT)
-        heartbeat, version = await dev.read_regs(Table.INPUT_REGISTER, 0, 2, command=False)
-        return f"Modbus unit {dev.unit}, register map version {version}, heartbeat {heartbeat}"
+        return await dev.identity()
 
 
 def dropin(cfg: TableConfig) -> str:
     """What the unit may reach for this table: its serial ports and its devices' addresses, nothing else."""
-    from drivers.modbus import parse_url
-
-    devices, addresses = [], []
+    devices: list[str] = []
+    addresses: list[str] = []
     for name, url in _configured(cfg).items():
-        if name in ("shuffler", "shoe"):
-            if url.startswith("/dev/"):
-                devices.append(url)
-            else:
-                addresses.append(urlsplit(url).hostname or "")
-        else:
-            bus = parse_url(url)
-            if bus.kind == "rtu":
-                devices.append(bus.device)
-            else:
-                addresses.append(bus.host)
+        kind, where = DEVICES[name].link.endpoint(url)
+        (devices if kind == "device" else addresses).append(where)
     lines = [f"# generated from the configuration of table {cfg.id} by `tablectl check-config --dropin`",
              "[Service]"]
     lines += [f"DeviceAllow={d} rw" for d in sorted(set(devices))]
@@ -137,4 +115,4 @@ def _address(host: str) -> str:
         infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except OSError as e:
         raise ValueError(f"cannot resolve the device host {host!r} for IPAddressAllow= ({e})") from None
-    return " ".join(sorted({i[4][0] for i in infos}))
+    return " ".join(sorted({str(i[4][0]) for i in infos}))

@@ -7,7 +7,8 @@ Subcommands:
 * ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
 * ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
 * ``check-config``: a configuration, and with ``--devices`` its devices (controller/checkcli.py);
-* ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md).
+* ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md);
+* ``web``: the dealer's screen and the floor's pages (web/).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from controller import analyzecli, checkcli, devicecli, tablecli
 from controller.version import describe
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
+from web import cli as webcli
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
@@ -79,15 +81,6 @@ def one_line(error: Exception) -> str:
     return text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 1] + "…"
 
 
-def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    try:
-        return _settle_text(args, stdin, stdout, stderr)
-    except BrokenPipeError:
-        # the reader went away (``tablectl settle ... | head``): nothing more to write, and no traceback
-        _quiet(stdout)
-        return EXIT_REFUSED
-
-
 def _quiet(stream: TextIO) -> None:
     """After a broken pipe: point the real stdout at /dev/null so that its flush at exit cannot fail."""
     if stream is sys.stdout:
@@ -95,7 +88,7 @@ def _quiet(stream: TextIO) -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
-def _settle_text(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     try:
         if args.file and args.file != "-":
             with open(args.file, encoding="utf-8") as f:
@@ -142,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", metavar="FILE", help="the round(s); standard input when omitted or '-'")
     p.set_defaults(handler=cmd_settle)
     devicecli.register(sub)  # sim, inject, watch: the devices by hand
+    webcli.register(sub)  # web: the dealer's screen and the floor's pages (web/)
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
     analyzecli.register(sub)  # analyze: par sheets
     checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
@@ -151,7 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return args.handler(args, stdin or sys.stdin, stdout or sys.stdout, stderr or sys.stderr)
+    out = stdout or sys.stdout
+    try:
+        return int(args.handler(args, stdin or sys.stdin, out, stderr or sys.stderr))
+    except BrokenPipeError:
+        # the reader went away (``tablectl recall | head``): nothing more to write, and no traceback
+        _quiet(out)
+        return EXIT_REFUSED
 
 
 if __name__ == "__main__":  # pragma: no cover

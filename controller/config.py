@@ -13,7 +13,7 @@ Sources, highest priority first (pydantic-settings):
 
 1. environment variables ``TABLE_<KEY>``, nested keys joined by ``__``
    (``TABLE_PAYOUT_LIMIT=75000``, ``TABLE_PROGRESSIVE__METERS__MAJOR__RESET=1500``,
-   ``TABLE_DEVICES__PANEL=null`` for "no panel"); a table-valued key may also
+   ``TABLE_DEVICES__SHOE=null`` for "no shoe"); a table-valued key may also
    be given whole as JSON (``TABLE_DEVICES='{"shoe": "/dev/ttyUSB1"}'``);
 2. the TOML file.  It is read with ``tomllib`` and ``parse_float=Decimal``, so
    a TOML float such as ``rate = 0.05`` or ``unit = 1.00`` is the exact decimal
@@ -29,19 +29,19 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     id = "uth-01"                   # table id: letters, digits, . _ -
     name = "Ultimate Texas Hold 'Em 1"
     game = "ultimate_texas_holdem"  # one of games.registry.GAMES
-    seats = 6                       # betting positions 1..6 (ch.2 §A, RULINGS R1)
-    adjacent_boxes = 2              # boxes one player may wager on in a round (ch.7 §G)
+    seats = 6                       # betting positions 1..6 (UTH ch.2 §A, RULINGS R1)
+    adjacent_boxes = 2              # boxes one player may wager on in a round (UTH ch.7 §G)
     payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
     journal = "../var/uth-01.journal"   # relative paths: from the file's directory
     log_format = "auto"             # json | console | journald | auto (controller/logs.py)
-    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (ch.7 §C(2), P42)
+    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (UTH ch.7 §C(2), P42)
 
     [dealing]
     procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
     dealer_cards = "in_shuffler"    # dealt | in_shuffler
-    decks = 2                       # 1, or 2 with an automated shuffler (ch.3 §B)
-    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (ch.3 §C)
-    stub_count_rounds = 5           # at most 5 (ch.8 §E, ch.9 §C, ch.10 §C)
+    decks = 2                       # 1, or 2 with an automated shuffler (UTH ch.3 §B)
+    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (UTH ch.3 §C)
+    stub_count_rounds = 5           # at most 5 (UTH ch.8 §E, UTH ch.9 §C, UTH ch.10 §C)
 
     [wagers.ante]                   # every wager offered, by the settle contract's names
     min = 5
@@ -70,8 +70,8 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     progressive = "tcp://127.0.0.1:7103"   # Modbus: tcp://HOST:PORT, rtu:///dev/..., /dev/...
     panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
 
-An automated card shuffling device is "used" (ch.3 §B, ch.5, ch.8 §E, ch.9
-§A(1)) exactly when ``devices.shuffler`` is configured: the controller only
+An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
+UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured: the controller only
 knows the devices it talks to.
 """
 
@@ -94,13 +94,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from games.game import Game
 from games.money import CENT, meter_display
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Push
-from games.paytables import (
-    METER_MINIMUM_CLAUSES,
-    METER_MINIMUMS,
-    METERS,
-    letters,
-    paytable,
-)
 from games.progressive_return import describe, progressive_return, three_decimals
 from games.registry import GAMES
 from games.settlement import odds_net
@@ -169,7 +162,8 @@ def _money(value: object) -> Decimal:
 def _rate(value: object) -> Decimal:
     d = _decimal_in(value, "a fraction such as 0.05")
     if not (0 < d < 1):
-        raise PydanticCustomError("rate_range", "must be a fraction of each wager, greater than 0 and less than 1, not {value}", {"value": str(d)})
+        raise PydanticCustomError("rate_range", "must be a fraction of each wager, greater than 0 and less than 1, "
+            "not {value}", {"value": str(d)})
     return d
 
 
@@ -237,7 +231,8 @@ def _table_id(value: object) -> str:
     """The table's id: it names the table in logs, the journal and file names."""
     if not isinstance(value, str) or not _TABLE_ID.fullmatch(value):
         raise PydanticCustomError(
-            "table_id", "must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not {value!r}",
+            "table_id", "must be 1 to 64 letters, digits, '.', '_' or '-' (starting with a letter or digit), not "
+                "{value!r}",
             {"value!r": repr(value)},
         )
     return value
@@ -264,7 +259,7 @@ class DealingConfig(BaseModel):
     decks: Literal[1, 2] = 1
     deck_change_hours: Hours
     stub_count_rounds: Annotated[int, Field(ge=1)] = 5
-    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (ch.4 §F)
+    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (UTH ch.4 §F and the same clause of every game)
     preinspected: bool = False
 
 
@@ -304,6 +299,22 @@ class DevicesConfig(BaseModel):
     panel: ModbusUrl = None
 
 
+class WebConfig(BaseModel):
+    """``tablectl web``: the dealer's screen and the floor's pages (web/).  The dealer's screen shows
+    only the public state, on this machine by default; the floor's pages listen where this names."""
+
+    model_config = _STRICT
+
+    dealer_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    dealer_port: Annotated[int, Field(ge=0, le=65535)] = 8700  # 0: any free port (tests)
+    floor_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    floor_port: Annotated[int, Field(ge=0, le=65535)] = 8701
+    #: the floor's accounts (``tablectl web adduser``); none: nobody can log in
+    users: Path | None = None
+    #: a login expires this long after it was made
+    session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
+
+
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 
 
@@ -334,9 +345,10 @@ class TableConfig(BaseSettings):
     wagers: dict[str, WagerConfig]
     progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
     journal: Path
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
-    # ch.7 §C(2), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
     abandoned_wagers: Literal["losing", "returned"] = "losing"
 
@@ -447,8 +459,8 @@ def _with_env(where: str, msg: str) -> str:
 
 # The clause behind a field-level constraint, added to pydantic's message.
 _HINTS = {
-    "seats": "at most six betting positions, ch.2 §A; seats 1..6, RULINGS R1",
-    "dealing.decks": "two decks only with an automated shuffler, ch.3 §B",
+    "seats": "at most six betting positions, UTH ch.2 §A, JHE ch.2 §A, HCF ch.2, RET ch.2; seats 1..6, RULINGS R1",
+    "dealing.decks": "two decks only with an automated shuffler, UTH ch.3 §B and the same clause of every game",
     "dealing.procedure": "a manual dealing shoe ch.8, the hand ch.9, an automated dealing shoe or shuffler ch.10",
     "dealing.dealer_cards": "UTH ch.10 §B(4), JHE ch.10 §B(3)",
 }
@@ -502,34 +514,12 @@ def _env_path_known(model: type[BaseModel], parts: list[str]) -> bool:
 
 _HAND, _MANUAL_SHOE, _AUTO_SHOE, _SHUFFLER = "hand", "manual_shoe", "automated_shoe", "shuffler"
 
-# Where each game's rules count the stub when no automated shuffler is used, by dealing chapter.
-# RET ch.10 has no stub-count clause; its ch.8 §E and ch.9 §C set the same five rounds.
-_STUB_CLAUSE = {
-    "UTH": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "JHE": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "HCF": {_MANUAL_SHOE: "ch.8 §G", _HAND: "ch.9 §C(1)", _AUTO_SHOE: "ch.10 §C", _SHUFFLER: "ch.10 §C"},
-    "RET": {_MANUAL_SHOE: "ch.8 §E", _HAND: "ch.9 §C", _AUTO_SHOE: "ch.8 §E, ch.9 §C", _SHUFFLER: "ch.8 §E, ch.9 §C"},
-}
-# The option of leaving the dealer's cards in the shuffler.  HCF has none: its ch.10 §B(2) delivers the
-# dealer's seven cards in the deal (ch.11 §B(4)(b) only says how they are exposed; P27).
-_DEALER_IN_SHUFFLER_CLAUSE = {"UTH": "UTH ch.10 §B(4)", "JHE": "JHE ch.10 §B(3)"}
-# Where the dealer's cards are delivered in the deal, for a game without that option.
-_DEALER_DELIVERED_CLAUSE = {"HCF": "HCF ch.10 §B(2)"}
-_NO_DEALER_CLAUSE = {"RET": "RET ch.7 §E(1)", "UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)"}
-# The UTH Six Card Bonus box is dealt by ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
-_BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), ch.8 §D, ch.9 §B, ch.10 §B(1); P55"
-# ch.7 §G: the operator sets the adjacent boxes one player may wager on; there are at most the seats.
-# RET prints no such clause: its boxes are the seats (R1).
-_ADJACENT_CLAUSE = {"UTH": "UTH ch.7 §G, RULINGS R1", "JHE": "JHE ch.7 §G, RULINGS R1", "HCF": "HCF ch.7 §G, RULINGS R1",
-                    "RET": "RULINGS R1"}
-# Where each game lists the wagers a player may place.
-_WAGERS_CLAUSE = {"UTH": "UTH ch.7 §F", "JHE": "JHE ch.7 §F", "HCF": "HCF ch.7 §F", "RET": "RET ch.7 §E"}
+# Every clause cited below is the game's own (``Game.clauses``, ``Game.dealing``, its paytables and
+# meters, declared in its module): this module keeps no table by game.
+# The UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
+_BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), UTH ch.8 §D, UTH ch.9 §B, UTH ch.10 §B(1); P55"
 # Table limits are the operator's (no clause sets them); P56 reads what the validator requires of them.
 _LIMITS_RULING = "P56"
-_PAYOUT_LIMIT_CLAUSE = {"UTH": "UTH ch.12 §F(1)", "JHE": "JHE ch.12 §F(1)", "HCF": "HCF ch.12 §D", "RET": "RET ch.12 §C"}
-_PROGRESSIVE_SYSTEM_CLAUSE = {"UTH": "UTH ch.2 §C", "JHE": "JHE ch.2 §C", "HCF": "HCF ch.2 §C", "RET": "RET ch.2 §B(6)"}
-_ANTE_CLAUSE = {"UTH": "UTH ch.7 §F(1)", "JHE": "JHE ch.7 §F(1)", "HCF": "HCF ch.7 §F(1)", "RET": "RET ch.7 §E(1)"}
-_EVEN_MONEY_CLAUSE = {"UTH": "UTH ch.12 §A", "JHE": "JHE ch.12 §A", "HCF": "HCF ch.12 §A", "RET": "RET ch.12 §A"}
 
 
 def _companions(game: Game) -> tuple[str, ...]:
@@ -549,9 +539,9 @@ def _paytable_letters(cfg: TableConfig) -> dict[str, str]:
     for wager, w in cfg.wagers.items():
         name = game.paytable_of.get(wager)
         if name is not None:
-            out[name] = w.paytable or letters(game.name, name)[0]
+            out[name] = w.paytable or game.letters(name)[0]
     for name in {game.paytable_of[d] for d in game.decision_wagers if d in game.paytable_of}:
-        out[name] = letters(game.name, name)[0]  # RET: the single Run paytable
+        out[name] = game.letters(name)[0]  # RET: the single Run paytable
     if cfg.progressive.enabled and cfg.progressive.paytable:
         out["progressive"] = cfg.progressive.paytable
     return out
@@ -561,15 +551,24 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
     """Every problem of a structurally valid configuration: (key path, message)."""
     game = cfg.game_rules
     g = game.short
+    c = game.clauses
     problems: list[tuple[str, str]] = []
 
     def add(where: str, msg: str) -> None:
         problems.append((where, msg))
 
 
+    # -- the devices every round needs (P46): the dealer drives the round from the panel; every wager is
+    # read from the bet sensors, which are on the progressive table game system's unit (P37)
+    if cfg.devices.panel is None:
+        add("devices.panel", "required: the dealer's button panel is how every round is driven (P46)")
+    if cfg.devices.progressive is None:
+        add("devices.progressive", "required: the bet sensors every wager is read from are on the progressive "
+            "system's unit, with or without the Progressive wager (P37, P46)")
+
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:
-        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({_ADJACENT_CLAUSE[g]})")
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({c.adjacent_boxes})")
 
     # -- dealing
     d = cfg.dealing
@@ -580,24 +579,27 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
         add("dealing.procedure", f"dealing from the shuffler needs devices.shuffler ({g} ch.10)")
     if d.procedure in (_MANUAL_SHOE, _AUTO_SHOE) and cfg.devices.shoe is None:
         chapter = "ch.8" if d.procedure == _MANUAL_SHOE else "ch.10"
-        add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read from ({g} {chapter})")
+        add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read "
+            f"from ({g} {chapter})")
     if d.decks == 2 and not shuffler:
         add("dealing.decks", f"two decks only with an automated shuffler: set devices.shuffler ({g} ch.3 §B)")
     if d.dealer_cards == "in_shuffler":
         if not game.dealer_cards:
-            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({_NO_DEALER_CLAUSE[g]})")
-        elif g not in _DEALER_IN_SHUFFLER_CLAUSE:
+            add("dealing.dealer_cards", f"{game.name} has no dealer hand ({c.dealer_hand})")
+        elif not game.dealing.dealer_may_stay:
             add("dealing.dealer_cards", f"{game.name} has no procedure that leaves the dealer's cards in the shuffler: "
-                f"they are delivered in the deal ({_DEALER_DELIVERED_CLAUSE[g]}, P27)")
+                f"they are delivered in the deal ({game.dealing.dealer_clause}, P27)")
         elif d.procedure != _SHUFFLER:
-            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" ({_DEALER_IN_SHUFFLER_CLAUSE[g]})')
+            add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" '
+                f'({game.dealing.held_clause})')
     max_hours = Decimal(4) if d.procedure == _HAND else Decimal(8)
     if d.deck_change_hours > max_hours:
-        how = "when the cards are dealt by hand" if d.procedure == _HAND else "when the cards are dealt from a shoe or shuffler"
+        how = ("when the cards are dealt by hand" if d.procedure == _HAND
+               else "when the cards are dealt from a shoe or shuffler")
         sub = "(1)" if d.procedure == _HAND else "(2)"
         add("dealing.deck_change_hours", f"must be at most {max_hours} {how} ({g} ch.3 §C{sub})")
     if d.stub_count_rounds > 5:
-        add("dealing.stub_count_rounds", f"must be at most 5 ({g} {_STUB_CLAUSE[g][d.procedure]})")
+        add("dealing.stub_count_rounds", f"must be at most 5 ({c.stub_count[d.procedure]})")
 
     # -- wagers
     _check_wagers(cfg, game, add)
@@ -615,16 +617,16 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
             else:
                 shown = ", ".join(f"{k} {v}" for k, v in parts.items() if v)
                 why = f"the most one player could win in a round at the table minimums ({shown})"
-            add("payout_limit", f"must be at least {floor} ({why}; {_PAYOUT_LIMIT_CLAUSE[g]}, RULINGS R6)")
+            add("payout_limit", f"must be at least {floor} ({why}; {c.payout_limit}, RULINGS R6)")
     return problems
 
 
 def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
-    g = game.short
+    c = game.clauses
     offered = cfg.wagers
     for ante in game.antes:
         if ante not in offered:
-            add(f"wagers.{ante}", f"required: every {game.name} player places it ({_ANTE_CLAUSE[g]})")
+            add(f"wagers.{ante}", f"required: every {game.name} player places it ({c.ante})")
     for wager, w in offered.items():
         where = f"wagers.{wager}"
         if wager == "progressive":
@@ -632,20 +634,22 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             continue
         if wager not in game.wagers:
             if wager in game.decision_wagers:
-                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own ({_ANTE_CLAUSE[g]})")
+                add(where, f"is made by the player's decision as a multiple of the Ante, not offered on its own "
+                    f"({c.ante})")
             else:
                 others = ", ".join(x for x in game.wagers if x != "progressive")
-                add(where, f"{game.name} has no such wager (its wagers: {others}; {_WAGERS_CLAUSE[g]})")
+                add(where, f"{game.name} has no such wager (its wagers: {others}; {c.wagers})")
             continue
         name = game.paytable_of.get(wager)
         if name is None:
             if w.paytable is not None:
-                add(f"{where}.paytable", f"the {wager} has no paytable: it pays 1 to 1 ({_EVEN_MONEY_CLAUSE[g]})")
+                add(f"{where}.paytable", f"the {wager} has no paytable: it pays 1 to 1 ({c.even_money})")
         else:
-            offered_letters = letters(game.name, name)
+            offered_letters = game.letters(name)
             if w.paytable is None:
                 if len(offered_letters) > 1:
-                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} ({_paytable_clause(game, name)})")
+                    add(f"{where}.paytable", f"required: one of {', '.join(offered_letters)} "
+                        f"({_paytable_clause(game, name)})")
             elif w.paytable not in offered_letters:
                 add(f"{where}.paytable", f"must be one of {', '.join(offered_letters)}, not {w.paytable!r} "
                     f"({_paytable_clause(game, name)})")
@@ -654,10 +658,11 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
             for key in ("min", "max"):
                 mine = getattr(w, key)
                 if mine is not None and ante is not None and getattr(ante, key) is not None and mine != getattr(ante, key):
-                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two are placed in equal amounts ({_ANTE_CLAUSE[g]})")
+                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two "
+                        f"are placed in equal amounts ({c.ante})")
             continue
         if w.min is None:
-            add(f"{where}.min", f"required: the table minimum ({_PAYOUT_LIMIT_CLAUSE[g]} counts from it; {_LIMITS_RULING})")
+            add(f"{where}.min", f"required: the table minimum ({c.payout_limit} counts from it; {_LIMITS_RULING})")
         elif w.min <= 0:
             add(f"{where}.min", f"must be more than 0 ({_LIMITS_RULING})")
         if w.max is None:
@@ -673,18 +678,7 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
 
 def _paytable_clause(game: Game, name: str) -> str:
     """The clause listing a wager's paytables (that of its first letter, up to its own number)."""
-    return paytable(game.name, name, letters(game.name, name)[0]).clause.rsplit("(", 1)[0]
-
-
-def _meter_clause(game: str, letter: str, meter: str) -> str:
-    """The clause of one meter's minimum (JHE lists each meter under its own number)."""
-    clause = METER_MINIMUM_CLAUSES[(game, letter)]
-    if game == "jackpot_holdem":
-        head, *rest = clause.split(", ")
-        prefix, first = head.split("§E")
-        parts = [first] + rest
-        return f"{prefix}§E{parts[METERS[game].index(meter)]}"
-    return clause
+    return game.paytable(name, game.letters(name)[0]).clause.rsplit("(", 1)[0]
 
 
 def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
@@ -697,12 +691,13 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
         add_problem(where, msg)
 
     if cfg.devices.progressive is None:
-        add("devices.progressive", f"required with the Progressive wager: the progressive table game system ({_PROGRESSIVE_SYSTEM_CLAUSE[g]})")
+        add("devices.progressive", "required with the Progressive wager: the progressive table game system "
+            f"({game.clauses.progressive_system})")
     if p.unit is None:
         add("progressive.unit", "required: the amount of the one Progressive wager (RULINGS R3)")
     elif p.unit <= 0:
         add("progressive.unit", "must be more than 0 (RULINGS R3)")
-    offered = letters(game.name, "progressive")
+    offered = game.letters("progressive")
     where = _paytable_clause(game, "progressive")
     if p.paytable is None:
         add("progressive.paytable", f"required: one of {', '.join(offered)} ({where})")
@@ -710,33 +705,38 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
     if p.paytable not in offered:
         add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r} ({where})")
         return
-    table = paytable(game.name, "progressive", p.paytable)
+    table = game.paytable("progressive", p.paytable)
 
     # Envy Bonus (RULINGS R18a, R24, R29)
     if p.envy is not None:
         if not game.has_envy:
             add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
-        elif g == "HCF":
-            if p.envy != p.paytable or p.envy not in letters(game.name, "envy"):
-                add("progressive.envy", f"High Card Flush pays an Envy Bonus only with Progressive paytable C, D or E, by the Envy table of the same letter ({p.paytable!r} here) (RULINGS R18a)")
-        elif p.envy not in letters(game.name, "envy"):
-            add("progressive.envy", f"must be one of {', '.join(letters(game.name, 'envy'))}, not {p.envy!r} "
+        elif game.envy_letter_is_progressive_letter:
+            if p.envy != p.paytable or p.envy not in game.letters("envy"):
+                add("progressive.envy", f"{game.name} pays an Envy Bonus only with Progressive paytable "
+                    f"{' or '.join((', '.join(game.letters('envy')[:-1]), game.letters('envy')[-1]))}, by the Envy table of the same letter ({p.paytable!r} here) "
+                    "(RULINGS R18a)")
+        elif p.envy not in game.letters("envy"):
+            add("progressive.envy", f"must be one of {', '.join(game.letters('envy'))}, not {p.envy!r} "
                 f"({_paytable_clause(game, 'envy')})")
 
     # Meters: every meter the table pays from; also those the rules give a minimum for (JHE club).
-    minimums = METER_MINIMUMS[(game.name, p.paytable)]
+    minimum_of = game.meter_minimums[p.paytable]
+    minimums = minimum_of.amounts
     allowed = set(table.meters) | set(minimums)
     for meter in table.meters:
         if meter not in p.meters:
-            add(f"progressive.meters.{meter}", f"required: Progressive paytable {p.paytable} pays from it ({table.clause})")
+            add(f"progressive.meters.{meter}", f"required: Progressive paytable {p.paytable} pays from it "
+                f"({table.clause})")
     for meter, m in p.meters.items():
         where = f"progressive.meters.{meter}"
         if meter not in allowed:
-            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: {', '.join(sorted(allowed, key=METERS[game.name].index))}; {table.clause})")
+            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: "
+                f"{', '.join(sorted(allowed, key=game.meters.index))}; {table.clause})")
             continue
         minimum = minimums.get(meter)
         if minimum is not None:
-            clause = _meter_clause(game.name, p.paytable, meter)
+            clause = minimum_of.clause_of(meter)
             for key in ("initial", "reset"):
                 if getattr(m, key) < minimum:
                     add(f"{where}.{key}", f"must be at least {meter_display(minimum)} ({clause})")
@@ -744,7 +744,8 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
             add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)}) (P33)")
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
-        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 (P33)")
+        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "
+            "(P33)")
     if not found:
         _check_progressive_return(cfg, game, add)
 
@@ -772,7 +773,7 @@ def _check_progressive_return(cfg: TableConfig, game: Game, add: Any) -> None:
 def _top_net(game: Game, wager_paytable: str, letter: str, amount: Decimal) -> Decimal:
     """The largest net of any line of a paytable on ``amount`` (RULINGS R2, R21a)."""
     best = Decimal(0)
-    for line in paytable(game.name, wager_paytable, letter).lines:
+    for line in game.paytable(wager_paytable, letter).lines:
         pays = line.pays
         if isinstance(pays, Odds):
             net = odds_net(amount, pays)
@@ -795,7 +796,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     offers, of that wager's highest paytable line paid on its own minimum:
 
     * each Ante (and UTH Blind / JHE X-tra Bonus / RET 2nd Ante, placed equal
-      to it) at the Ante's minimum: 1 to 1 (ch.12 §A), or its paytable's top
+      to it) at the Ante's minimum: 1 to 1 (``Game.clauses.even_money``), or its paytable's top
       line (Blind, X-tra Bonus);
     * each decision wager (Play, Raise, 1st/2nd Run, Center) at the largest
       multiple of the minimum Ante the game allows (``Game.streets``): 1 to 1,
@@ -819,7 +820,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     def pays(wager: str, amount: Decimal) -> Decimal:
         name = game.paytable_of.get(wager)
         if name is None:
-            return amount  # 1 to 1 (ch.12 §A)
+            return amount  # 1 to 1 (the game's clauses.even_money)
         return _top_net(game, name, letters_of[name], amount)
 
     for ante in game.antes:
@@ -828,7 +829,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
         multiples = [max(st.multiples) for st in game.streets]
     else:
         multiples = [max(m for st in game.streets for m in st.multiples)] * len(game.decision_wagers)
-    for wager, k in zip(game.decision_wagers, multiples):
+    for wager, k in zip(game.decision_wagers, multiples, strict=False):
         parts[wager] = pays(wager, ante_min * k)
     for wager, w in cfg.wagers.items():
         if wager in game.antes or wager in game.not_covered or wager not in game.wagers:

@@ -99,7 +99,9 @@ def show(line: str) -> None:
     if event == "dealer":
         print(f"  dealer> {e.get('say')}", flush=True)
     elif event == "settle":
-        print(f"  seat {e['seat']}: {e.get('hand')}: {e.get('wagers')}  => net {e['net']}", flush=True)
+        hand = f"{e['hand']}: " if e.get("hand") else ""  # shown at the step that turns the cards over (P65)
+        print(f"  pay {e.get('step')}. seat {e['seat']} ({e.get('clause')}): {hand}{e.get('wagers')}"
+              f"  => seat net {e.get('seat_net')}", flush=True)
     elif e.get("level") in ("warning", "error"):
         print(f"  [{e['level']}] {event} {({k: v for k, v in e.items() if k not in ('event', 'level', 'timestamp')})}",
               flush=True)
@@ -253,6 +255,28 @@ class Dealer:
         return len(self.closed)
 
 
+DEMO_SUPERVISOR = ("floor", "demo-only")  # the demo's floor account (simulated table, a throwaway journal)
+
+
+def start_web(args: argparse.Namespace, users: Path, procs: list[subprocess.Popen[str]]) -> None:
+    """``tablectl web`` beside the daemon: the dealer's screen and the floor's pages; their addresses printed."""
+    from web.auth import add_user
+
+    add_user(users, DEMO_SUPERVISOR[0], "supervisor", DEMO_SUPERVISOR[1])
+    os.environ["TABLE_WEB__USERS"] = str(users)
+    if args.free_ports:
+        os.environ["TABLE_WEB__DEALER_PORT"] = os.environ["TABLE_WEB__FLOOR_PORT"] = "0"
+    web = subprocess.Popen([sys.executable, "-m", "controller.cli", "web", "--config", args.config],
+                           cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+    procs.append(web)
+    line = web.stdout.readline() if web.stdout else ""  # its first line: {"dealer": URL, "floor": URL}
+    if not line:
+        raise SystemExit(f"demo: tablectl web stopped (exit {web.wait()})")
+    urls = json.loads(line)
+    print(f"dealer's screen: {urls['dealer']}  (open it in a browser)", flush=True)
+    print(f"floor's pages:   {urls['floor']}  (user {DEMO_SUPERVISOR[0]}, password {DEMO_SUPERVISOR[1]})", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.demo")
     parser.add_argument("--config", default=os.environ.get("CONFIG", str(ROOT / "config/ultimate_texas_holdem.toml")))
@@ -291,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
                                   cwd=ROOT, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
         procs.append(daemon)
         threading.Thread(target=lambda: [show(line) for line in daemon.stderr], daemon=True).start()
+        start_web(args, demo_dir / f"{cfg0.id}.users", procs)
         dealer = Dealer(cfg, journal.with_suffix(".status.json"), controls, random.Random(args.seed))
         try:
             played = dealer.play(args.rounds, daemon)

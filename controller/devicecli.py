@@ -4,8 +4,8 @@
   (``python -m simulators.DEVICE ARGS...``); it prints
   ``listening URL control tcp://HOST:PORT``.
 * ``inject CONTROL_URL COMMAND [key=value ...]`` sends one control command to a
-  simulator's control port (docs/protocols-serial.md §9,
-  docs/protocols-modbus.md §7) and prints the reply.
+  simulator's control port (``simulators.control``; the commands:
+  docs/protocols-serial.md §9, docs/protocols-modbus.md §7) and prints the reply.
 * ``watch DEVICE URL`` connects the real driver, prints one line per thing it
   reports (health changes, cards, faults, presses, wagers) and takes commands
   on standard input, one per line.
@@ -13,6 +13,10 @@
 Card values are secret in production (hole cards, the undealt order): ``watch``
 prints them as ``**`` unless ``--show-cards`` is given, which is for
 simulators and bench tests only.  Only the drivers' public API is used.
+
+The device types, their drivers and simulators come from the registry
+(``drivers.device``); a device type without commands of its own here is
+watched for its health alone.
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import sys
 import threading
 import time
@@ -31,12 +34,16 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from drivers.device import DEVICES as DEVICE_TYPES
+from drivers.device import Link
+from drivers.health import DeviceError, DeviceOffline, Health, stop_task
+from simulators.control import ControlClient, ControlError
+
 EXIT_OK = 0
 EXIT_REFUSED = 2
 EXIT_STUCK = 3  # watch: the driver did not stop when closed
 
-DEVICES = ("shuffler", "shoe", "progressive", "panel")
-SERIAL_DEVICES = ("shuffler", "shoe")
+DEVICES = tuple(DEVICE_TYPES)
 MASK = "**"
 SLOW = 0.1  # seconds: a command slower than this says how long it took
 STOP_WAIT = 1.0  # seconds to wait for a task being stopped before cancelling it again
@@ -76,6 +83,7 @@ COMMANDS = {
         ("key", "read the supervisor key switch"),
     ],
 }
+COMMANDS.update({name: [] for name in DEVICES if name not in COMMANDS})  # a new device type: health only
 COMMON_COMMANDS = [("help", "this list"), ("quit", "close the driver and exit (also Ctrl-C or end of input)")]
 
 
@@ -125,8 +133,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "url",
         metavar="URL",
-        help="the device: socket://HOST:PORT or /dev/tty... (shuffler, shoe); tcp://HOST:PORT or "
-        "rtu:///dev/tty...?baud=N (progressive, panel)",
+        help=_url_help(),
     )
     p.add_argument("--show-cards", action="store_true", help=SHOW_CARDS_HELP)
     p.add_argument(
@@ -137,6 +144,14 @@ def register(sub: Any) -> None:
         "would); debug logs card values, so it needs --show-cards",
     )
     p.set_defaults(handler=cmd_watch)
+
+
+def _url_help() -> str:
+    """Each kind of link, its URLs and the device types it reaches."""
+    kinds: dict[Link, list[str]] = {}
+    for t in DEVICE_TYPES.values():
+        kinds.setdefault(t.link, []).append(t.name)
+    return "the device: " + "; ".join(f"{link.url_help} ({', '.join(names)})" for link, names in kinds.items())
 
 
 # --------------------------------------------------------------------------
@@ -150,7 +165,7 @@ def _project_root() -> Path:
 def cmd_sim(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_project_root()), env.get("PYTHONPATH")]))
-    argv = [sys.executable, "-m", f"simulators.{args.device}", *args.args]
+    argv = [sys.executable, "-m", DEVICE_TYPES[args.device].simulator, *args.args]
     stdout.flush()
     stderr.flush()
     try:
@@ -164,33 +179,15 @@ def cmd_sim(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 # inject
 
 
-class InjectError(Exception):
-    pass
-
-
-def control_address(url: str) -> tuple[str, int]:
-    """``tcp://HOST:PORT``, ``HOST:PORT`` or ``PORT`` (on 127.0.0.1)."""
-    rest = url.removeprefix("tcp://").rstrip("/")
-    host, sep, port = rest.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", rest
-    try:
-        number = int(port)
-    except ValueError:
-        number = -1
-    if not 0 < number < 65536 or "/" in rest:
-        raise InjectError(f"{url}: not a control URL (tcp://HOST:PORT, as the simulator printed it)")
-    return host.strip("[]") or "127.0.0.1", number
-
-
 def parse_fields(cmd: str, fields: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {"cmd": cmd}
     for field in fields:
         key, sep, text = field.partition("=")
         if not sep or not key:
-            raise InjectError(f"{field!r}: arguments are key=value")
+            raise ControlError(f"{field!r}: arguments are key=value", refused=False)
         if key in out:
-            raise InjectError(f"{key}: given twice" if key != "cmd" else "cmd: the command is the COMMAND argument")
+            raise ControlError(f"{key}: given twice" if key != "cmd" else "cmd: the command is the COMMAND argument",
+                               refused=False)
         try:
             value: Any = json.loads(text)
         except ValueError:
@@ -199,40 +196,15 @@ def parse_fields(cmd: str, fields: list[str]) -> dict[str, Any]:
     return out
 
 
-def send_control(url: str, command: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-    """Send one JSON command line; return the reply object (``ok`` included). Raises InjectError."""
-    address = control_address(url)
-    try:
-        with socket.create_connection(address, timeout=timeout) as sock:
-            sock.sendall(json.dumps(command).encode() + b"\n")
-            with sock.makefile("rb") as f:
-                line = f.readline()
-    except TimeoutError:
-        raise InjectError(f"{url}: no reply within {timeout:g} s") from None
-    except OSError as e:
-        raise InjectError(f"cannot reach {url}: {e.strerror or e}") from None
-    if not line:
-        raise InjectError(f"{url}: the simulator closed the connection without a reply")
-    try:
-        reply = json.loads(line)
-    except ValueError:
-        raise InjectError(f"{url}: the reply is not JSON: {line[:80]!r}") from None
-    if not isinstance(reply, dict):
-        raise InjectError(f"{url}: the reply is not a JSON object: {line[:80]!r}")
-    return reply
-
-
 def cmd_inject(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     try:
         command = parse_fields(args.cmd, args.fields)
-        reply = send_control(args.control_url, command, args.timeout)
-    except InjectError as e:
+        with ControlClient(args.control_url, timeout=args.timeout) as client:
+            reply = client(command.pop("cmd"), **command)
+    except ControlError as e:  # refused, or no usable reply: one line, exit 2
         print(f"tablectl inject: {e}", file=stderr)
         return EXIT_REFUSED
-    if reply.get("ok") is not True:
-        print(f"tablectl inject: {args.cmd} refused: {reply.get('error', 'no reason given')}", file=stderr)
-        return EXIT_REFUSED
-    print(json.dumps(reply), file=stdout)
+    print(json.dumps({"ok": True, **reply}), file=stdout)
     return EXIT_OK
 
 
@@ -320,7 +292,7 @@ class Watcher:
             "card values masked"
         )
         self.emit(f"watching {self.device} at {self.url}; {mode}; type 'help' for commands")
-        await getattr(self, f"_setup_{self.device}")()
+        await getattr(self, f"_setup_{self.device}", self._setup_any)()
         self.tasks.append(asyncio.create_task(self._remind_offline()))
         try:
             while True:
@@ -345,10 +317,9 @@ class Watcher:
             self.closing = True
             stopped = True
             for task in self.tasks:
-                task.cancel()
                 stopped &= await _stop(task)
             if self.dev is not None:
-                stopped &= await _stop(asyncio.ensure_future(self.dev.close()))
+                stopped &= await _stop(asyncio.ensure_future(self.dev.close()), cancel=False)
             if stopped:
                 self.emit("driver closed")
             else:
@@ -356,8 +327,6 @@ class Watcher:
                 self.emit("the driver did not stop when cancelled (a driver bug); exiting without waiting for it")
 
     async def command(self, words: list[str]) -> None:
-        from drivers.serial_link import DeviceError
-
         name, rest = words[0], words[1:]
         if name == "help":
             for usage, text in COMMANDS[self.device] + COMMON_COMMANDS:
@@ -389,8 +358,6 @@ class Watcher:
 
     async def _remind_offline(self) -> None:
         """A device that cannot be reached at all changes no state: say so once."""
-        from drivers.serial_link import Health
-
         await asyncio.sleep(3.0)
         if not self.health_printed and self.dev.health is Health.OFFLINE:
             self.health_line(Health.OFFLINE, self.dev.health_reason or "not connected yet")
@@ -399,7 +366,7 @@ class Watcher:
 
     def _serial_health(self, new: Any, reason: str) -> None:
         """The serial drivers give no reason for DEGRADED: say which fault is latched, or the link counters."""
-        from drivers.serial_link import DEGRADING_FAULTS, Health
+        from drivers.serial_link import DEGRADING_FAULTS
 
         if new is Health.OFFLINE:
             reason = reason or "not connected"
@@ -493,12 +460,7 @@ class Watcher:
         self.tasks.append(asyncio.create_task(self._shoe_cards()))
 
     async def _shoe_cards(self) -> None:
-        from drivers.serial_link import (
-            DeviceError,
-            DeviceOffline,
-            Health,
-            UnreadableCardError,
-        )
+        from drivers.serial_link import UnreadableCardError
 
         shoe = self.dev
         while True:
@@ -580,8 +542,6 @@ class Watcher:
         self.tasks.append(asyncio.create_task(self._progressive_poll()))
 
     async def _progressive_poll(self) -> None:
-        from drivers.modbus import DeviceError, Health
-
         dev = self.dev
         last: Any = None
         while not self.closing:  # also when a cancel is lost in the driver's I/O (see _stop)
@@ -655,29 +615,29 @@ class Watcher:
             outage = "; pressed while the panel could not be reached" if press.after_outage else ""
             self.emit(f"press {name} ({seq}{outage})")
 
+    # -- a device type without commands of its own here: its health
+
+    async def _setup_any(self) -> None:
+        dev = self.dev = DEVICE_TYPES[self.device].driver()(self.url)
+        dev.add_health_listener(self.health_line)
+        await dev.start()
+
     def _modbus(self, cls: Any) -> Any:
         dev = cls(self.url)  # raises ValueError for a bad URL
         dev.add_health_listener(self._modbus_health)
         return dev
 
 
-async def _stop(task: asyncio.Future[Any]) -> bool:
-    """Wait for a cancelled (or closing) task, cancelling it again while it lingers; False if it never ends.
+async def _stop(task: asyncio.Future[Any], *, cancel: bool = True) -> bool:
+    """``drivers.health.stop_task`` with a limit (a stuck driver must not hang the watch); False if it never ends.
 
-    On Python 3.11 ``asyncio.wait_for`` loses a cancellation that arrives as
-    the awaited result does (fixed in 3.12), and the drivers' I/O runs under
-    it: a driver's poll task can outlive its ``close()``, which then waits
-    forever.  Cancelling again reaches the task through ``close()``'s await.
+    A crash of the task while it closes is printed, not lost.
     """
-    for _ in range(STOP_ATTEMPTS):
-        done, _ = await asyncio.wait({task}, timeout=STOP_WAIT)
-        if done:
-            if not task.cancelled() and task.exception() is not None:
-                log_exc = task.exception()
-                print(f"tablectl watch: while closing: {type(log_exc).__name__}: {log_exc}", file=sys.stderr)
-            return True
-        task.cancel()
-    return False
+    if not await stop_task(task, cancel=cancel, wait=STOP_WAIT, attempts=STOP_ATTEMPTS):
+        return False
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        print(f"tablectl watch: while closing: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return True
 
 
 def _stdin_lines(loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[str | None], fd: int) -> None:

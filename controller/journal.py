@@ -13,8 +13,8 @@ Each event has
 * ``at``: the wall-clock time it was journaled (UTC, ISO 8601, microseconds);
 * ``round_id``: the round it belongs to, or None for table-level events
   (opening steps, deck changes, meter installation, supervisor actions);
-* ``kind``: what happened (free text, snake_case; see below for the kinds
-  the journal itself reads);
+* ``kind``: what happened (snake_case; each kind's type is declared in
+  ``controller.events``; see below for the kinds the journal itself reads);
 * ``who``: the dealer or supervisor id that caused it, when there is one;
 * ``data``: a JSON object.  ``Decimal`` values are written exactly, as
   strings (``Decimal("12.50")`` -> ``"12.50"``); binary floats are refused
@@ -58,7 +58,11 @@ Their data is checked on ``append``, so a replay never meets a malformed one.
 Use::
 
     journal = Journal("/var/lib/tablectl/uth-01.journal")
-    seq = journal.append("r-000123", "cards_dealt", {"seat": 1, "cards": ["As", "Kd"]}, who="D042")
+    seq = journal.record(CardDealt(place="seat:1", card="As"), "r-000123", who="D042")
+    journal.append("r-000123", "card", {"place": "seat:1", "card": "As"})  # the same, untyped
+
+Each kind's payload is declared in ``controller.events``; ``Event.typed`` reads a
+row back as its type.
 """
 
 from __future__ import annotations
@@ -75,20 +79,26 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
+from urllib.request import pathname2url
+
+from controller import events
 
 SCHEMA_VERSION = 1
 GENESIS = "0" * 64
 
-ROUND_CLOSED = "round_closed"
-ROUND_VOIDED = "round_voided"
-CLOSING_KINDS = frozenset({ROUND_CLOSED, ROUND_VOIDED})
+# the kinds the journal reads, from their declared types (controller.events)
+ROUND_CLOSED = events.RoundClosed.kind
+ROUND_VOIDED = events.RoundVoided.kind
+CLOSING_KINDS = frozenset(e.kind for e in events.CLOSING)
 
-METER_SET = "meter_set"
-METER_ADD = "meter_add"
-METER_PAID = "meter_paid"
-METER_KINDS = frozenset({METER_SET, METER_ADD, METER_PAID})
+METER_SET = events.MeterSet.kind
+METER_ADD = events.MeterAdd.kind
+METER_PAID = events.MeterPaid.kind
+METER_KINDS = frozenset(e.kind for e in events.METERS)
 
 FILE_MODE = 0o600
+
+_ROWS = "SELECT seq, at, round_id, kind, who, data FROM events"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -125,7 +135,8 @@ class JournalIntegrityError(JournalError):
     def __init__(self, seq: int | None, reason: str) -> None:
         self.seq = seq
         self.reason = reason
-        super().__init__(f"journal fails verification at seq {seq}: {reason}" if seq is not None else f"journal fails verification: {reason}")
+        super().__init__(f"journal fails verification at seq {seq}: {reason}" if seq is not None
+                         else f"journal fails verification: {reason}")
 
 
 @dataclass(frozen=True)
@@ -136,6 +147,11 @@ class Event:
     kind: str
     who: str | None
     data: dict[str, Any] = field(repr=False)  # cards: never in a repr, never in a log
+
+    @property
+    def typed(self) -> events.AnyEvent:
+        """The event as its declared type (``controller.events``); a kind not declared is ``Unrecognised``."""
+        return events.parse(self.kind, self.data)
 
 
 @dataclass(frozen=True)
@@ -237,6 +253,22 @@ class Journal:
             self._db.close()
             raise
 
+    @classmethod
+    def read_only(cls, path: str | os.PathLike[str]) -> Journal:
+        """An existing journal opened for reading only, by another process while the daemon writes it
+        (the web service): SQLite's ``mode=ro``, so nothing is created, migrated or written."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            self._db = sqlite3.connect(f"file:{pathname2url(str(self.path.resolve()))}?mode=ro", uri=True,
+                                       isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+        return self
+
     @staticmethod
     def _create_private(path: Path) -> None:
         """Create the file with mode 0600, or check an existing one is private."""
@@ -268,7 +300,8 @@ class Journal:
                 if row is None:
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 elif row[0] != str(SCHEMA_VERSION):
-                    raise JournalError(f"the journal {self.path} has schema version {row[0]}, this program writes {SCHEMA_VERSION}")
+                    raise JournalError(f"the journal {self.path} has schema version {row[0]}, "
+                                       f"this program writes {SCHEMA_VERSION}")
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -286,8 +319,15 @@ class Journal:
 
     # -- writing -----------------------------------------------------------------------------------
 
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any] | None = None, *, who: str | None = None) -> int:
-        """Journal one event and make it durable; return its seq.  Act on the event only after this returns."""
+    def record(self, event: events.JournalEvent, round_id: str | None = None, *, who: str | None = None) -> int:
+        """Journal one typed event (``controller.events``) of ``round_id`` (None: the table's); see ``append``."""
+        return self.append(round_id, event.kind, event.to_data(), who=who)
+
+    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any] | None = None, *,
+               who: str | None = None) -> int:
+        """Journal one event and make it durable; return its seq.  Act on the event only after this returns.
+
+        The kind and data as stored; ``record`` takes the declared event type instead."""
         if round_id is not None and (not isinstance(round_id, str) or not round_id):
             raise JournalError("round_id must be a non-empty string or None")
         if not isinstance(kind, str) or not kind:
@@ -298,26 +338,31 @@ class Journal:
         if kind in METER_KINDS:
             _check_meter_event(kind, payload)
         text = _canonical(payload)
-        at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+        # through _dt.timezone: tests set the clock by replacing _dt
+        at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")  # noqa: UP017
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
                 if round_id is not None:
                     closed = db.execute(
-                        f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
+                        "SELECT kind FROM events WHERE round_id = ? "
+                        f"AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
                         (round_id, *sorted(CLOSING_KINDS)),
                     ).fetchone()
                     if closed is not None:
-                        raise JournalError(f"round {round_id} is closed ({closed[0]}): nothing more can be journaled for it")
+                        raise JournalError(f"round {round_id} is closed ({closed[0]}): "
+                                           "nothing more can be journaled for it")
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
                 seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
                 digest = _row_hash(prev, seq, at, round_id, kind, who, text)
                 db.execute(
-                    "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (seq, at, round_id, kind, who, text, prev, digest),
                 )
-                db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, digest))
+                db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
+                           "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, digest))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -339,16 +384,16 @@ class Journal:
     def events(self, round_id: str | None) -> list[Event]:
         """The events of one round in order; ``None``: the table-level events."""
         if round_id is None:
-            rows = self._query("SELECT seq, at, round_id, kind, who, data FROM events WHERE round_id IS NULL ORDER BY seq")
+            rows = self._query(f"{_ROWS} WHERE round_id IS NULL ORDER BY seq")
         else:
-            rows = self._query("SELECT seq, at, round_id, kind, who, data FROM events WHERE round_id = ? ORDER BY seq", (round_id,))
+            rows = self._query(f"{_ROWS} WHERE round_id = ? ORDER BY seq", (round_id,))
         return [self._event(r) for r in rows]
 
     def iter_events(self, after: int = 0, batch: int = 1000) -> Iterator[Event]:
         """Every event with seq > ``after``, in order (for export and replay)."""
         while True:
             rows = self._query(
-                "SELECT seq, at, round_id, kind, who, data FROM events WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
+                f"{_ROWS} WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
             )
             if not rows:
                 return
@@ -357,7 +402,7 @@ class Journal:
             after = rows[-1][0]
 
     def last_seq(self) -> int:
-        return self._query("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0]
+        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])
 
     def head(self) -> tuple[int, str]:
         """(last seq, its hash): record it elsewhere to anchor the chain; (0, 64 zeros) when empty."""
@@ -375,7 +420,8 @@ class Journal:
             )
             SELECT r.round_id, r.first, r.last, r.n,
                    (SELECT at FROM events WHERE seq = r.first),
-                   (SELECT kind FROM events c WHERE c.round_id = r.round_id AND c.kind IN ({marks}) ORDER BY c.seq LIMIT 1)
+                   (SELECT kind FROM events c WHERE c.round_id = r.round_id AND c.kind IN ({marks})
+                    ORDER BY c.seq LIMIT 1)
             FROM r ORDER BY r.first {"DESC LIMIT ?" if last is not None else ""}
         """
         args: tuple[Any, ...] = (*closing, last) if last is not None else tuple(closing)
@@ -421,7 +467,8 @@ class Journal:
     def verify(self) -> int:
         """Recompute the hash chain; return the number of events, or raise ``JournalIntegrityError``."""
         with self._lock:
-            rows = self._db.execute("SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events ORDER BY seq")
+            rows = self._db.execute(
+                "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events ORDER BY seq")
             prev, expected, n = GENESIS, 1, 0
             for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
                 if seq != expected:
@@ -438,7 +485,8 @@ class Journal:
             head = self._db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
         head_seq, head_hash = head if head else (0, GENESIS)
         if (head_seq, head_hash) != (n, prev):
-            raise JournalIntegrityError(n + 1 if head_seq > n else head_seq, f"the journal head says seq {head_seq}, the rows end at seq {n}")
+            raise JournalIntegrityError(n + 1 if head_seq > n else head_seq,
+                                        f"the journal head says seq {head_seq}, the rows end at seq {n}")
         return n
 
 

@@ -13,9 +13,11 @@ does not show them).  A closed round is shown whole: it is the record.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
-from controller.journal import CLOSING_KINDS, METER_KINDS, Event
+from controller import events as ev
+from controller.journal import CLOSING_KINDS, Event
 
 #: said when a round was journaled before its reveals and order of payment were (P66)
 NOT_JOURNALED = "not recorded: this round was journaled before its reveals and order of payment were"
@@ -29,7 +31,7 @@ def in_play(events: Iterable[Event]) -> bool:
 def replay(round_id: str, events: list[Event]) -> dict[str, Any]:
     """The round's steps; ``steps`` is None when the journal predates the reveals and payment order."""
     playing = in_play(events)
-    opened = events[0].data if events and events[0].kind == "round_opened" else {}
+    opened = events[0].data if events and events[0].kind == ev.RoundOpened.kind else {}
     out: dict[str, Any] = {"round": round_id, "game": opened.get("game"), "in_play": playing,
                            "steps_journaled": bool(opened.get("steps_journaled")), "steps": None}
     if not out["steps_journaled"]:
@@ -39,49 +41,49 @@ def replay(round_id: str, events: list[Event]) -> dict[str, Any]:
     hole: dict[int, list[str]] = {}  # each seat's cards, to show them when the dealer turns them over
     folded: set[int] = set()
     for e in events:
-        d = e.data
+        t = e.typed
         step: dict[str, Any] = {"seq": e.seq, "at": e.at}
-        if e.kind == "round_opened":
+        if isinstance(t, ev.RoundOpened):
             continue
-        if e.kind == "card":
-            kind, _, seat = d["place"].partition(":")
+        if isinstance(t, ev.CardDealt):
+            kind, _, seat = t.place.partition(":")
             if kind == "seat":
-                hole.setdefault(int(seat), []).append(d["card"])
+                hole.setdefault(int(seat), []).append(t.card)
             # dealt face down (or face up before its reveal is journaled): shown in the reveal step
-            step.update(step="card", place=d["place"], card=None if playing else d["card"])
-        elif e.kind == "seat_skipped":
+            step.update(step="card", place=t.place, card=None if playing else t.card)
+        elif isinstance(t, ev.SeatSkipped):
             hole = {}
-            for place, card in d["cards"]:
+            for place, card in t.cards:
                 kind, _, seat = place.partition(":")
                 if kind == "seat":
                     hole.setdefault(int(seat), []).append(card)
-            step.update(step="seat_skipped", seat=d["seat"], by=d["by"],
-                        cards=None if playing else [list(pc) for pc in d["cards"]])
-        elif e.kind == "wager":
-            step.update(step="wager", seat=d["seat"], wager=d["wager"], amount=d["amount"])
-        elif e.kind == "decision":
-            if d["fold"]:
-                folded.add(d["seat"])
-            what = "fold" if d["fold"] else "check" if d["check"] else f"{d['multiple']}x"
-            step.update(step="decision", seat=d["seat"], street=d["street"], decision=what)
-        elif e.kind == "revealed":
-            step.update(step="reveal", what=d["what"], cards=list(d["cards"]), clause=d["clause"])
-        elif e.kind in ("settled", "voided"):
-            head = {"step": e.kind, "seq": e.seq, "at": e.at}
-            if e.kind == "voided":
-                head.update(reason=d["reason"], keep=list(d["keep"]))
+            step.update(step="seat_skipped", seat=t.seat, by=t.by,
+                        cards=None if playing else [list(pc) for pc in t.cards])
+        elif isinstance(t, ev.WagerPlaced):
+            step.update(step="wager", seat=t.seat, wager=t.wager, amount=e.data["amount"])
+        elif isinstance(t, ev.DecisionMade):
+            if t.fold:
+                folded.add(t.seat)
+            what = "fold" if t.fold else "check" if t.check else f"{t.multiple}x"
+            step.update(step="decision", seat=t.seat, street=t.street, decision=what)
+        elif isinstance(t, ev.Revealed):
+            step.update(step="reveal", what=t.what, cards=list(t.cards), clause=t.clause)
+        elif isinstance(t, ev.Settled | ev.Voided):
+            head: dict[str, Any] = {"step": e.kind, "seq": e.seq, "at": e.at}
+            if isinstance(t, ev.Voided):
+                head.update(reason=t.reason, keep=list(t.keep))
             steps.append(head)
-            for n, p in enumerate(d.get("order") or [], 1):
+            for n, p in enumerate(t.order or (), 1):
                 pay: dict[str, Any] = {"step": "pay", "seq": e.seq, "at": e.at, "order": n, "seat": p["seat"],
                                        "clause": p["clause"], "wagers": p["wagers"]}
-                if p["shows_hand"] and e.kind == "settled" and p["seat"] not in folded:
+                if p["shows_hand"] and isinstance(t, ev.Settled) and p["seat"] not in folded:
                     pay["cards"] = hole.get(p["seat"], [])  # turned face up at this step
                 steps.append(pay)
             continue
-        elif e.kind in METER_KINDS:
-            step.update(step=e.kind, meters=d.get("meters"))
+        elif isinstance(t, ev.MeterSet | ev.MeterAdd | ev.MeterPaid):
+            step.update(step=e.kind, meters=e.data.get("meters"))
         else:  # no more bets, count confirmed, halted, resumed, a player who left, discarded, closed ...
-            step.update(step=e.kind, **d)
+            step.update(step=e.kind, **e.data)
         if e.who:
             step["who"] = e.who
         steps.append(step)

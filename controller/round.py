@@ -7,8 +7,17 @@ The model (``RoundController``) does not talk to devices: the daemon feeds it
 what the devices and the dealer report (a wager, the lock-out confirmed, a
 card and where it went, a decision, a confirmation) and does what the round
 asks for next.  Every fact is first appended to the journal, then applied
-(``_apply_<kind>``); replaying a round's journal through the same ``_apply``
-methods rebuilds it after a crash (``RoundController.restore``).
+through its one ``@applies`` method (``controller.events``: one declared type
+per kind); replaying a round's journal through the same methods rebuilds it
+after a crash (``RoundController.restore``).
+
+Ask before you act: every action has its question (``can_place_wager``,
+``can_deal``, ``can_decide``, ``can_void`` ...) answering with an ``Answer``
+(allowed, or a ``code`` and a reason) instead of raising; the action asks the
+same question and raises ``RoundRefused`` carrying that answer.  The machine's
+triggers are declared on the class for the type checker.  The settle
+contract's input, the settlement and the void are built in
+``controller.round_settlement``; what may be shown, in ``controller.round_view``.
 
 What the rules decide comes from ``games``: legal decisions per street
 (``Game.streets``, RULINGS R1: clockwise from seat 1), settlement
@@ -22,118 +31,85 @@ before the rules reveal them, and never logged.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from decimal import Decimal
-from typing import Any, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any
 
 from transitions.extensions.asyncio import AsyncMachine
 
-from controller.journal import METER_KINDS, ROUND_CLOSED, ROUND_VOIDED
+from controller import events as ev
+from controller import round_settlement, round_view
+from controller.round_layout import Layout
+from controller.round_state import (
+    ALLOWED,
+    OPEN_PHASES,
+    Answer,
+    JournalLike,
+    NoJournal,
+    Phase,
+    RoundRefused,
+    SeatState,
+    TableSetup,
+    no,
+)
 from games.cards import Card, parse_card
-from games.contract import parse_round
-from games.game import Game, Street
+from games.game import Street
 from games.registry import GAMES
-from games.round import Decision, Seat, SeatSettlement, Settlement
-from games.settlement import lose, push, settlement_order
-from games.void import void_round
+from games.round import Settlement
+
+if TYPE_CHECKING:
+    from transitions.extensions.asyncio import AsyncTransitionConfigDict
 
 
-class Phase(str, enum.Enum):
-    WAGERS = "wagers"  # open for wagers (ch.7 §D)
-    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (ch.8 §C)
-    DEALING = "dealing"  # cards leaving the shoe or shuffler (ch.8-ch.10)
-    DECISIONS = "decisions"  # players decide, street by street (ch.11)
-    REVEAL = "reveal"  # every player has acted: the dealer's hand is exposed (UTH ch.11 §G)
-    SETTLED = "settled"  # settlement computed; the dealer pays and takes, then confirms
-    COMPLETE = "complete"
-    VOIDED = "voided"  # all hands void (R7a), or the wagers chapter 13 keeps alive settled
-    HALTED = "halted"  # an irregularity or a device stopped the round; the dealer decides
-
-
-OPEN_PHASES = [Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL]
-
-TRANSITIONS = [
-    {"trigger": "lock_out", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
+_RESUME: list[AsyncTransitionConfigDict] = [
+    # back to where the round was halted, once the dealer has dealt with the cause
+    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"} for p in OPEN_PHASES
+]
+TRANSITIONS: list[AsyncTransitionConfigDict] = [
+    {"trigger": "wagers_closed", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
     {"trigger": "start_dealing", "source": Phase.NO_MORE_BETS, "dest": Phase.DEALING},
     {"trigger": "open_decisions", "source": Phase.DEALING, "dest": Phase.DECISIONS},
     {"trigger": "all_acted", "source": Phase.DECISIONS, "dest": Phase.REVEAL},
     {"trigger": "settled", "source": Phase.REVEAL, "dest": Phase.SETTLED},
     {"trigger": "finish", "source": [Phase.SETTLED, Phase.VOIDED], "dest": Phase.COMPLETE},
-    {"trigger": "voided", "source": OPEN_PHASES + [Phase.HALTED], "dest": Phase.VOIDED},
+    {"trigger": "voided", "source": [*OPEN_PHASES, Phase.HALTED], "dest": Phase.VOIDED},
     {"trigger": "halt", "source": OPEN_PHASES, "dest": Phase.HALTED},
-] + [
-    # back to where the round was halted, once the dealer has dealt with the cause
-    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"}
-    for p in OPEN_PHASES
+    *_RESUME,
 ]
 
 
-class RoundRefused(ValueError):
-    """An action the rules or the round's state do not allow now; the round is unchanged."""
+#: what turns cards face up: after these, the round journals the reveals due (P66)
+_REVEALING = (ev.CardDealt, ev.DecisionMade, ev.SeatAbandoned)
+#: journaled with the round but not its state: the table's meters, and the opening (the setup)
+_NOT_ROUND_STATE = (ev.RoundOpened, *ev.METERS)
 
 
-class JournalLike(Protocol):
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
-
-
-class NoJournal:
-    """For replays and pure tests: records nothing."""
-
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
-        return 0
-
-
-@dataclass
-class SeatState:
-    seat: int
-    wagers: dict[str, Decimal] = field(default_factory=dict)
-    cards: list[Card] = field(default_factory=list)
-    multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
-    folded: bool = False
-    acted_on_street: int = -1  # the last street this seat was asked at
-    abandoned: bool = False  # the player left mid-round (ch.7 §C(2), P42)
-    abandoned_returned: bool = False  # ... and the facility returns abandoned wagers instead of taking them (P42)
-    skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
-
-    @property
-    def out(self) -> bool:
-        return self.abandoned or self.skipped
-
-    @property
-    def done(self) -> bool:
-        """No more decisions: folded, or (UTH/JHE/HCF) already made its one wager."""
-        return self.folded
-
-
-@dataclass(frozen=True)
-class TableSetup:
-    """What the round needs to know of the table (from the configuration)."""
-
-    game: str
-    paytables: Mapping[str, str]
-    progressive: Mapping[str, Any] | None = None  # the settle contract's progressive block (meters as now)
-    payout_limit: Decimal | None = None
-
-
-class RoundController:
+class RoundController(Layout, ev.Applier):
     """One round.  Create with ``await RoundController.open(...)`` or ``restore(...)``."""
 
     state: str  # set by the machine
 
+    if TYPE_CHECKING:
+        # The machine's triggers (TRANSITIONS), bound by ``AsyncMachine`` on the model; declared here only
+        # for the type checker, because ``transitions`` does not bind a trigger over an existing attribute.
+        async def wagers_closed(self) -> bool: ...
+        async def start_dealing(self) -> bool: ...
+        async def open_decisions(self) -> bool: ...
+        async def all_acted(self) -> bool: ...
+        async def settled(self) -> bool: ...
+        async def finish(self) -> bool: ...
+        async def voided(self) -> bool: ...
+        async def halt(self) -> bool: ...
+        async def resume(self) -> bool: ...
+
     def __init__(self, round_id: str, setup: TableSetup, journal: JournalLike | None = None) -> None:
         if setup.game not in GAMES:
-            raise RoundRefused(f"unknown game {setup.game!r}")
+            raise RoundRefused(f"unknown game {setup.game!r}", "game")
         self.round_id = round_id
         self.setup = setup
-        self.game: Game = GAMES[setup.game]
-        self.journal = journal or NoJournal()
-        self.seats: dict[int, SeatState] = {}
-        self.dealer: list[Card] = []
-        self.community: dict[int, Card] = {}
-        self.bonus_box: list[Card] = []
-        self.discarded: list[Card] = []  # cards out of the deck but not used (ch.13 §A)
-        self.burned = 0
+        super().__init__(GAMES[setup.game])
+        self.journal: JournalLike = journal or NoJournal()
         self.street = 0
         self.halted_from: Phase | None = None
         self.halt_reason: str | None = None
@@ -156,92 +132,113 @@ class RoundController:
     # ------------------------------------------------------------------ life cycle
 
     @classmethod
-    async def open(cls, round_id: str, setup: TableSetup, journal: JournalLike) -> "RoundController":
+    async def open(cls, round_id: str, setup: TableSetup, journal: JournalLike) -> RoundController:
         r = cls(round_id, setup, journal)
-        r.journal.append(round_id, "round_opened", {"game": setup.game, "paytables": dict(setup.paytables),
-                                                    "progressive": setup.progressive,
-                                                    "payout_limit": setup.payout_limit,
-                                                    # this round journals its reveals and order of payment
-                                                    # (P66): a replay of an older round says they are missing
-                                                    "steps_journaled": True})
+        # this round journals its reveals and order of payment (P66): a replay of an older round says they are missing
+        opened = ev.RoundOpened(game=setup.game, paytables=dict(setup.paytables),
+                             progressive=dict(setup.progressive) if setup.progressive is not None else None,
+                             payout_limit=setup.payout_limit, steps_journaled=True)
+        r.journal.append(round_id, opened.kind, opened.to_data())
         return r
 
     @classmethod
-    async def restore(cls, round_id: str, setup: TableSetup, events: Iterable[tuple[str, Mapping[str, Any]]],
-                      journal: JournalLike | None = None) -> "RoundController":
-        """Rebuild a round from its journal events (``(kind, data)`` in order) without journaling them again."""
+    async def restore(cls, round_id: str, setup: TableSetup,
+                      events: Iterable[tuple[str, Mapping[str, Any]] | ev.AnyEvent],
+                      journal: JournalLike | None = None) -> RoundController:
+        """Rebuild a round from its journal events (``(kind, data)`` rows or typed events, in order) without
+        journaling them again."""
         r = cls(round_id, setup, NoJournal())
-        for kind, data in events:
-            if kind == "round_opened" or kind in METER_KINDS:  # the table's meters are not the round's state
+        for item in events:
+            event = ev.parse(*item) if isinstance(item, tuple) else item
+            if isinstance(event, _NOT_ROUND_STATE):  # the table's meters are not the round's state
                 continue
-            await getattr(r, f"_apply_{kind}")(data)
+            await r.apply(event)
         r.journal = journal or NoJournal()
         if journal is not None:
             await r._journal_reveals()  # the daemon stopped between a card or decision and its reveal
         return r
 
+    async def apply(self, event: ev.AnyEvent) -> None:
+        """Apply one journaled event to the round (the one path, live and in a replay)."""
+        applier = self.applier(event)
+        if applier is None:
+            raise ev.EventFormatError(f"{event.kind} is not an event of a round")
+        await applier(event)
+
     @property
     def phase(self) -> Phase:
         return Phase(self.state)
 
-    async def _record(self, kind: str, data: Mapping[str, Any]) -> None:
+    async def _record(self, event: ev.JournalEvent) -> None:
         """Journal first, then apply: nothing takes effect that is not on disk."""
-        self.journal.append(self.round_id, kind, data)
-        await getattr(self, f"_apply_{kind}")(data)
-        if kind in ("card", "decision", "seat_abandoned"):  # what can turn cards face up
+        self.journal.append(self.round_id, event.kind, event.to_data())
+        await self.apply(event)
+        if isinstance(event, _REVEALING):
             await self._journal_reveals()
 
     async def _journal_reveals(self) -> None:
         """Journal each of the game's reveals (games.procedure) once its cards are face up, in the rules'
         order (P66).  Face up is what ``public_view`` shows: a reveal never shows a card earlier."""
         for reveal in self.game.reveals[len(self.revealed):]:
-            cards = self._face_up(reveal.places)
+            cards = round_view.face_up(self, reveal.places)
             if cards is None:
                 return
-            await self._record("revealed", {"what": reveal.name, "cards": cards, "clause": reveal.clause})
+            await self._record(ev.Revealed(what=reveal.name, cards=tuple(cards), clause=reveal.clause))
 
-    def _face_up(self, places: Iterable[str]) -> list[str] | None:
-        """The cards at ``places`` when all of them are face up now, else None."""
-        community = self.visible_community()
-        cards: list[str] = []
-        for place in places:
-            if place == "dealer":
-                if not self._dealer_revealed() or len(self.dealer) < self.game.dealer_cards:
-                    return None
-                cards += [c.text for c in self.dealer]
-                continue
-            i = self._community_index(place.partition(":")[2])
-            if i not in community:
-                return None
-            cards.append(community[i].text)
-        return cards
+    @ev.applies(ev.Revealed)
+    async def _apply_revealed(self, e: ev.Revealed) -> None:
+        self.revealed.append(e.what)
 
-    async def _apply_revealed(self, data: Mapping[str, Any]) -> None:
-        self.revealed.append(data["what"])
-
-    def _require(self, *phases: Phase) -> None:
+    def _in(self, *phases: Phase) -> Answer:
         if self.phase not in phases:
-            raise RoundRefused(f"not now: the round is in {self.phase.value}")
+            return no("phase", f"not now: the round is in {self.phase.value}")
+        return ALLOWED
 
     # ------------------------------------------------------------------ wagers
 
+    def can_place_wager(self, seat: int, wager: str, amount: Decimal) -> Answer:
+        """May this wager be placed now (ch.7 §D-§E)?"""
+        if not (a := self._in(Phase.WAGERS)):
+            return a
+        if not 1 <= seat <= 6:
+            return no("seat", f"seat {seat}: seats are 1 to 6 (RULINGS R1)")
+        if wager not in self.game.wagers:
+            return no("wager", f"{self.game.name} has no {wager} wager")
+        if wager == "progressive":
+            return no("wager", "progressive wagers come from the progressive wagering devices "
+                               "at no more bets (ch.2 §C)")
+        if Decimal(amount) <= 0:
+            return no("amount", f"{wager}: an amount must be more than zero")
+        return ALLOWED
+
     async def place_wager(self, seat: int, wager: str, amount: Decimal) -> None:
         """A wager on the layout before no more bets (ch.7 §D-§E)."""
-        self._require(Phase.WAGERS)
-        if not 1 <= seat <= 6:
-            raise RoundRefused(f"seat {seat}: seats are 1 to 6 (RULINGS R1)")
-        if wager not in self.game.wagers:
-            raise RoundRefused(f"{self.game.name} has no {wager} wager")
-        if wager == "progressive":
-            raise RoundRefused("progressive wagers come from the progressive wagering devices at no more bets (ch.2 §C)")
-        amount = Decimal(amount)
-        if amount <= 0:
-            raise RoundRefused(f"{wager}: an amount must be more than zero")
-        await self._record("wager", {"seat": seat, "wager": wager, "amount": str(amount)})
+        self.can_place_wager(seat, wager, amount).ensure()
+        await self._record(ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)))
 
-    async def _apply_wager(self, data: Mapping[str, Any]) -> None:
-        s = self.seats.setdefault(data["seat"], SeatState(data["seat"]))
-        s.wagers[data["wager"]] = Decimal(data["amount"])
+    @ev.applies(ev.WagerPlaced)
+    async def _apply_wager(self, e: ev.WagerPlaced) -> None:
+        s = self.seats.setdefault(e.seat, SeatState(e.seat))
+        s.wagers[e.wager] = e.amount
+
+    def can_announce_no_more_bets(self, progressive_seats: Iterable[int] = ()) -> Answer:
+        """May no more bets be announced with these progressive wagers accepted (ch.7 §F, ch.8 §C)?"""
+        if not (a := self._in(Phase.WAGERS)):
+            return a
+        seats = sorted(set(progressive_seats))
+        if seats and not self.setup.progressive:
+            return no("progressive", "progressive wagers accepted, but the table offers no progressive")
+        for n in seats:
+            if n not in self.seats:
+                return no("progressive", f"seat {n}: a progressive wager needs the Ante first (ch.7 §F(3)(a))")
+        if not any(any(s.wagers.get(a) for a in self.game.antes[:1]) for s in self.seats.values()):
+            return no("no_players", "no seat has placed an Ante: nothing to deal")
+        for s in self.seats.values():
+            missing = [a for a in self.game.antes if a not in s.wagers]
+            if missing:
+                return no("required_wager", f"seat {s.seat}: missing {', '.join(missing)} "
+                                            f"(required to play, {self.game.short} ch.7 §F)")
+        return ALLOWED
 
     async def announce_no_more_bets(self, progressive_seats: Iterable[int] = (),
                                     meters: Mapping[str, Decimal] | None = None) -> None:
@@ -253,135 +250,74 @@ class RoundController:
         Each seat playing must have the game's required wagers (ch.7 §F(1)); a seat with a
         progressive wager but no Ante is refused.
         """
-        self._require(Phase.WAGERS)
-        progressive_seats = sorted(set(progressive_seats))
-        if progressive_seats and not self.setup.progressive:
-            raise RoundRefused("progressive wagers accepted, but the table offers no progressive")
-        for n in progressive_seats:
-            if n not in self.seats:
-                raise RoundRefused(f"seat {n}: a progressive wager needs the Ante first (ch.7 §F(3)(a))")
-        players = [s for s in self.seats.values() if any(s.wagers.get(a) for a in self.game.antes[:1])]
-        if not players:
-            raise RoundRefused("no seat has placed an Ante: nothing to deal")
-        for s in self.seats.values():
-            missing = [a for a in self.game.antes if a not in s.wagers]
-            if missing:
-                raise RoundRefused(f"seat {s.seat}: missing {', '.join(missing)} (required to play, {self.game.short} ch.7 §F)")
-        data: dict[str, Any] = {"progressive_seats": progressive_seats}
-        if meters is not None:
-            data["meters"] = {k: str(v) for k, v in meters.items()}
-        await self._record("no_more_bets", data)
+        seats = sorted(set(progressive_seats))
+        self.can_announce_no_more_bets(seats).ensure()
+        await self._record(ev.NoMoreBets(progressive_seats=tuple(seats),
+                                      meters=dict(meters) if meters is not None else None))
 
-    async def _apply_no_more_bets(self, data: Mapping[str, Any]) -> None:
-        unit = Decimal(str(self.setup.progressive["unit"])) if self.setup.progressive else None
-        for n in data["progressive_seats"]:
-            self.seats[n].wagers["progressive"] = unit  # R3: exactly one unit
-        self.progressive_count = len(data["progressive_seats"])
-        if "meters" in data and self.setup.progressive:
-            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
-            self.setup = replace(self.setup, progressive=progressive)
-        await self.lock_out()
+    @ev.applies(ev.NoMoreBets)
+    async def _apply_no_more_bets(self, e: ev.NoMoreBets) -> None:
+        if self.setup.progressive:
+            unit = Decimal(str(self.setup.progressive["unit"]))
+            for n in e.progressive_seats:
+                self.seats[n].wagers["progressive"] = unit  # R3: exactly one unit
+        self.progressive_count = len(e.progressive_seats)
+        self._set_meters(e.meters)
+        await self.wagers_closed()
+
+    def can_confirm_progressive_count(self, chips: int) -> Answer:
+        """Does the dealer's count of progressive chips match the wagers accepted (ch.8 §C(3))?"""
+        if not (a := self._in(Phase.NO_MORE_BETS)):
+            return a
+        if chips != self.progressive_count:
+            return no("count", f"{chips} progressive chips but {self.progressive_count} wagers accepted by the "
+                               "system: resolve before dealing (ch.8 §C(3))")
+        return ALLOWED
 
     async def confirm_progressive_count(self, chips: int) -> None:
         """The dealer counted the progressive chips (ch.8 §C(3)); a mismatch stops the round."""
-        self._require(Phase.NO_MORE_BETS)
-        if chips != self.progressive_count:
-            raise RoundRefused(
-                f"{chips} progressive chips but {self.progressive_count} wagers accepted by the system: "
-                "resolve before dealing (ch.8 §C(3))"
-            )
-        await self._record("count_confirmed", {"chips": chips})
+        self.can_confirm_progressive_count(chips).ensure()
+        await self._record(ev.CountConfirmed(chips=chips))
 
-    async def _apply_count_confirmed(self, data: Mapping[str, Any]) -> None:
+    @ev.applies(ev.CountConfirmed)
+    async def _apply_count_confirmed(self, e: ev.CountConfirmed) -> None:
         await self.start_dealing()
 
     # ------------------------------------------------------------------ cards
 
-    @property
-    def players(self) -> list[SeatState]:
-        """Seats in the round, clockwise from seat 1 (RULINGS R1); a player who left is no longer one."""
-        return [self.seats[n] for n in sorted(self.seats) if not self.seats[n].out]
+    def can_deal(self, place: str, card: str) -> Answer:
+        """May ``card`` be dealt to ``place`` now (a free place, a card not seen this round)?"""
+        if not (a := self._in(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)):
+            return a
+        if not (a := self._new_card(card)):
+            return a
+        return self._place_free(place)
 
     async def card(self, place: str, card: str) -> None:
         """A card dealt to ``place``: ``seat:N``, ``dealer``, ``community:I`` (RET: ``community:left``...),
         ``bonus`` (UTH Six Card Bonus box) or ``burn``."""
-        self._require(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
-        c = parse_card(card)
-        if c in self._all_cards():
-            # a card twice in one round: a card from another deck
-            raise RoundRefused(f"{card} was already dealt this round: a card from another deck")
-        self._check_place(place)
-        await self._record("card", {"place": place, "card": card})
+        self.can_deal(place, card).ensure()
+        await self._record(ev.CardDealt(place=place, card=card))
+
+    def can_discard(self, card: str) -> Answer:
+        if not (a := self._in(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)):
+            return a
+        return self._new_card(card)
 
     async def discard(self, card: str, reason: str) -> None:
         """A card out of the deck that is not used (ch.13 §A: found face up): it goes to the discard
         rack, and the journal keeps it so the round can be reconstructed and a second copy detected."""
-        self._require(Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
-        c = parse_card(card)
-        if c in self._all_cards():
-            raise RoundRefused(f"{card} was already dealt this round: a card from another deck")
-        await self._record("card_discarded", {"card": card, "reason": reason})
+        self.can_discard(card).ensure()
+        await self._record(ev.CardDiscarded(card=card, reason=reason))
 
-    async def _apply_card_discarded(self, data: Mapping[str, Any]) -> None:
-        self.discarded.append(parse_card(data["card"]))
+    @ev.applies(ev.CardDiscarded)
+    async def _apply_card_discarded(self, e: ev.CardDiscarded) -> None:
+        self.discarded.append(parse_card(e.card))
 
-    def cards_out(self) -> int:
-        """Every card this round took from the deck: dealt, burned, discarded."""
-        return len(self._dealt_cards()) + self.burned + len(self.discarded)
-
-    def progressive_seats(self) -> list[int]:
-        """Seats whose progressive wager the system accepted and that are still in the round."""
-        return [s.seat for s in self.players if "progressive" in s.wagers]
-
-    def has_card(self, card: str) -> bool:
-        """True when ``card`` already left the deck this round (dealt, burned face down aside, discarded)."""
-        return parse_card(card) in self._all_cards()
-
-    def _all_cards(self) -> set[Card]:
-        """Every card out of the deck this round that is known: on the layout, or discarded."""
-        return set(self._dealt_cards()) | set(self.discarded)
-
-    def _dealt_cards(self) -> list[Card]:
-        """The cards on the layout: the seats', the dealer's, the community, the bonus box."""
-        out = list(self.dealer) + list(self.community.values()) + list(self.bonus_box)
-        for st in self.seats.values():
-            out += st.cards
-        return out
-
-    def _community_index(self, key: str) -> int:
-        names = self.game.community_names
-        if names:
-            if key not in names:
-                raise RoundRefused(f"community place {key!r}: one of {', '.join(names)} (RULINGS R25)")
-            return names.index(key)
-        i = int(key)
-        if not 0 <= i < self.game.community_cards:
-            raise RoundRefused(f"community place {key}: 0 to {self.game.community_cards - 1}")
-        return i
-
-    def _check_place(self, place: str) -> None:
-        kind, _, rest = place.partition(":")
-        if kind == "seat":
-            s = self.seats.get(int(rest))
-            if s is None:
-                raise RoundRefused(f"{place}: no player at that seat (only seats with the required wagers get cards)")
-            if len(s.cards) >= self.game.hole_cards:
-                raise RoundRefused(f"{place}: already has {self.game.hole_cards} cards (ch.13: incorrect number of cards)")
-        elif kind == "dealer":
-            if len(self.dealer) >= self.game.dealer_cards:
-                raise RoundRefused(f"dealer already has {self.game.dealer_cards} cards")
-        elif kind == "community":
-            if self._community_index(rest) in self.community:
-                raise RoundRefused(f"{place} already dealt")
-        elif kind == "bonus":
-            if len(self.bonus_box) >= self.game.bonus_cards:
-                raise RoundRefused("the Six Card Bonus box is full")
-        elif kind != "burn":
-            raise RoundRefused(f"unknown place {place!r}")
-
-    async def _apply_card(self, data: Mapping[str, Any]) -> None:
-        kind, _, rest = data["place"].partition(":")
-        c = parse_card(data["card"])
+    @ev.applies(ev.CardDealt)
+    async def _apply_card(self, e: ev.CardDealt) -> None:
+        kind, _, rest = e.place.partition(":")
+        c = parse_card(e.card)
         if kind == "seat":
             self.seats[int(rest)].cards.append(c)
         elif kind == "dealer":
@@ -431,30 +367,32 @@ class RoundController:
             "fold": st.may_fold,
         }
 
-    async def decide(self, seat: int, *, multiple: int | None = None, fold: bool = False, check: bool = False) -> None:
-        """The decision of the seat to act, entered on the dealer panel."""
-        self._require(Phase.DECISIONS)
+    def can_decide(self, seat: int, *, multiple: int | None = None, fold: bool = False,
+                   check: bool = False) -> Answer:
+        """May ``seat`` make this decision now (its turn, clockwise; legal at this street, ch.11)?"""
+        if not (a := self._in(Phase.DECISIONS)):
+            return a
         s = self.to_act()
         if s is None or s.seat != seat:
-            raise RoundRefused(f"seat {seat} is not the one to act (clockwise from seat 1, RULINGS R1)")
+            return no("turn", f"seat {seat} is not the one to act (clockwise from seat 1, RULINGS R1)")
         st = self.current_street
         if [multiple is not None, fold, check].count(True) != 1:
-            raise RoundRefused("one decision: a multiple, check or fold")
+            return no("decision", "one decision: a multiple, check or fold")
         if check and not st.may_check:
-            raise RoundRefused(f"no check at this decision ({st.clause})")
+            return no("decision", f"no check at this decision ({st.clause})")
         if fold and not st.may_fold:
-            raise RoundRefused(f"no fold at this decision ({st.clause})")
-        if multiple is not None and multiple not in self.game.legal_multiples(st, s.cards):
-            raise RoundRefused(
-                f"{multiple}x is not allowed here; allowed: {list(self.game.legal_multiples(st, s.cards))} ({st.clause})"
-            )
-        if self._needs_cards_for_street() > len(self._dealt_community()):
-            raise RoundRefused("deal the community cards of this street first")
-        await self._record("decision", {"seat": seat, "street": self.street, "multiple": multiple,
-                                        "fold": fold, "check": check})
+            return no("decision", f"no fold at this decision ({st.clause})")
+        legal = list(self.game.legal_multiples(st, s.cards))
+        if multiple is not None and multiple not in legal:
+            return no("decision", f"{multiple}x is not allowed here; allowed: {legal} ({st.clause})")
+        if self._needs_cards_for_street() > len(self.community):
+            return no("cards_missing", "deal the community cards of this street first")
+        return ALLOWED
 
-    def _dealt_community(self) -> dict[int, Card]:
-        return self.community
+    async def decide(self, seat: int, *, multiple: int | None = None, fold: bool = False, check: bool = False) -> None:
+        """The decision of the seat to act, entered on the dealer panel."""
+        self.can_decide(seat, multiple=multiple, fold=fold, check=check).ensure()
+        await self._record(ev.DecisionMade(seat=seat, street=self.street, multiple=multiple, fold=fold, check=check))
 
     def _needs_cards_for_street(self) -> int:
         """Community cards that must be on the layout before this street's decisions."""
@@ -462,14 +400,20 @@ class RoundController:
             return len(self.game.community_names)
         return self.current_street.shown
 
-    async def _apply_decision(self, data: Mapping[str, Any]) -> None:
-        s = self.seats[data["seat"]]
-        s.acted_on_street = data["street"]
-        if data["fold"]:
+    @ev.applies(ev.DecisionMade)
+    async def _apply_decision(self, e: ev.DecisionMade) -> None:
+        s = self.seats[e.seat]
+        s.acted_on_street = e.street
+        if e.fold:
             s.folded = True
-        elif data["multiple"] is not None:
-            s.multiples.append(data["multiple"])
+        elif e.multiple is not None:
+            s.multiples.append(e.multiple)
         await self._advance()
+
+    def can_abandon(self, seat: int) -> Answer:
+        if not (a := self._in(Phase.DECISIONS, Phase.REVEAL)):
+            return a
+        return self._playing(seat)
 
     async def abandon(self, seat: int, who: str, *, returned: bool = False,
                       meters: Mapping[str, Decimal] | None = None) -> None:
@@ -478,14 +422,22 @@ class RoundController:
         is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
         hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive
         contribution, when a returned progressive wager takes it back (R7a)."""
-        self._require(Phase.DECISIONS, Phase.REVEAL)
-        s = self.seats.get(seat)
-        if s is None or s.out:
-            raise RoundRefused(f"seat {seat} is not playing this round")
-        data: dict[str, Any] = {"seat": seat, "by": who, "wagers": "returned" if returned else "losing"}
-        if meters is not None:
-            data["meters"] = {k: str(v) for k, v in meters.items()}
-        await self._record("seat_abandoned", data)
+        self.can_abandon(seat).ensure()
+        await self._record(ev.SeatAbandoned(seat=seat, by=who, wagers="returned" if returned else "losing",
+                                         meters=dict(meters) if meters is not None else None))
+
+    def can_skip_seat(self, seat: int, cards: list[tuple[str, str]]) -> Answer:
+        """RET ch.13 §G: may ``seat`` be taken out as skipped, the deal so far re-placed as ``cards``?"""
+        if not (a := self._in(Phase.DEALING)):
+            return a
+        if not (a := self._playing(seat)):
+            return a
+        if len(self.players) == 1:
+            return no("seat", "the only player cannot have been skipped: a wrong number of cards voids the round")
+        moved = {c for _, c in cards}
+        if moved != {c.text for c in self._dealt_cards()} or len(cards) != len(moved):
+            return no("cards", "the cards re-placed must be exactly the cards dealt so far")
+        return ALLOWED
 
     async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]],
                         meters: Mapping[str, Decimal] | None = None) -> None:
@@ -495,41 +447,31 @@ class RoundController:
         every card of the deal so far really went, in the order drawn (the dealing order without the
         seat); ``meters`` the progressive meters without the seat's contribution when it had a
         progressive wager."""
-        self._require(Phase.DEALING)
-        s = self.seats.get(seat)
-        if s is None or s.out:
-            raise RoundRefused(f"seat {seat} is not playing this round")
-        if len(self.players) == 1:
-            raise RoundRefused("the only player cannot have been skipped: a wrong number of cards voids the round")
-        moved = {c for _, c in cards}
-        dealt = {c.text for c in self._dealt_cards()}
-        if moved != dealt or len(cards) != len(moved):
-            raise RoundRefused("the cards re-placed must be exactly the cards dealt so far")
-        data: dict[str, Any] = {"seat": seat, "by": who, "cards": [list(pc) for pc in cards]}
-        if meters is not None:
-            data["meters"] = {k: str(v) for k, v in meters.items()}
-        await self._record("seat_skipped", data)
+        self.can_skip_seat(seat, cards).ensure()
+        await self._record(ev.SeatSkipped(seat=seat, by=who, cards=tuple((p, c) for p, c in cards),
+                                       meters=dict(meters) if meters is not None else None))
 
-    async def _apply_seat_skipped(self, data: Mapping[str, Any]) -> None:
-        self.seats[data["seat"]].skipped = True
+    @ev.applies(ev.SeatSkipped)
+    async def _apply_seat_skipped(self, e: ev.SeatSkipped) -> None:
+        self.seats[e.seat].skipped = True
         for st in self.seats.values():
             st.cards = []
         self.dealer, self.community, self.bonus_box = [], {}, []
-        self._set_meters(data)
-        for place, card in data["cards"]:
-            await self._apply_card({"place": place, "card": card})
+        self._set_meters(e.meters)
+        for place, card in e.cards:
+            await self._apply_card(ev.CardDealt(place=place, card=card))
 
-    def _set_meters(self, data: Mapping[str, Any]) -> None:
-        """The round's meters after a contribution was taken back (R7a), when the event carries them."""
-        if "meters" in data and self.setup.progressive:
-            progressive = {**self.setup.progressive, "meters": {k: Decimal(v) for k, v in data["meters"].items()}}
-            self.setup = replace(self.setup, progressive=progressive)
+    def _set_meters(self, meters: Mapping[str, Decimal] | None) -> None:
+        """The round's meters as the event carries them (with contributions, or one taken back, R7a)."""
+        if meters is not None and self.setup.progressive:
+            self.setup = replace(self.setup, progressive={**self.setup.progressive, "meters": dict(meters)})
 
-    async def _apply_seat_abandoned(self, data: Mapping[str, Any]) -> None:
-        s = self.seats[data["seat"]]
+    @ev.applies(ev.SeatAbandoned)
+    async def _apply_seat_abandoned(self, e: ev.SeatAbandoned) -> None:
+        s = self.seats[e.seat]
         s.abandoned = True
-        s.abandoned_returned = data.get("wagers") == "returned"  # journals before P42's option: losing
-        self._set_meters(data)
+        s.abandoned_returned = e.wagers == "returned"  # journals before P42's option: losing
+        self._set_meters(e.meters)
         await self._advance()
 
     async def _advance(self) -> None:
@@ -545,179 +487,96 @@ class RoundController:
 
     def settle_input(self) -> dict[str, Any]:
         """The round in the settle contract's input form (shared/contracts/settle.md)."""
-        g = self.game
-        out: dict[str, Any] = {"game": g.name, "paytables": dict(self.setup.paytables)}
-        if self.setup.progressive:
-            out["progressive"] = self.setup.progressive
-        if self.setup.payout_limit is not None:
-            out["payout_limit"] = self.setup.payout_limit
-        if g.dealer_cards:
-            out["dealer"] = [c.text for c in self.dealer]
-        if g.community_names:
-            out["community"] = {n: self.community[i].text for i, n in enumerate(g.community_names) if i in self.community}
-        elif g.community_cards:
-            out["community"] = [self.community[i].text for i in sorted(self.community)]
-        if self.bonus_box:
-            out["bonus_cards"] = [c.text for c in self.bonus_box]
-        seats = []
-        for s in self.players:
-            entry: dict[str, Any] = {"seat": s.seat, "cards": [c.text for c in s.cards], "wagers": dict(s.wagers)}
-            key = g.decision_keys[0]
-            if key == "bets":
-                entry["bets"] = list(s.multiples)
-                if s.folded:
-                    entry["fold"] = True
-            elif s.folded:
-                entry["fold"] = True
-            elif s.multiples:
-                entry[key] = s.multiples[0]
-            seats.append(entry)
-        out["seats"] = seats
-        return out
+        return round_settlement.settle_input(self)
 
     def missing_cards(self) -> list[str]:
         """Places still to be dealt before the round can be settled."""
-        g = self.game
-        if not self.players:
-            return []  # every player left: nothing is settled on the cards
-        missing = [f"seat:{s.seat}" for s in self.players if len(s.cards) < g.hole_cards]
-        missing += ["dealer"] * (g.dealer_cards - len(self.dealer))
-        names = g.community_names or tuple(str(i) for i in range(g.community_cards))
-        missing += [f"community:{names[i]}" for i in range(g.community_cards) if i not in self.community]
-        if any("six_card_bonus" in s.wagers for s in self.players):
-            missing += ["bonus"] * (g.bonus_cards - len(self.bonus_box))
-        return missing
+        return round_settlement.missing_cards(self)
+
+    def can_settle(self) -> Answer:
+        """Has every player acted and is every card on the layout?"""
+        if not (a := self._in(Phase.REVEAL)):
+            return a
+        missing = self.missing_cards()
+        if missing:
+            return no("cards_missing", f"cards still to deal before settlement: {', '.join(missing)}")
+        return ALLOWED
 
     async def settle(self) -> Settlement:
         """Every player has acted and every card is on the layout: settle by the rules."""
-        self._require(Phase.REVEAL)
-        missing = self.missing_cards()
-        if missing:
-            raise RoundRefused(f"cards still to deal before settlement: {', '.join(missing)}")
-        settlement = self._settlement()
+        self.can_settle().ensure()
+        settlement = round_settlement.settlement(self)
         # the order of payment is journaled with the settlement it orders: one fact, on disk at once (P65)
-        await self._record("settled", {"meters": {k: str(v) for k, v in settlement.meters.items()},
-                                       "nets": {str(s.seat): str(s.net) for s in settlement.seats},
-                                       "order": self._payment_order(settlement)})
+        await self._record(ev.Settled(meters=dict(settlement.meters),
+                                   nets={str(s.seat): s.net for s in settlement.seats},
+                                   order=tuple(round_settlement.payment_order(self.game, settlement))))
         self.settlement = settlement
         return settlement
 
-    def _payment_order(self, settlement: Settlement) -> list[dict[str, Any]]:
-        """The dealer's order of payment (games.procedure, P65) with what each wager pays."""
-        by_seat = {s.seat: s for s in settlement.seats}
-        return [
-            {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
-             # a list: the journal stores objects with their keys sorted, and the order is the point
-             "wagers": [{"wager": w, "result": r.result, "net": str(r.net), **({"line": r.line} if r.line else {})}
-                        for w in p.wagers for r in [by_seat[p.seat].wagers[w]]]}
-            for p in self.game.payment_order(settlement)
-        ]
-
-    async def _apply_settled(self, data: Mapping[str, Any]) -> None:
+    @ev.applies(ev.Settled)
+    async def _apply_settled(self, e: ev.Settled) -> None:
         if self.settlement is None:  # a replay: settle again from the journaled facts (pure, same result)
-            self.settlement = self._settlement()
-        self.payments = data.get("order")  # None in a journal older than P65
+            self.settlement = round_settlement.settlement(self)
+        self.payments = list(e.order) if e.order is not None else None  # None in a journal older than P65
         await self.settled()
 
-    def _settlement(self) -> Settlement:
-        """The rules engine's settlement of the players (it checks every fact again), and every wager of a
-        seat whose player left lost (P42)."""
-        if self.players:
-            settlement = self.game.settle(parse_round(self.settle_input()))
-        else:
-            meters = dict(self.setup.progressive["meters"]) if self.setup.progressive else {}
-            settlement = Settlement(game=self.game.name, seats=[], meters={k: Decimal(str(v)) for k, v in meters.items()})
-        settlement.seats = settlement_order([*settlement.seats, *self._out_seats()])
-        return settlement
-
-    def _out_seats(self) -> list[SeatSettlement]:
-        """Seats out of the round, in a settlement and in a later void alike: a player who left loses
-        every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
-        has every wager returned (RET ch.13 §G, P44)."""
-        out = []
-        for s in self.seats.values():
-            if not s.out:
-                continue
-            seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
-                        decision=Decision(tuple(s.multiples), s.folded))
-            staked = {**s.wagers, **self.game.decision_amounts(seat)}
-            result = lose if s.abandoned and not s.abandoned_returned else push
-            out.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: result(a) for k, a in staked.items()},
-                                      covered=frozenset()))
-        return out
+    def can_confirm(self) -> Answer:
+        return self._in(Phase.SETTLED, Phase.VOIDED)
 
     async def confirm(self) -> None:
         """The dealer paid and collected (or returned) as shown: the round is closed in the journal."""
-        self._require(Phase.SETTLED, Phase.VOIDED)
-        await self._record(ROUND_VOIDED if self.phase is Phase.VOIDED else ROUND_CLOSED, {})
+        self.can_confirm().ensure()
+        await self._record(ev.RoundVoided() if self.phase is Phase.VOIDED else ev.RoundClosed())
 
-    async def _apply_round_closed(self, data: Mapping[str, Any]) -> None:
+    @ev.applies(ev.RoundClosed, ev.RoundVoided)
+    async def _apply_round_closed(self, e: ev.RoundClosed | ev.RoundVoided) -> None:
         await self.finish()
-
-    _apply_round_voided = _apply_round_closed
 
     # ------------------------------------------------------------------ irregularities
 
+    def can_void(self) -> Answer:
+        """May the round be voided now (any open or halted round, R7a)?"""
+        return self._in(*OPEN_PHASES, Phase.HALTED)
+
     async def void(self, reason: str, keep: Iterable[str] = ()) -> Settlement:
         """All hands void (R7a); ``keep`` the wagers a chapter 13 clause keeps alive (games.void)."""
-        self._require(*OPEN_PHASES, Phase.HALTED)
-        keep = sorted(keep)
-        settlement = self._void_settlement(keep)
-        await self._record("voided", {"reason": reason, "keep": keep, "order": self._payment_order(settlement)})
+        self.can_void().ensure()
+        kept = sorted(keep)
+        settlement = round_settlement.void_settlement(self, kept)
+        await self._record(ev.Voided(reason=reason, keep=tuple(kept),
+                                  order=tuple(round_settlement.payment_order(self.game, settlement))))
         return settlement
 
-    def _void_settlement(self, keep: list[str]) -> Settlement:
-        settlement = self._void_players(keep)
-        settlement.seats = settlement_order([*settlement.seats, *self._out_seats()])
-        return settlement
-
-    def _void_players(self, keep: list[str]) -> Settlement:
-        if keep and self.players:
-            data = self.settle_input()
-            for entry, seat in zip(data["seats"], self.players):
-                if not seat.multiples and not seat.folded:
-                    # not yet decided: the kept wagers do not depend on it (R7), the rest is returned
-                    entry.pop("bets", None)
-                    entry["fold"] = True
-            return void_round(parse_round(data), keep)
-        # nothing kept: no card is looked at, so a round voided mid-deal can be voided
-        from games.round import Progressive, Round
-
-        p = self.setup.progressive
-        progressive = (
-            Progressive(Decimal(str(p["unit"])), {k: Decimal(str(v)) for k, v in p["meters"].items()},
-                        {k: Decimal(str(v)) for k, v in p["reset"].items()})
-            if p else None
-        )
-        seats = tuple(
-            Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
-                 decision=Decision(tuple(s.multiples), s.folded))
-            for s in self.players
-        )
-        return void_round(Round(game=self.game.name, paytables=self.setup.paytables, seats=seats,
-                                progressive=progressive, payout_limit=self.setup.payout_limit))
-
-    async def _apply_voided(self, data: Mapping[str, Any]) -> None:
-        self.void_reason = data["reason"]
-        self.settlement = self._void_settlement(list(data["keep"]))
-        self.payments = data.get("order")
+    @ev.applies(ev.Voided)
+    async def _apply_voided(self, e: ev.Voided) -> None:
+        self.void_reason = e.reason
+        self.settlement = round_settlement.void_settlement(self, list(e.keep))
+        self.payments = list(e.order) if e.order is not None else None
         await self.voided()
+
+    def can_halt(self) -> Answer:
+        return self._in(*OPEN_PHASES)
 
     async def halt_round(self, reason: str) -> None:
         """Stop the round in a safe state (a device failed, an irregularity the dealer must resolve)."""
-        self._require(*OPEN_PHASES)
-        await self._record("halted", {"reason": reason, "phase": self.phase.value})
+        self.can_halt().ensure()
+        await self._record(ev.Halted(reason=reason, phase=self.phase.value))
 
-    async def _apply_halted(self, data: Mapping[str, Any]) -> None:
-        self.halted_from = Phase(data["phase"])
-        self.halt_reason = data["reason"]
+    @ev.applies(ev.Halted)
+    async def _apply_halted(self, e: ev.Halted) -> None:
+        self.halted_from = Phase(e.phase)
+        self.halt_reason = e.reason
         await self.halt()
 
-    async def resume_round(self, who: str) -> None:
-        self._require(Phase.HALTED)
-        await self._record("resumed", {"by": who})
+    def can_resume(self) -> Answer:
+        return self._in(Phase.HALTED)
 
-    async def _apply_resumed(self, data: Mapping[str, Any]) -> None:
+    async def resume_round(self, who: str) -> None:
+        self.can_resume().ensure()
+        await self._record(ev.Resumed(by=who))
+
+    @ev.applies(ev.Resumed)
+    async def _apply_resumed(self, e: ev.Resumed) -> None:
         await self.resume()
         self.halted_from = self.halt_reason = None
 
@@ -725,62 +584,12 @@ class RoundController:
 
     def visible_community(self) -> dict[int, Card]:
         """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per ch.11 §C, §E, §G)."""
-        if self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
-            return dict(self.community)
-        if self.phase is not Phase.DECISIONS:
-            return {}
-        shown = self.current_street.shown
-        if self.game.community_names:
-            names = self.game.community_names  # left, center, right, top, bottom (R25)
-            order = [names.index(n) for n in ("left", "right", "top", "bottom", "center")]
-            return {i: self.community[i] for i in order[:shown] if i in self.community}
-        return {i: c for i, c in self.community.items() if i < shown}
-
-    def _dealer_revealed(self) -> bool:
-        """The dealer's cards are face up once every player has acted (UTH ch.11 §G, JHE §H, HCF §B(4)(b))."""
-        return self.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE)
+        return round_view.visible_community(self)
 
     def public_view(self) -> dict[str, Any]:
         """What may be shown to anyone: no hole card, dealer card or unrevealed community card before its time."""
-        revealed = self.phase in (Phase.SETTLED, Phase.COMPLETE)
-        seats = {}
-        for s in self.players:
-            seats[s.seat] = {
-                "wagers": {k: str(v) for k, v in s.wagers.items()},
-                "cards": [c.text for c in s.cards] if revealed and not s.folded else len(s.cards),
-                "multiples": list(s.multiples),
-                "folded": s.folded,
-            }
-        for s in self.seats.values():
-            if s.out:
-                seats[s.seat] = {"wagers": {k: str(v) for k, v in s.wagers.items()},
-                                 ("left" if s.abandoned else "skipped"): True,
-                                 "cards": len(s.cards), "multiples": list(s.multiples), "folded": s.folded}
-        view: dict[str, Any] = {
-            "round_id": self.round_id,
-            "game": self.game.name,
-            "phase": self.phase.value,
-            "seats": seats,
-            "community": {str(i): c.text for i, c in sorted(self.visible_community().items())},
-        }
-        if self.phase is Phase.DECISIONS:
-            view["street"] = self.current_street.name
-            view["to_act"] = self.choices()
-        if self._dealer_revealed():
-            view["dealer"] = [c.text for c in self.dealer]
-        else:
-            view["dealer"] = len(self.dealer)
-        if self.settlement is not None and self.phase in (Phase.SETTLED, Phase.VOIDED, Phase.COMPLETE):
-            # what the dealer pays and collects (public once settled or voided)
-            view["settlement"] = {
-                str(st.seat): {k: {"result": w.result, "net": str(w.net), **({"line": w.line} if w.line else {})}
-                               for k, w in st.wagers.items()}
-                for st in self.settlement.seats
-            }
-            if self.payments is not None:
-                # the dealer's order of payment (P65): seat by seat, pass by pass
-                view["payment_order"] = [{"seat": p["seat"], "wagers": [w["wager"] for w in p["wagers"]], "clause": p["clause"]}
-                                         for p in self.payments]
-        if self.phase is Phase.HALTED:
-            view["halted"] = {"reason": self.halt_reason, "in": self.halted_from.value if self.halted_from else None}
-        return view
+        return round_view.public_view(self)
+
+
+__all__ = ["ALLOWED", "OPEN_PHASES", "TRANSITIONS", "Answer", "JournalLike", "NoJournal", "Phase", "RoundController",
+           "RoundRefused", "SeatState", "TableSetup"]

@@ -20,10 +20,12 @@ meters after each settlement.  ``meters()`` replays them.
 from __future__ import annotations
 
 import enum
-from datetime import datetime, timezone
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
+from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
 from controller.round import TableSetup
@@ -44,7 +46,7 @@ STEPS = {
 }
 
 
-class TableState(str, enum.Enum):
+class TableState(enum.StrEnum):
     CLOSED = "closed"
     OPENING = "opening"
     OPEN = "open"
@@ -99,7 +101,7 @@ def reopening_steps(cfg: TableConfig) -> list[str]:
     return steps + ([] if cfg.automated_shuffler else ["cards_cut"])
 
 
-class TableLife:
+class TableLife(ev.Applier):
     """The table's own steps (ch.3-5), rebuilt from the journal's table events.
 
     ``required`` are the steps still to be done before the next round may start;
@@ -121,54 +123,85 @@ class TableLife:
         # play after their receipt; no other deck is dealt (ch.3 §A(1), §B)
         self.decks_in_use: list[str] = []
         for e in journal.events(None):
-            self._apply(e.kind, e.data, datetime.fromisoformat(e.at))
+            if self.applies_to(e.kind):  # the others (the progressive system's, ...) are not read here
+                self.apply(e.typed, datetime.fromisoformat(e.at))
         if self.state is TableState.CLOSED and not self.required:
             self.require(opening_steps(cfg), "the decks are received (ch.4)")
 
-    def _apply(self, kind: str, data: Mapping[str, Any], at: datetime) -> None:
-        step = str(data.get("step", "")) if kind == "step_done" else ""
-        if step.startswith(("decks_inspected", "preinspected")) and not step.endswith(":B"):
-            self.decks_since = at  # new decks at the table (with two decks: from the first one's inspection)
-        if step.startswith(("decks_inspected", "preinspected")):
-            self.last_dealt = None  # new decks
-            if not step.endswith(":B"):
+    def apply(self, event: ev.AnyEvent, at: datetime) -> None:
+        """Apply one table event journaled at ``at`` (the one path, live and from the journal); the table
+        events that are not the table's life (the progressive system's, a device's refused input) change nothing."""
+        applier = self.applier(event)
+        if applier is not None:
+            applier(event, at)
+
+    @ev.applies(ev.StepDone)
+    def _apply_step_done(self, e: ev.StepDone, at: datetime) -> None:
+        if e.step.startswith(("decks_inspected", "preinspected")):
+            if not e.step.endswith(":B"):
+                self.decks_since = at  # new decks at the table (with two decks: from the first one's inspection)
                 self.decks_in_use = []
-        if kind == "deck_removed":
-            self.decks_in_use = []  # the decks that come next are received and inspected anew
-        if kind in ("deck_shuffled", "step_done") and data.get("deck"):
-            self.last_shuffled = str(data["deck"])
-            self.last_count = data.get("count")
-            if self.last_shuffled not in self.decks_in_use and len(self.decks_in_use) < self.cfg.dealing.decks:
-                self.decks_in_use.append(self.last_shuffled)
-        elif kind == "deck_dealt":
-            self.last_dealt = str(data["deck"])
-        if kind == "steps_required":
-            self.required = list(data["steps"])
-        elif kind == "step_done":
-            if self.required and self.required[0] == data["step"]:
-                self.required.pop(0)
-            if self.state is TableState.CLOSED:
-                self.state = TableState.OPENING
-        elif kind == "device_out_of_order":
-            self.out_of_order.add(data["device"])
-        elif kind == "device_in_service":
-            self.out_of_order.discard(data["device"])
-        elif kind == "table_opened":
-            self.state = TableState.OPEN
-        elif kind == "table_idle":
-            self.state = TableState.IDLE
-        elif kind == "table_closed":
-            self.state, self.required = TableState.CLOSED, []
+            self.last_dealt = None  # new decks
+        if e.deck:
+            self._shuffled(e.deck, e.count)
+        if self.required and self.required[0] == e.step:
+            self.required.pop(0)
+        if self.state is TableState.CLOSED:
+            self.state = TableState.OPENING
+
+    def _shuffled(self, deck: str, count: int | None) -> None:
+        """The deck the shuffler brought into play; the first ``decks`` of them after the decks are received
+        are the table's (ch.3 §A(1), §B, P57)."""
+        self.last_shuffled, self.last_count = deck, count
+        if deck not in self.decks_in_use and len(self.decks_in_use) < self.cfg.dealing.decks:
+            self.decks_in_use.append(deck)
+
+    @ev.applies(ev.DeckShuffled)
+    def _apply_deck_shuffled(self, e: ev.DeckShuffled, at: datetime) -> None:
+        if e.deck:
+            self._shuffled(e.deck, e.count)
+
+    @ev.applies(ev.DeckRemoved)
+    def _apply_deck_removed(self, e: ev.DeckRemoved, at: datetime) -> None:
+        self.decks_in_use = []  # the decks that come next are received and inspected anew
+
+    @ev.applies(ev.DeckDealt)
+    def _apply_deck_dealt(self, e: ev.DeckDealt, at: datetime) -> None:
+        self.last_dealt = e.deck
+
+    @ev.applies(ev.StepsRequired)
+    def _apply_steps_required(self, e: ev.StepsRequired, at: datetime) -> None:
+        self.required = list(e.steps)
+
+    @ev.applies(ev.DeviceOutOfOrder)
+    def _apply_device_out_of_order(self, e: ev.DeviceOutOfOrder, at: datetime) -> None:
+        self.out_of_order.add(e.device)
+
+    @ev.applies(ev.DeviceInService)
+    def _apply_device_in_service(self, e: ev.DeviceInService, at: datetime) -> None:
+        self.out_of_order.discard(e.device)
+
+    @ev.applies(ev.TableOpened)
+    def _apply_table_opened(self, e: ev.TableOpened, at: datetime) -> None:
+        self.state = TableState.OPEN
+
+    @ev.applies(ev.TableIdle)
+    def _apply_table_idle(self, e: ev.TableIdle, at: datetime) -> None:
+        self.state = TableState.IDLE
+
+    @ev.applies(ev.TableClosed)
+    def _apply_table_closed(self, e: ev.TableClosed, at: datetime) -> None:
+        self.state, self.required = TableState.CLOSED, []
 
     def deck_age_hours(self, now: datetime | None = None) -> float | None:
         if self.decks_since is None:
             return None
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         return (now - self.decks_since).total_seconds() / 3600
 
     def require(self, steps: list[str], why: str, who: str | None = None) -> None:
         if steps:
-            self.record("steps_required", {"steps": list(steps), "why": why}, who=who)
+            self.record(ev.StepsRequired(steps=tuple(steps), why=why), who=who)
 
     def next_step(self) -> tuple[str, str, bool, str] | None:
         """(step, button, needs the key, clause) of the next required step, or None."""
@@ -178,9 +211,17 @@ class TableLife:
         button, key, clause = STEPS[step.split(":")[0]]
         return step, button, key, clause.format(idle=IDLE_CLAUSE[self.cfg.game_rules.short])
 
-    def record(self, kind: str, data: Mapping[str, Any] | None = None, who: str | None = None) -> None:
-        self.journal.append(None, kind, data or {}, who=who)
-        self._apply(kind, data or {}, datetime.now(timezone.utc))
+    def record(self, event: ev.JournalEvent | str, data: Mapping[str, Any] | None = None,
+               who: str | None = None) -> None:
+        """Journal a table event, then apply it.  ``event`` is its declared type (``controller.events``);
+        the older form, a kind and its data, is journaled as given and applied as its type."""
+        if isinstance(event, str):  # journaled as given, applied as its type
+            self.journal.append(None, event, data or {}, who=who)
+            if self.applies_to(event):
+                self.apply(ev.parse(event, data or {}), datetime.now(UTC))
+            return
+        self.journal.record(event, None, who=who)
+        self.apply(event, datetime.now(UTC))
 
 
 class Meters:
@@ -195,7 +236,7 @@ class Meters:
         missing = {m: c.initial for m, c in p.meters.items() if m not in values}
         if self.enabled and missing:
             # first start: the initial amounts of the configuration (checked against the rules' minimums)
-            journal.append(None, "meter_set", {"meters": missing})
+            journal.record(ev.MeterSet(meters=missing))
 
     def values(self) -> dict[str, Decimal]:
         return {m: v for m, v in self.journal.meter_values().items() if m in self.cfg.progressive.meters}
@@ -203,6 +244,8 @@ class Meters:
     def contributions(self, wagers: int) -> dict[str, Decimal]:
         """What ``wagers`` progressive wagers add to each meter: its rate of progression × unit each."""
         p = self.cfg.progressive
+        if p.unit is None:  # the configuration requires the unit of an enabled progressive
+            raise ValueError("progressive.unit is not configured")
         return {m: round_cents(c.rate * p.unit * wagers) for m, c in p.meters.items()}
 
     def setup_block(self) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("games", "controller", "drivers", "simulators")
+PACKAGES = ("games", "controller", "drivers", "simulators", "web")
 SHIPPED = {  # artefact path: source path
     "install.sh": "deploy/install.sh",
     "install.py": "deploy/install.py",

@@ -30,8 +30,8 @@ import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
 
 import structlog
@@ -39,11 +39,10 @@ from pymodbus.client import AsyncModbusSerialClient, AsyncModbusTcpClient
 from pymodbus.exceptions import ConnectionException, ModbusException
 from pymodbus.framer import FramerType
 
-from drivers.registers import PROTOCOL_VERSION, DeviceMap, Point, Table, regs_to_u32, u32_to_regs
-
 # One health enum and one exception family for every device driver, serial or
 # Modbus, so the controller watches and catches them the same way.
-from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError, stop_task
+from drivers.health import DeviceError, DeviceHealth, DeviceOffline, Health, ProtocolError, stop_task
+from drivers.registers import PROTOCOL_VERSION, DeviceMap, Point, Table, regs_to_u32, u32_to_regs
 
 __all__ = ["BusConfig", "DeviceError", "DeviceOffline", "DeviceProtocolError", "Health", "ModbusBus",
            "ModbusDevice", "parse_url"]
@@ -246,22 +245,13 @@ class ModbusBus:
 # --------------------------------------------------------------------------
 
 
-
-
-@dataclass
-class _HealthState:
-    health: Health = Health.OFFLINE
-    reason: str = "not started"
-    callbacks: list[HealthListener] = field(default_factory=list)
-
-
-class ModbusDevice:
+class ModbusDevice(DeviceHealth):
     """Base of a polled Modbus device (one unit id on one bus).
 
     Life cycle: construct it inside the running event loop, ``await
     dev.start()`` (polls once, then keeps polling in its own task), ``await
     dev.close()``; or ``async with Driver(url) as dev``.  Drivers given the same
-    URL share one :class:`ModbusBus`.
+    URL share one :class:`ModbusBus`.  Health: :class:`drivers.health.DeviceHealth`.
     """
 
     MAP: DeviceMap
@@ -277,66 +267,17 @@ class ModbusDevice:
             self._owns_bus = True
         self.unit = unit if unit is not None else (self.bus.config.unit or self.MAP.default_unit)
         self.name = name or f"{self.MAP.name}@{self.bus.name}#{self.unit}"
+        super().__init__()
         self.poll_interval = poll_interval if poll_interval is not None else self.POLL_INTERVAL
         self.heartbeat_stale_after = heartbeat_stale_after
         self.offline_after = offline_after
-        self._state = _HealthState()
-        self._waiters: list[tuple[frozenset[Health], asyncio.Future]] = []
         self._failures = 0
         self._heartbeat: int | None = None
         self._heartbeat_at = 0.0
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._log = log.bind(device=self.name)
 
-    # ---- health ---------------------------------------------------------
-
-    @property
-    def health(self) -> Health:
-        return self._state.health
-
-    @property
-    def health_reason(self) -> str:
-        return self._state.reason
-
-    def add_health_listener(self, callback: HealthListener) -> Callable[[], None]:
-        """Call ``callback(health, reason)`` on every change of health; returns a function that removes it."""
-        self._state.callbacks.append(callback)
-        return lambda: self._state.callbacks.remove(callback) if callback in self._state.callbacks else None
-
-    async def wait_health(self, *states: Health, timeout: float | None = None) -> Health:
-        """Wait until the health is one of ``states``; returns it."""
-
-        if self._state.health in states:
-            return self._state.health
-        fut: asyncio.Future = asyncio.get_running_loop().create_future()
-        entry = (frozenset(states), fut)
-        self._waiters.append(entry)
-        try:
-            return await asyncio.wait_for(fut, timeout)
-        finally:
-            if entry in self._waiters:
-                self._waiters.remove(entry)
-
-    def _set_health(self, health: Health, reason: str) -> None:
-        old = self._state.health
-        self._state.reason = reason
-        if health is old:
-            return
-        self._state.health = health
-        if health is Health.ONLINE:
-            self._log.info("device online", was=old.value)
-        elif health is Health.DEGRADED:
-            self._log.warning("device degraded", reason=reason)
-        else:
-            self._log.error("device offline", reason=reason)
-        for cb in list(self._state.callbacks):
-            try:
-                cb(health, reason)
-            except Exception:  # noqa: BLE001 - a listener's bug must not stop the poll loop
-                self._log.exception("health callback failed")
-        for states, fut in list(self._waiters):
-            if health in states and not fut.done():
-                fut.set_result(health)
+    # ---- health (drivers.health.DeviceHealth) ---------------------------
 
     def _note_ok(self) -> None:
         self._failures = 0
@@ -346,12 +287,12 @@ class ModbusDevice:
             self._failures += 1
             if self._failures >= self.offline_after:
                 self._set_health(Health.OFFLINE, str(exc))
-            elif self._state.health is Health.ONLINE:
+            elif self._health is Health.ONLINE:
                 self._set_health(Health.DEGRADED, str(exc))
-        elif self._state.health is Health.ONLINE:
+        elif self._health is Health.ONLINE:
             self._set_health(Health.DEGRADED, str(exc))
         else:
-            self._set_health(self._state.health, str(exc))  # same state, better reason
+            self._set_health(self._health, str(exc))  # same state, better reason
 
     def _note_heartbeat(self, value: int, version: int | None = None) -> None:
         """Record a heartbeat reading (from a successful poll) and set health."""
@@ -369,8 +310,8 @@ class ModbusDevice:
             self._set_health(Health.ONLINE, "answering, heartbeat running")
 
     def _require_online(self) -> None:
-        if self._state.health is Health.OFFLINE:
-            raise DeviceOffline(self.name, f"offline: {self._state.reason}")
+        if self._health is Health.OFFLINE:
+            raise DeviceOffline(self.name, f"offline: {self._health_reason}")
 
     # ---- life cycle -----------------------------------------------------
 
@@ -390,11 +331,11 @@ class ModbusDevice:
             self._owns_bus = False
             self.bus.release()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
-    async def __aexit__(self, *exc) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
     async def _run(self) -> None:
@@ -410,6 +351,11 @@ class ModbusDevice:
         except Exception:  # noqa: BLE001 - a driver bug must not end the poll task; logged
             self._log.exception("poll failed unexpectedly")
             self._set_health(Health.DEGRADED, "driver error while polling")
+
+    async def identity(self) -> str:
+        """Unit id, register map version and heartbeat, read now."""
+        heartbeat, version = await self.read_regs(Table.INPUT_REGISTER, 0, 2, command=False)
+        return f"Modbus unit {self.unit}, register map version {version}, heartbeat {heartbeat}"
 
     async def _poll(self) -> None:  # pragma: no cover - abstract
         raise NotImplementedError

@@ -40,6 +40,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from drivers.health import Health
 from drivers.modbus import ModbusDevice
@@ -85,7 +86,7 @@ class ButtonPress:
     seen_at: float = 0.0  # time.monotonic() when the driver saw it
 
     @classmethod
-    def of(cls, raw_button: str, **kw) -> ButtonPress:
+    def of(cls, raw_button: str, **kw: Any) -> ButtonPress:
         if raw_button in BET_MULTIPLES:
             return cls("bet", BET_MULTIPLES[raw_button], **kw)
         return cls(raw_button, None, **kw)
@@ -101,7 +102,8 @@ class PanelDriver(ModbusDevice):
     MAP = PANEL
     POLL_INTERVAL = 0.025
 
-    def __init__(self, *args, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST, **kw) -> None:
+    def __init__(self, *args: Any, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST,
+                 **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.press_rate, self.press_burst = press_rate, press_burst  # what a person can press (module doc)
         self._queue: asyncio.Queue[ButtonPress] = asyncio.Queue(MAX_PENDING)
@@ -213,8 +215,8 @@ class PanelDriver(ModbusDevice):
 
     async def _emit_new(self, seq: int, counts: list[int]) -> None:
         new = (seq - self._seq) & 0xFFFF
-        deltas = Counter({BUTTONS[i]: (c - o) & 0xFFFF for i, (c, o) in enumerate(zip(counts, self._counts))
-                          if c != o})
+        deltas = Counter({BUTTONS[i]: (c - o) & 0xFFFF
+                          for i, (c, o) in enumerate(zip(counts, self._counts, strict=False)) if c != o})
         if not new and not deltas:
             self._missed_poll = False
             return
@@ -232,10 +234,10 @@ class PanelDriver(ModbusDevice):
         presses: list[ButtonPress] = []
         if 0 < new <= PANEL_RING_SIZE:
             ring = await self._read_ring(self._seq, new)
-            names = [BUTTONS[c - 1] if 1 <= c <= len(BUTTONS) else None for c in ring]
-            if None not in names and Counter(names) == deltas:
+            names = [BUTTONS[c - 1] for c in ring if 1 <= c <= len(BUTTONS)]
+            if len(names) == len(ring) and Counter(names) == deltas:
                 presses = [ButtonPress.of(n, seq=(self._seq + 1 + k) & 0xFFFF, after_outage=after_outage,
-                                          seen_at=now) for k, n in enumerate(names)]  # type: ignore[arg-type]
+                                          seen_at=now) for k, n in enumerate(names)]
             else:
                 self._log.warning("press ring disagrees with press counters; using counters",
                                   ring=ring, counters=dict(deltas))
@@ -251,7 +253,8 @@ class PanelDriver(ModbusDevice):
             try:
                 self._queue.put_nowait(p)
             except asyncio.QueueFull:
-                self._fault("queue_full", f"{MAX_PENDING} presses wait untaken; press {p.button} dropped", button=p.button)
+                self._fault("queue_full", f"{MAX_PENDING} presses wait untaken; press {p.button} dropped",
+                            button=p.button)
 
     async def _read_ring(self, last_seq: int, new: int) -> list[int]:
         """Codes of presses last_seq+1 .. last_seq+new, in press order."""

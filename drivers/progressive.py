@@ -159,13 +159,14 @@ class ProgressiveDriver(ModbusDevice):
                 raise ValueError(f"meter {index}: amount must be 0..{U32_MAX} cents, got {cents!r}")
             values[index] = cents
         run: list[int] = []
-        for index in sorted(values) + [None]:  # type: ignore[list-item]
-            if run and (index is None or index != run[-1] + 1):
+        ends: list[int | None] = [*sorted(values), None]  # None: past the last meter, the last run ends
+        for following in ends:
+            if run and (following is None or following != run[-1] + 1):
                 regs = [r for i in run for r in u32_to_regs(values[i])]
                 await self.write_regs(PROG_METER_BASE + 2 * run[0], regs)
                 run = []
-            if index is not None:
-                run.append(index)
+            if following is not None:
+                run.append(following)
         shown = await self.read_meters()
         wrong = {i: (v, shown[i]) for i, v in values.items() if shown[i] != v}
         if wrong:

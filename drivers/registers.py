@@ -94,7 +94,8 @@ class DeviceMap:
 
     @property
     def by_name(self) -> Mapping[str, Point]:
-        return self._by_name  # type: ignore[attr-defined]
+        by_name: Mapping[str, Point] = self._by_name  # type: ignore[attr-defined]
+        return by_name
 
     def __getitem__(self, name: str) -> Point:
         return self.by_name[name]

@@ -38,14 +38,18 @@ import asyncio
 import enum
 import random
 import struct
-from dataclasses import dataclass
-from typing import Any, ClassVar
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 import structlog
 
 from drivers.framing import BadFrame, Frame, FrameDecoder, encode_frame
-from drivers.health import DeviceError, DeviceOffline, Health, HealthListener, ProtocolError, stop_task
+from drivers.health import DeviceError as DeviceError  # re-exported: the serial drivers' users take them here
+from drivers.health import DeviceHealth, stop_task
+from drivers.health import DeviceOffline as DeviceOffline
+from drivers.health import Health as Health
+from drivers.health import ProtocolError as ProtocolError
 
 log = structlog.get_logger(__name__)
 
@@ -402,8 +406,8 @@ def parse_reply_header(device: str, frame: Frame, minimum: int) -> bytes:
     return frame.payload
 
 
-class SerialDevice:
-    """Base of the serial device drivers: connection, health, request/reply.
+class SerialDevice(DeviceHealth):
+    """Base of the serial device drivers: connection, health (:class:`drivers.health.DeviceHealth`), request/reply.
 
     Use as ``async with Shuffler(url) as dev: await dev.wait_health(Health.ONLINE)``
     or call :meth:`start` / :meth:`close`.  One supervisor task per device
@@ -445,9 +449,7 @@ class SerialDevice:
         self.hello: HelloInfo | None = None
         self._hello_link: FrameLink | None = None  # the connection on which HELLO was answered
         self.last_error: str | None = None
-        self._health = Health.OFFLINE
-        self._health_event = asyncio.Event()
-        self._listeners: list[HealthListener] = []
+        super().__init__(reason="")
         self._link: FrameLink | None = None
         self._session_ready = False
         self._pending: dict[int, asyncio.Future[Frame]] = {}
@@ -459,11 +461,7 @@ class SerialDevice:
         self._last_exchange = 0.0
         self._unreachable_logged = False
 
-    # -- health
-
-    @property
-    def health(self) -> Health:
-        return self._health
+    # -- health (drivers.health.DeviceHealth; the reason is the last error, "" while ONLINE)
 
     @property
     def faults(self) -> Fault:
@@ -476,33 +474,12 @@ class SerialDevice:
         link = self._link
         return (link.stats, link.decoder.stats) if link is not None else None
 
-    @property
-    def health_reason(self) -> str:
-        """Why the device is not ONLINE (the last error), or "" when it is."""
-        return "" if self._health is Health.ONLINE else (self.last_error or "")
-
-    def add_health_listener(self, callback: HealthListener) -> Callable[[], None]:
-        """Call ``callback(health, reason)`` on every health change; returns a function that removes it."""
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback) if callback in self._listeners else None
-
-    async def wait_health(self, *states: Health, timeout: float | None = None) -> Health:
-        """Wait until the health is one of ``states``; return it."""
-
-        async def wait() -> Health:
-            while self._health not in states:
-                await self._health_event.wait()
-            return self._health
-
-        return await asyncio.wait_for(wait(), timeout)
-
-    def _set_health(self, new: Health, reason: str | None = None) -> None:
+    def _set_health(self, health: Health, reason: str | None = None) -> None:
         if reason:
             self.last_error = reason
-        old = self._health
-        if new is old:
-            return
-        self._health = new
+        super()._set_health(health, "" if health is Health.ONLINE else (self.last_error or ""))
+
+    def _log_health(self, old: Health, new: Health, reason: str) -> None:
         if new is Health.OFFLINE and self._closing:
             log.info("device closed", device=self.name)
         elif new is Health.OFFLINE:
@@ -521,13 +498,6 @@ class SerialDevice:
             )
         else:
             log.info("device online", device=self.name, url=self.url)
-        event, self._health_event = self._health_event, asyncio.Event()
-        event.set()
-        for callback in list(self._listeners):
-            try:
-                callback(new, self.health_reason)
-            except Exception:  # a listener's bug must not take the driver down
-                log.exception("health listener failed", device=self.name)
 
     def _update_health(self) -> None:
         if self._link is None or self._link.is_closed or not self._session_ready:
@@ -553,7 +523,7 @@ class SerialDevice:
         if link is not None:
             await self._drop_link(link, "closed by the controller")
 
-    async def __aenter__(self) -> SerialDevice:
+    async def __aenter__(self) -> Self:
         await self.start()
         return self
 
@@ -574,13 +544,13 @@ class SerialDevice:
                     self._unreachable_logged = True
                 else:
                     log.debug("reconnect failed", device=self.name, reason=reason, next_try_s=delay)
-                self.last_error = reason
                 self._set_health(Health.OFFLINE, reason)
                 await asyncio.sleep(delay * random.uniform(0.8, 1.0))
                 delay = min(delay * 2, self.backoff_max)
                 continue
             self._unreachable_logged = False
             self.last_error = None
+            self._set_health(self.health)  # the reason follows: no error now
             delay = self.backoff_min
             reason = await self._serve(link)
             await self._drop_link(link, reason)
@@ -755,6 +725,13 @@ class SerialDevice:
     def _on_event(self, frame: Frame) -> None:
         """An unsolicited message from the device."""
         log.debug("unexpected message dropped", device=self.name, type=frame.type)
+
+    async def identity(self) -> str:
+        """Who the device said it is in its HELLO reply (asked again at every connection)."""
+        h = self.hello
+        if h is None or self.health is Health.OFFLINE:
+            raise DeviceOffline(self.name, f"offline ({self.last_error or 'not connected'})")
+        return f"{KIND_NAMES.get(h.kind, h.kind)}, protocol version {h.version}, boot id {h.boot_id}"
 
     async def status(self) -> Any:
         """Ask the device for its status (also what the idle poll does)."""

@@ -37,8 +37,8 @@ import asyncio
 import collections
 import enum
 import struct
-from dataclasses import dataclass
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import structlog
 

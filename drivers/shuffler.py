@@ -23,8 +23,8 @@ other than ``deck_size`` raise an error instead of returning cards.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import structlog
 

@@ -80,10 +80,12 @@ from games.progressive_return import (
     five_card_lines_of,
     hand_classes,
     line_index,
-    line_return,
     representative_hand,
     table_return,
     tally,
+)
+from games.progressive_return import (
+    line_return as line_return,  # re-exported: the par sheets' tests read it here
 )
 from games.registry import GAMES
 from games.ultimate_pairs import ultimate_pairs_made
@@ -291,7 +293,7 @@ def _suit_lines(mask: int) -> frozenset[str]:
     """The HCF lines one suit's cards make (13-bit mask, bit r-2 = rank r): what a hand makes is the union."""
     cards = _suit_cards(mask)
     n = len(cards)
-    made = {f"flush_{k}" for k in range(4, n + 1)}  # ch.7 §F(2): four-card or longer (P17)
+    made = {f"flush_{k}" for k in range(4, n + 1)}  # HCF ch.7 §F(2): four-card or longer (P17)
     run = straight_flush_run(cards).length if cards else 0
     made |= {f"straight_flush_{k}" for k in range(3, run + 1)}  # R17, P17
     if has_suited_nine_to_ace(cards):
@@ -494,7 +496,7 @@ def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> 
         "method": "exact",
         "space": space,
         "lines": [
-            {"line": line.key, "pays": line.pays.text, "count": n} for line, n in zip(table.lines, counts)
+            {"line": line.key, "pays": line.pays.text, "count": n} for line, n in zip(table.lines, counts, strict=False)
         ],
         "losing_count": losing,
     }
@@ -562,7 +564,7 @@ def _review(
     paying = sum(counts)
     meter_hits = []
     for meter in progressive.meters:
-        lines = [(line.key, n) for line, n in zip(progressive.lines, p_counts)
+        lines = [(line.key, n) for line, n in zip(progressive.lines, p_counts, strict=False)
                  if isinstance(line.pays, MeterPercent) and line.pays.meter == meter]
         meter_hits.append({"meter": meter, "lines": [k for k, _ in lines], **_hits(sum(n for _, n in lines), p_space)})
     besides = ret - table_return(progressive, p_space, p_counts, meters, unit)  # the Envy Bonus, if any
@@ -575,7 +577,7 @@ def _review(
         "return_with_contributions": _six(with_rate),
         "return_with_contributions_exact": _exact(with_rate),
         "hit_frequency": _hits(paying, space),
-        "line_hits": [{"line": line.key, **_hits(n, space)} for line, n in zip(table.lines, counts)],
+        "line_hits": [{"line": line.key, **_hits(n, space)} for line, n in zip(table.lines, counts, strict=False)],
         "meter_hits": meter_hits,
         "break_even_meter": {
             "meter": progressive.meters[0],

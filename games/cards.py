@@ -1,4 +1,4 @@
-"""Cards and the 52-card deck (every game ch.3 §A: one deck of 52 cards).
+"""Cards and the 52-card deck (UTH, JHE, HCF and RET ch.3 §A: one deck of 52 cards).
 
 A card is written rank then suit: ranks ``2 3 4 5 6 7 8 9 T J Q K A``, suits
 ``c d h s`` (``As``, ``Td``, ``2c``).  Parsing is strict: a card that is not
@@ -11,7 +11,7 @@ equality and hashing are cheap and a card can be used as a dict key.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from games.money import shown
 
@@ -40,11 +40,11 @@ class Card:
     index: int  # 0..51, rank-major: (rank - 2) * 4 + suit position
     text: str
 
-    def __new__(cls, rank: int, suit: str) -> "Card":  # pragma: no cover - only via the table below
+    def __new__(cls, rank: int, suit: str) -> Card:  # pragma: no cover - only via the table below
         raise TypeError("use parse_card() or the CARDS table; cards are interned")
 
     @classmethod
-    def _make(cls, rank: int, suit: str) -> "Card":
+    def _make(cls, rank: int, suit: str) -> Card:
         card = object.__new__(cls)
         object.__setattr__(card, "rank", rank)
         object.__setattr__(card, "suit", suit)
@@ -79,7 +79,8 @@ def parse_card(text: object) -> Card:
         return card
     if len(text) != 2:
         raise CardError(
-            f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), e.g. 'Td'"
+            f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), "
+                "e.g. 'Td'"
         )
     rank, suit = text
     if rank not in RANK_CHARS:
@@ -106,7 +107,8 @@ def check_distinct(groups: Sequence[tuple[str, Sequence[Card]]]) -> None:
             if card in seen:
                 where = seen[card]
                 if where == name:
-                    raise CardError(f"{name}: card {card.text} appears twice (one deck: every card at most once per round)")
+                    raise CardError(f"{name}: card {card.text} appears twice (one deck: every card at most once per "
+                        "round)")
                 raise CardError(
                     f"{name}: card {card.text} is already in {where} (one deck: every card at most once per round)"
                 )

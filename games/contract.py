@@ -8,17 +8,18 @@ Nothing is guessed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from games.cards import Card, CardError, check_distinct, parse_card
 from games.game import Game
 from games.money import MAX_AMOUNT, MoneyError, display, meter_display, shown, to_money
-from games.paytables import METERS, letters, paytable
+from games.paytables import letters, paytable
 from games.registry import GAMES
 from games.round import Progressive, Round, RoundError, Seat, Settlement
 
-MAX_SEATS = 6  # every game ch.2 §A: no more than six players
+MAX_SEATS = 6  # UTH, JHE ch.2 §A, HCF, RET ch.2 (RULINGS R1): no more than six players
 PAYOUT_LIMIT_FLOOR = Decimal(50000)  # RULINGS R6; UTH ch.12 §F(1) and the like
 # The most one wager may be: far above any table maximum, low enough that every payout (500 to 1
 # on a Run wager, a $1,000,000 super royal) stays an exact Decimal.
@@ -136,7 +137,8 @@ def _parse_paytables(game: Game, value: Any) -> dict[str, str]:
     out = {}
     for wager, letter in value.items():
         if wager not in known:
-            raise RoundError(f"paytables.{wager}", f"{game.name} has no such paytable; expected one of {', '.join(known)}")
+            raise RoundError(f"paytables.{wager}", f"{game.name} has no such paytable; expected one of "
+                f"{', '.join(known)}")
         if letter not in letters(game.name, wager):
             raise RoundError(
                 f"paytables.{wager}",
@@ -204,7 +206,8 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
         if number in numbers:
             raise RoundError(f"{where}.seat", f"seat {number} appears twice")
         numbers.add(number)
-        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.short} ch.8 §D: each player's cards")
+        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.short} ch.8 §D: each player's "
+            "cards")
         wagers_raw = _object(raw.get("wagers", {}), f"{where}.wagers")
         wagers: dict[str, Decimal] = {}
         for w, amount in wagers_raw.items():
@@ -233,7 +236,8 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     value = _object(value, "progressive")
     _no_unknown(value, _PROGRESSIVE_KEYS, "progressive")
     if "progressive" not in paytables:
-        raise RoundError("paytables.progressive", "missing: the progressive paytable letter is needed with a progressive block")
+        raise RoundError("paytables.progressive", "missing: the progressive paytable letter is needed with a "
+            "progressive block")
     unit = _money(value.get("unit"), "progressive.unit")
     table = paytable(game.name, "progressive", paytables["progressive"])
     meters: dict[str, Decimal] = {}
@@ -241,10 +245,10 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     for key, target in (("meters", meters), ("reset", reset)):
         raw = _object(value.get(key, {}), f"progressive.{key}")
         for meter, amount in raw.items():
-            if meter not in METERS[game.name]:
+            if meter not in game.meters:
                 raise RoundError(
                     f"progressive.{key}.{meter}",
-                    f"{game.name} has no such meter; its meters are {', '.join(METERS[game.name])}",
+                    f"{game.name} has no such meter; its meters are {', '.join(game.meters)}",
                 )
             target[meter] = _money(amount, f"progressive.{key}.{meter}", positive=False)
         for meter in table.meters:
@@ -258,7 +262,7 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
         if not game.has_envy or envy not in letters(game.name, "envy"):
             have = ", ".join(letters(game.name, "envy")) if game.has_envy else "none"
             raise RoundError("progressive.envy", f"no Envy Bonus table {shown(envy)} in {game.name} (tables: {have})")
-        if game.name == "high_card_flush" and envy != paytables["progressive"]:
+        if game.envy_letter_is_progressive_letter and envy != paytables["progressive"]:
             raise RoundError(
                 "progressive.envy",
                 f"must be the progressive paytable's own letter {paytables['progressive']!r} (RULINGS R18a)",

@@ -1,6 +1,8 @@
 """The dealing procedures of chapters 8-11, as data: where each card out of the deck goes.
 
-Pure rules, no I/O: the daemon asks these functions where the next card out of
+Each game's facts (the community places, when they are shown, the clauses of
+its stacks) are its own (``Game.dealing``, ``games.facts.DealingFacts``); the
+functions here apply them.  Pure rules, no I/O: the daemon asks these functions where the next card out of
 the manual dealing shoe or the dealer's hand goes, or which stack the automated
 dealing shoe or shuffler delivers next, and compares what the devices report
 with them.
@@ -32,13 +34,13 @@ last decision, before settlement.  The community cards face up at decision
 
 Readings of points the text leaves open (to be recorded in docs/rulings.md):
 
-* "Dealing by hand" (UTH ch.11 §C(1), §E(1)) is chapter 9 only: ch.3 §C(1)-(2)
+* "Dealing by hand" (UTH ch.11 §C(1), §E(1)) is chapter 9 only: UTH ch.3 §C(1)-(2)
   sets cards "dealt by hand" apart from a manual dealing shoe.  No burn card
   from a manual shoe or a shuffler.
-* JHE ch.8 §D(3), ch.9 §B(3) deal the community cards "in accordance with"
+* JHE ch.8 §D(3), JHE ch.9 §B(3) deal the community cards "in accordance with"
   ch.11, whose §B, §D, §F only reveal: the five are dealt face down right after
   the players' and the dealer's cards and turned over as R11 says.
-* UTH ch.8 and ch.9 deal no Six Card Bonus box; only ch.10 §B(1) does
+* UTH ch.8 and ch.9 deal no Six Card Bonus box; only UTH ch.10 §B(1) does
   (:func:`bonus_box_cards`).  With ch.10 the box stack is always the first
   stack (§B(1) has no condition; docs/rulings.md P4).
 * UTH ch.10 §B(4), JHE §B(3): the dealer's cards left in the shuffler are the
@@ -58,6 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from games.facts import DealingFacts
 from games.game import Game
 
 MAX_SEAT = 6  # RULINGS R1; UTH/JHE ch.2 §A, HCF/RET ch.2
@@ -90,7 +93,7 @@ class Procedure(enum.Enum):
 
 @dataclass(frozen=True)
 class Stack:
-    """One stack the automated dealing shoe or shuffler dispenses (ch.10 §B).
+    """One stack the automated dealing shoe or shuffler dispenses (UTH, JHE, HCF and RET ch.10 §B).
 
     ``places`` are where its cards go, in the order the stack is read.  A
     ``held`` stack is set aside in the shuffler (the dealer's cards left there
@@ -108,77 +111,11 @@ class Stack:
         return len(self.places)
 
 
-@dataclass(frozen=True)
-class _Facts:
-    """What chapters 8-11 of one game say about the cards' order."""
-
-    #: community places in the order they are dealt or stacked
-    community: tuple[int | str, ...]
-    #: the community cards that become face up before decision k (k = len(streets): after the last)
-    schedule: tuple[tuple[int | str, ...], ...]
-    #: dealt before the players' cards by a shoe or by hand (RET ch.8 §D(2), ch.9 §B(1))
-    community_first: bool = False
-    #: dealt face up between decisions by a shoe or by hand (UTH ch.11 §C(2), §E(2));
-    #: otherwise dealt face down with the initial deal and revealed
-    community_at_streets: bool = False
-    #: a burn card before each street dealt by hand (UTH ch.11 §C(1), §E(1))
-    burn_by_hand: bool = False
-    #: automated: the dealer's stack comes before the players' (UTH/JHE) or after them (HCF)
-    dealer_stack_first: bool = False
-    #: automated: the dealer's cards may stay in the shuffler until every player has acted
-    dealer_may_stay: bool = False
-    bonus_clause: str = ""
-    community_clause: str = ""
-    dealer_clause: str = ""
-    held_clause: str = ""
-    seats_clause: str = ""
-
-
-_FACTS: dict[str, _Facts] = {
-    "UTH": _Facts(
-        community=(0, 1, 2, 3, 4),
-        schedule=((), (0, 1, 2), (3, 4), ()),  # ch.11 §B; the flop §C(2); the last two §E(2); §G
-        community_at_streets=True,
-        burn_by_hand=True,
-        dealer_stack_first=True,
-        dealer_may_stay=True,
-        bonus_clause="UTH ch.10 §B(1)",
-        community_clause="UTH ch.10 §B(2)",
-        dealer_clause="UTH ch.10 §B(3)",
-        held_clause="UTH ch.10 §B(4)",
-        seats_clause="UTH ch.10 §B(3)",
-    ),
-    "JHE": _Facts(
-        community=(0, 1, 2, 3, 4),
-        schedule=((0,), (1, 2), (3, 4), ()),  # ch.11 §B (R11), §D, §F; §H
-        dealer_stack_first=True,
-        dealer_may_stay=True,
-        community_clause="JHE ch.10 §B(1)",
-        dealer_clause="JHE ch.10 §B(2)",
-        held_clause="JHE ch.10 §B(3)",
-        seats_clause="JHE ch.10 §B(2)",
-    ),
-    "HCF": _Facts(
-        community=(),
-        schedule=((), ()),  # no community cards; one decision (ch.11 §B)
-        dealer_clause="HCF ch.10 §B(2)",
-        seats_clause="HCF ch.10 §B(1)",
-    ),
-    "RET": _Facts(
-        community=("left", "center", "right", "top", "bottom"),  # RULINGS R25
-        schedule=((), ("left", "right"), ("top", "bottom"), ("center",)),  # ch.11 §B; §C; §E; §G
-        community_first=True,
-        community_clause="RET ch.10 §B(1)",
-        seats_clause="RET ch.10 §B(2)",
-    ),
-}
-
-
-def _facts(game: Game) -> _Facts:
-    try:
-        facts = _FACTS[game.short]
-    except KeyError:
-        raise ValueError(f"no dealing procedure for {game.name!r}") from None
+def _facts(game: Game) -> DealingFacts:
+    """The game's own dealing facts (``Game.dealing``, declared in its module)."""
+    facts = getattr(game, "dealing", None)
+    if not isinstance(facts, DealingFacts):
+        raise ValueError(f"no dealing procedure for {game.name!r}")
     assert len(facts.schedule) == len(game.streets) + 1
     assert len(facts.community) == game.community_cards
     return facts
@@ -203,7 +140,7 @@ def clockwise(seats: Sequence[int]) -> tuple[int, ...]:
             raise ValueError(f"seat {s} given twice")
         seen.add(s)
     if not seen:
-        raise ValueError("no seat placed the required wagers: nothing is dealt (ch.8 §D, ch.9 §B, ch.10 §B)")
+        raise ValueError("no seat placed the required wagers: nothing is dealt (UTH ch.8 §D(2); RULINGS R1)")
     return tuple(sorted(seen))
 
 
@@ -218,12 +155,12 @@ def _street(game: Game, street_index: int) -> int:
 
 
 def cards_per_seat(game: Game) -> int:
-    """UTH/JHE/RET: two (ch.8 §D); HCF: seven (HCF ch.8 §E)."""
+    """UTH/JHE/RET: two (UTH ch.8 §D, JHE ch.8 §D, RET ch.8 §D); HCF: seven (HCF ch.8 §E)."""
     return game.hole_cards
 
 
 def cards_to_dealer(game: Game) -> int:
-    """UTH/JHE: two; HCF: seven; RET: none (no dealer hand, RET ch.7 §E(1), ch.8 §D(3))."""
+    """UTH/JHE: two; HCF: seven; RET: none (no dealer hand, RET ch.7 §E(1), RET ch.8 §D(3))."""
     return game.dealer_cards
 
 
@@ -237,7 +174,7 @@ def bonus_box_cards(game: Game, procedure: Procedure) -> int:
 
     UTH ch.10 §B(1) is the only procedure that deals the box: chapters 8 and 9
     deal none, so a table dealing from a manual shoe or by hand has no Six Card
-    Bonus cards to settle that wager on (ch.7 §F(4)).
+    Bonus cards to settle that wager on (UTH ch.7 §F(4)).
     """
     return game.bonus_cards if _procedure(procedure) is Procedure.AUTOMATED else 0
 
@@ -250,11 +187,11 @@ def initial_deal(game: Game, procedure: Procedure, seats: Sequence[int]) -> list
 
     One card at a time clockwise from seat 1 to each seat given, then to the
     dealer (under a cover card), round after round until each has its cards
-    (UTH/JHE ch.8 §D(2), ch.9 §B(2); HCF ch.8 §E, ch.9 §B(2)).  RET has no
+    (UTH ch.8 §D(2), UTH ch.9 §B(2); JHE likewise; HCF ch.8 §E, HCF ch.9 §B(2)).  RET has no
     dealer: the five cards of the cross come first, face down, then the
-    players' cards (RET ch.8 §D(2)-(3), ch.9 §B(1)-(2)).  JHE deals its five
+    players' cards (RET ch.8 §D(2)-(3), RET ch.9 §B(1)-(2)).  JHE deals its five
     community cards face down right after the players' and the dealer's (JHE
-    ch.8 §D(3), ch.9 §B(3)); ch.11 only reveals them.  UTH deals its community
+    JHE ch.8 §D(3), JHE ch.9 §B(3)); JHE ch.11 only reveals them.  UTH deals its community
     cards between decisions (:func:`street_deal`).
     """
     if _procedure(procedure) is Procedure.AUTOMATED:
@@ -279,7 +216,7 @@ def street_deal(game: Game, procedure: Procedure, street_index: int) -> list[Pla
 
     Only UTH deals between decisions: before the second decision the flop,
     before the third the last two community cards, face up (UTH ch.11 §C(2),
-    §E(2)), each preceded by a burn card when dealing by hand (ch.11 §C(1),
+    §E(2)), each preceded by a burn card when dealing by hand (UTH ch.11 §C(1),
     §E(1)).  An automated shoe or shuffler has delivered every community card
     already (UTH ch.10 §B(2), §F): nothing is dealt, the cards are revealed.
     """
@@ -295,13 +232,13 @@ def street_deal(game: Game, procedure: Procedure, street_index: int) -> list[Pla
 def reveals(game: Game, procedure: Procedure, street_index: int) -> list[Place]:
     """Cards already on the layout face down that are turned face up just before decision ``street_index``.
 
-    JHE: the first community card before the first decision (ch.11 §B, RULINGS
+    JHE: the first community card before the first decision (JHE ch.11 §B, RULINGS
     R11), then two and two (§D, §F).  RET: the two outside cards of the
     horizontal line, then those of the vertical line, then the center (ch.11
     §C, §E, §G; RULINGS R25).  UTH dealt by an automated shoe or shuffler: the
-    flop, then the last two (ch.10 §F, ch.11 §C(2), §E(2)).  After the last
-    decision (``len(game.streets)``) the dealer's cards (UTH ch.11 §G(1), JHE
-    ch.11 §H(1), HCF ch.11 §B(4)(b)); if they were left in the shuffler they
+    flop, then the last two (UTH ch.10 §F, UTH ch.11 §C(2), §E(2)).  After the last
+    decision (``len(game.streets)``) the dealer's cards (UTH ch.11 §G(1),
+    JHE ch.11 §H(1), HCF ch.11 §B(4)(b)); if they were left in the shuffler they
     are released first (:func:`dealer_release_stack`).
     """
     procedure = _procedure(procedure)
@@ -319,9 +256,9 @@ def reveals(game: Game, procedure: Procedure, street_index: int) -> list[Place]:
 
 
 def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -> list[Stack]:
-    """The stacks the automated dealing shoe or shuffler dispenses, in order (ch.10 §B).
+    """The stacks the automated dealing shoe or shuffler dispenses, in order (UTH, JHE, HCF and RET ch.10 §B).
 
-    UTH: the four-card Six Card Bonus stack (always: ch.10 §B(1) makes it the
+    UTH: the four-card Six Card Bonus stack (always: UTH ch.10 §B(1) makes it the
     first stack whatever the wagers), the five community cards, the dealer's
     two, then each seat clockwise (§B(2)-(3)).  JHE: the five community cards,
     the dealer's two, the seats (JHE ch.10 §B(1)-(2)).  With
@@ -360,7 +297,7 @@ def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -
 def dealer_release_stack(game: Game) -> Stack:
     """The dealer's stack left in the shuffler, delivered once every player has acted.
 
-    UTH ch.10 §B(4), ch.11 §G(1); JHE ch.10 §B(3), ch.11 §H(1).
+    UTH ch.10 §B(4), UTH ch.11 §G(1); JHE ch.10 §B(3), JHE ch.11 §H(1).
     """
     facts = _facts(game)
     if not facts.dealer_may_stay:

@@ -1,22 +1,28 @@
-"""What every game module declares, so that input checks and settlement share one shape.
+"""What every game module declares: everything the rules say about one game, in one place.
 
 Each game (``games.ultimate_texas_holdem`` and the others) subclasses
 ``Game`` with the facts of its rules: how many cards each place receives,
 which wagers exist, which of them a paytable settles, which the payout limit
-covers, the legal decisions, and ``settle``.
+covers, the legal decisions, and ``settle``; and, so that nothing about a game
+is kept anywhere else: its paytables and meters (its module in
+``games.paytables``), its dealing procedures, order of payment and reveals,
+its chapter 13 clause map, and the clauses the configuration and the controller
+cite (``games.facts``).  Checklist for a new game: docs/new-game.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 from games.cards import Card
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.money import shown
 from games.paytable import Paytable
-from games.paytables import letters, paytable
-from games.procedure import PAYMENT_PASSES, REVEALS, PaymentPass, Reveal
+from games.paytables import MeterMinimum, letters, paytable
+from games.procedure import PaymentPass, Reveal
 from games.round import Decision, Payment, Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import EnvyCandidate, ProgressiveMeters, apply_payout_limit, envy_bonuses, settlement_order
 
@@ -60,11 +66,50 @@ class Game:
     streets: ClassVar[tuple[Street, ...]]
     decision_ruling: ClassVar[str] = ""  # the RULINGS entry that reads the decisions, cited in refusals
 
+    # -- the rest of the rules: the controller reads these, it keeps no table of its own by game --
+    #: the progressive meters, in the rules' order (the game's module in games.paytables)
+    meters: ClassVar[tuple[str, ...]]
+    #: Progressive paytable letter -> the minimum initial and reset amount of each meter
+    meter_minimums: ClassVar[Mapping[str, MeterMinimum]]
+    #: RULINGS R18a (HCF): the Envy table is the one of the Progressive paytable's own letter
+    envy_letter_is_progressive_letter: ClassVar[bool] = False
+    #: chapters 8-11: where each card goes (games.dealing)
+    dealing: ClassVar[DealingFacts]
+    #: the dealer's order of payment (ch.11; P65): the passes around the table
+    payment_passes: ClassVar[tuple[PaymentPass, ...]]
+    #: the cards turned face up during the round, in the order the rules reveal them (P66)
+    reveals: ClassVar[tuple[Reveal, ...]]
+    #: chapter 13 and the card-count rules: irregularity -> clause (docs/irregularities.md)
+    irregularities: ClassVar[Mapping[str, str]]
+    #: irregularity -> the clause that keeps some wagers alive and settles them (RULINGS R7a, R10)
+    kept_alive: ClassVar[Mapping[str, KeptAlive]] = {}
+    #: the cards found face up while dealing that void every hand (UTH ch.13 §B: the second; RET ch.13 §A: any)
+    face_up_voids_at: ClassVar[int] = 2
+    #: reopening an idle table starts by removing the cards from the shoe and the discard rack
+    #: (HCF ch.5 §G(1), RET ch.5 §F(1)); P67
+    reopening_clears_shoe: ClassVar[bool] = False
+    #: the clauses the configuration check and the controller cite
+    clauses: ClassVar[TableClauses]
+
+    def wagers_kept_alive(self, what: str) -> frozenset[str]:
+        """The wagers irregularity ``what`` keeps alive and settles on the cards (RULINGS R7a, R10);
+        the rest are returned."""
+        kept = self.kept_alive.get(what)
+        return kept.wagers if kept else frozenset()
+
+    def letters(self, wager_paytable: str) -> tuple[str, ...]:
+        """The paytable letters the rules offer for a paytable of this game (``paytable_of`` values), A first."""
+        return letters(self.name, wager_paytable)
+
+    def paytable(self, wager_paytable: str, letter: str | None) -> Paytable:
+        """One paytable of this game (``letter=None`` only where the rules print a single one)."""
+        return paytable(self.name, wager_paytable, letter)
+
     def decision_amounts(self, seat: Seat) -> dict[str, Decimal]:
         """The wagers the seat's decisions made so far, each a multiple of its Ante (RET: of each Ante in turn, R26)."""
         return {
             name: seat.wagers[self.antes[i % len(self.antes)]] * k
-            for i, (name, k) in enumerate(zip(self.decision_wagers, seat.decision.multiples))
+            for i, (name, k) in enumerate(zip(self.decision_wagers, seat.decision.multiples, strict=False))
         }
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
@@ -192,16 +237,6 @@ class Game:
         for s in seats:
             if s.seat in bonuses:
                 s.wagers["envy"] = bonuses[s.seat]
-
-    @property
-    def payment_passes(self) -> tuple[PaymentPass, ...]:
-        """The dealer's order of payment (ch.11; P65): the passes around the table (games.procedure)."""
-        return PAYMENT_PASSES[self.name]
-
-    @property
-    def reveals(self) -> tuple[Reveal, ...]:
-        """The cards turned face up during the round, in the order the rules reveal them (P66)."""
-        return REVEALS[self.name]
 
     def payment_order(self, settlement: Settlement) -> list[Payment]:
         """The dealer's order of payment: pass by pass, each seat in settlement order (R1), its wagers

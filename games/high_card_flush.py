@@ -1,19 +1,19 @@
 """High Card Flush (MLGCA v1.0), "HCF".
 
-Each player makes an Ante (ch.7 §F(1)) and may add a Flush Bonus (§F(2)), a
+Each player makes an Ante (HCF ch.7 §F(1)) and may add a Flush Bonus (§F(2)), a
 Straight Flush Bonus (§F(3)) and a Progressive Jackpot wager (§F(4)).  Each
-player and the dealer receive seven cards (ch.10 §B).  After looking at the
+player and the dealer receive seven cards (HCF ch.10 §B).  After looking at the
 seven cards a player folds or places a Raise of 1×, 2× or 3× the Ante, as far
-as the player's own longest flush allows (ch.11 §B(1)-(3), RULINGS R16).
+as the player's own longest flush allows (HCF ch.11 §B(1)-(3), RULINGS R16).
 
 Hands (ch.6):
 
 * The High Card Flush hand is the longest flush among the seven cards, two to
-  seven cards of one suit (ch.6 §C, RULINGS R14).  Between two suits of equal
+  seven cards of one suit (HCF ch.6 §C, RULINGS R14).  Between two suits of equal
   length the one with the higher cards, compared highest first, forms the hand;
-  two hands of equal length compare their flush cards highest first (ch.6 §D).
+  two hands of equal length compare their flush cards highest first (HCF ch.6 §D).
 * The Straight Flush Bonus and Progressive hands are runs of consecutive ranks
-  in one suit (ch.6 §E); the ace plays high (Q-K-A) or low (A-2-3), never
+  in one suit (HCF ch.6 §E); the ace plays high (Q-K-A) or low (A-2-3), never
   around the corner (K-A-2), and the length is that of the longest run
   (RULINGS R17).  Progressive paytables D and E also pay the suited
   9-10-J-Q-K-A (R18); Straight Flush Bonus paytable G also pays four of a kind
@@ -23,11 +23,14 @@ Hands (ch.6):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from games.cards import ACE, NINE, SUIT_CHARS, Card, card_texts
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.game import Game, Street
+from games.paytables import high_card_flush as paytables
+from games.procedure import PaymentPass, Reveal
 from games.round import Round, RoundError, Seat, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
@@ -46,7 +49,7 @@ FOUR_OF_A_KIND = "four_of_a_kind"
 _NINE_TO_ACE = frozenset(range(NINE, ACE + 1))
 
 
-# -- the High Card Flush hand (ch.6 §C-§D, RULINGS R14) ---------------------------------------
+# -- the High Card Flush hand (HCF ch.6 §C-§D, RULINGS R14) ---------------------------------------
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,10 @@ class FlushHand:
     """A player's or the dealer's High Card Flush hand: the flush cards, best first.
 
     ``value`` orders hands: the flush length first, then the ranks of the flush
-    cards highest first (ch.6 §D(1): the hand holding the highest card the other
+    cards highest first (HCF ch.6 §D(1): the hand holding the highest card the other
     does not hold is higher; for two sets of equal size that is the same as
-    comparing highest first).  Equal values tie (ch.6 §D(2)); suits never rank
-    (ch.6 §B).
+    comparing highest first).  Equal values tie (HCF ch.6 §D(2)); suits never rank
+    (HCF ch.6 §B).
     """
 
     value: int
@@ -91,7 +94,7 @@ def _flush_value(ranks: Sequence[int]) -> int:
 
 
 def flush_hand(cards: Sequence[Card]) -> FlushHand:
-    """The highest High Card Flush hand of ``cards`` (ch.6 §C-§D, ch.11 §B(5)(b), RULINGS R14).
+    """The highest High Card Flush hand of ``cards`` (HCF ch.6 §C-§D, HCF ch.11 §B(5)(b), RULINGS R14).
 
     Seven cards always hold at least two of one suit, so the hand is at least a
     two-card flush.  When two suits are equal in length *and* in every rank the
@@ -110,12 +113,12 @@ def flush_hand(cards: Sequence[Card]) -> FlushHand:
 
 
 def dealer_qualifies(dealer: FlushHand) -> bool:
-    """At least a three-card flush nine high, or any flush of four or more (ch.11 §B(5)(c)-(d), RULINGS R15)."""
+    """At least a three-card flush nine high, or any flush of four or more (HCF ch.11 §B(5)(c)-(d), RULINGS R15)."""
     return dealer.length >= 4 or (dealer.length == 3 and dealer.high >= NINE)
 
 
 def max_raise(flush_length: int) -> int:
-    """The largest Raise, in Antes, the player's own longest flush allows (ch.11 §B(1)-(3), RULINGS R16)."""
+    """The largest Raise, in Antes, the player's own longest flush allows (HCF ch.11 §B(1)-(3), RULINGS R16)."""
     if flush_length >= 6:
         return 3
     if flush_length == 5:
@@ -123,7 +126,7 @@ def max_raise(flush_length: int) -> int:
     return 1
 
 
-# -- straight flushes (ch.6 §E, RULINGS R17-R19) -----------------------------------------------
+# -- straight flushes (HCF ch.6 §E, RULINGS R17-R19) -----------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -172,11 +175,11 @@ def has_four_of_a_kind(cards: Sequence[Card]) -> bool:
 def lines_made(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
     """The paytable line keys the seven cards make, for each wager paid by a table.
 
-    A longer flush or run makes every shorter one too: ch.6 §C and §E define
+    A longer flush or run makes every shorter one too: HCF ch.6 §C and §E define
     each length only by "cards of the same suit (in consecutive rank)", and a
     six-card flush or a five-card run contains such hands of every shorter
     length; the wagers are on "a four-card flush or higher" / "a three-card
-    straight flush or higher" (ch.7 §F(2)-(4)).  Paying stays right because
+    straight flush or higher" (HCF ch.7 §F(2)-(4)).  Paying stays right because
     RULINGS R5 pays only the highest line made, and ``Paytable.line_for`` walks
     the table in its printed order, highest first: the line of the longest run
     is paid whenever the table prints it (a five-card run on Progressive B pays
@@ -190,8 +193,8 @@ def lines_made(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
     """
     flush = flush_hand(cards).length
     run = straight_flush_run(cards).length
-    flushes = frozenset(f"flush_{k}" for k in range(4, flush + 1))  # ch.7 §F(2): four-card or higher
-    straights = {f"straight_flush_{k}" for k in range(3, run + 1)}  # ch.7 §F(3)-(4): three-card or higher
+    flushes = frozenset(f"flush_{k}" for k in range(4, flush + 1))  # HCF ch.7 §F(2): four-card or higher
+    straights = {f"straight_flush_{k}" for k in range(3, run + 1)}  # HCF ch.7 §F(3)-(4): three-card or higher
     if has_suited_nine_to_ace(cards):
         straights.add(SUITED_NINE_TO_ACE)
     bonus = set(straights)
@@ -201,7 +204,7 @@ def lines_made(cards: Sequence[Card]) -> dict[str, frozenset[str]]:
         "flush_bonus": flushes,
         "straight_flush_bonus": frozenset(bonus),
         "progressive": frozenset(straights),
-        "envy": frozenset(straights),  # ch.12 §E(5): the Envy tables list straight flushes only
+        "envy": frozenset(straights),  # HCF ch.12 §E(5): the Envy tables list straight flushes only
     }
 
 
@@ -224,11 +227,63 @@ class HighCardFlush(Game):
         "straight_flush_bonus": "straight_flush_bonus",
         "progressive": "progressive",
     }
-    # RULINGS R6 and ch.12 §D: every wager is covered but the Progressive and the Envy Bonus.
+    # RULINGS R6 and HCF ch.12 §D: every wager is covered but the Progressive and the Envy Bonus.
     not_covered = frozenset({"progressive", "envy"})
     has_envy = True
-    # ch.11 §B: one decision, after the player has seen all seven cards: Raise or fold.
+    # HCF ch.11 §B: one decision, after the player has seen all seven cards: Raise or fold.
     streets = (Street("raise", 0, RAISE_MULTIPLES, may_check=False, may_fold=True, clause="HCF ch.11 §B"),)
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    envy_letter_is_progressive_letter = True  # RULINGS R18a
+    # No community cards; one decision (HCF ch.11 §B).  HCF has no option of leaving the dealer's
+    # cards in the shuffler: HCF ch.10 §B(2) delivers them in the deal (HCF ch.11 §B(4)(b) only says how
+    # they are exposed; P27).
+    dealing = DealingFacts(
+        community=(),
+        schedule=((), ()),
+        dealer_clause="HCF ch.10 §B(2)",
+        seats_clause="HCF ch.10 §B(1)",
+    )
+    # HCF ch.11 §B(5) the Ante and Raise; §B(6)-(8) then the Flush and Straight Flush Bonus; §B(9) the
+    # Progressive and its Envy Bonus.
+    payment_passes = (
+        PaymentPass(("ante", "raise", "flush_bonus", "straight_flush_bonus", "progressive", "envy"),
+                    "HCF ch.11 §B(5)-(9)"),
+    )
+    reveals = (
+        Reveal("dealer", ("dealer",), "HCF ch.11 §B(4)(b)"),
+    )
+    irregularities = {
+        "face_up": "HCF ch.13 §B",
+        "wrong_number_of_cards": "HCF ch.13 §D",
+        "dealer_card_exposed": "HCF ch.13 §E-§F",
+        "shuffle_failed": "HCF ch.13 §G",
+        "deal_failed": "HCF ch.13 §H",
+        "in_service": "HCF ch.13 §I",
+        "out_of_order": "HCF ch.13 §I",
+        "stub_count": "HCF ch.8 §G-§J, HCF ch.10 §C-§E",
+        "player_left": "HCF ch.7 §C(2)",
+    }
+    kept_alive = {
+        "dealer_card_exposed": KeptAlive("HCF ch.13 §F", frozenset({"flush_bonus", "straight_flush_bonus",
+                                                                    "progressive"})),
+    }
+    reopening_clears_shoe = True  # HCF ch.5 §G(1)
+    clauses = TableClauses(
+        ante="HCF ch.7 §F(1)",
+        wagers="HCF ch.7 §F",
+        even_money="HCF ch.12 §A",
+        payout_limit="HCF ch.12 §D",
+        progressive_system="HCF ch.2 §C",
+        adjacent_boxes="HCF ch.7 §G, RULINGS R1",
+        dealer_hand="HCF ch.7 §F(1)",
+        progressive_validation="HCF ch.11 §B(9)(c)",
+        idle="HCF ch.5 §G",
+        stub_count={"manual_shoe": "HCF ch.8 §G", "hand": "HCF ch.9 §C(1)", "automated_shoe": "HCF ch.10 §C",
+                    "shuffler": "HCF ch.10 §C"},
+    )
 
     def legal_multiples(self, street: Street, cards: Sequence[Card]) -> tuple[int, ...]:
         """R16: the Raise allowed by the player's own longest flush."""
@@ -236,7 +291,7 @@ class HighCardFlush(Game):
         return tuple(m for m in street.multiples if m <= allowed)
 
     def validate(self, round: Round) -> None:
-        """Nothing beyond the contract's checks: HCF has one Ante and no companion wager (ch.7 §F).
+        """Nothing beyond the contract's checks: HCF has one Ante and no companion wager (HCF ch.7 §F).
 
         The Progressive unit (R3), the paytable letters and the Envy table letter
         (R18a) are checked by ``games.contract``; the Raise by ``decision_legal``.
@@ -263,7 +318,7 @@ class HighCardFlush(Game):
 
         seats: list[SeatSettlement] = []
         made_by_seat: dict[int, dict[str, frozenset[str]]] = {}
-        # ch.11 §B(5): counterclockwise from the dealer's right (R1); each seat's Ante and Raise,
+        # HCF ch.11 §B(5): counterclockwise from the dealer's right (R1); each seat's Ante and Raise,
         # then its side wagers (§B(6)-(9)), so a Progressive is paid at the meter when its turn comes (R4).
         for seat in settlement_order(round.seats):
             hand = flush_hand(seat.cards)
@@ -273,24 +328,24 @@ class HighCardFlush(Game):
             ante = w["ante"]
             results: dict[str, WagerResult] = {}
             if seat.decision.fold:
-                # ch.11 §B: a player who does not raise forfeits the Ante (R7); no Raise was made.
+                # HCF ch.11 §B: a player who does not raise forfeits the Ante (R7); no Raise was made.
                 results["ante"] = lose(ante)
             else:
                 raised = self.decision_amounts(seat)["raise"]
                 if not qualifies:
-                    # ch.11 §B(5)(c): the Ante is paid 1 to 1 (ch.12 §A) and the Raise returned.
+                    # HCF ch.11 §B(5)(c): the Ante is paid 1 to 1 (HCF ch.12 §A) and the Raise returned.
                     results["ante"] = win(ante, ante)
                     results["raise"] = push(raised)
                 else:
-                    # ch.11 §B(5)(d)(i)-(iii), ch.12 §A: higher wins 1 to 1, lower loses, equal pushes.
+                    # HCF ch.11 §B(5)(d)(i)-(iii), HCF ch.12 §A: higher wins 1 to 1, lower loses, equal pushes.
                     c = compare(hand.value, dealer.value)
                     results["ante"] = versus(ante, c)
                     results["raise"] = versus(raised, c)
-            # ch.11 §B(6)-(8), R7: side wagers on the player's seven cards, folded or not.
+            # HCF ch.11 §B(6)-(8), R7: side wagers on the player's seven cards, folded or not.
             for side in ("flush_bonus", "straight_flush_bonus"):
                 if side in w:
                     results[side] = by_paytable(w[side], self.table(round, side), made[side])
-            self.settle_progressive(round, meters, seat, made["progressive"], results)  # ch.11 §B(9)(d)
+            self.settle_progressive(round, meters, seat, made["progressive"], results)  # HCF ch.11 §B(9)(d)
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         return self.finish(

@@ -1,7 +1,7 @@
 """The main game the two Hold 'Em games share: Ante, its equal companion, and Play against the dealer.
 
-UTH (Ante, Blind, Play; ch.11 §F-§H, ch.12 §A-§B) and JHE (Ante, X-tra Bonus,
-Play; ch.11 §G-§I, ch.12 §A-§B, RULINGS R12) settle them the same way: a fold
+UTH (Ante, Blind, Play; UTH ch.11 §F-§H, UTH ch.12 §A-§B) and JHE (Ante, X-tra Bonus,
+Play; JHE ch.11 §G-§I, JHE ch.12 §A-§B, RULINGS R12) settle them the same way: a fold
 loses the Ante and its companion (R7); otherwise the Ante is returned when the
 dealer has less than a pair and is settled 1 to 1 on the comparison when the
 dealer qualifies; the companion and the Play are settled on the comparison
@@ -12,18 +12,18 @@ pushing when the winning hand is below the table's lowest line (UTH ch.11
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Sequence
 
-from games.paytable import Paytable
 from games.cards import Card
+from games.paytable import Paytable
 from games.poker import PAIR, PokerHand, best_hand
 from games.round import Seat, WagerResult
 from games.settlement import compare, line_result, lose, push, versus
 
-
 FLOP = 3
-"""The community cards revealed first: UTH's flop (ch.11 §C(2)); in JHE the card of ch.11 §B and the two of §D."""
+"""The community cards revealed first: UTH's flop (UTH ch.11 §C(2)); in JHE the card of JHE ch.11 §B and the two of "
+    "§D."""
 
 
 def flop_hand(player: Sequence[Card], community: Sequence[Card]) -> PokerHand:

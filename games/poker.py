@@ -2,9 +2,9 @@
 
 Rankings are those of ch.6 of UTH, JHE and RET (identical in the three games):
 nine categories from royal flush down to one pair, then high card; an ace is
-high, or low only in A-2-3-4-5 (UTH/JHE ch.6 §B); suits never rank (ch.6 §C).
+high, or low only in A-2-3-4-5 (UTH ch.6 §B, JHE ch.6 §B); suits never rank (UTH ch.6 §C).
 Two hands of one category compare by the ranks that form the category, then
-by the remaining cards highest first (RULINGS R8, reading ch.6 §E(1)).
+by the remaining cards highest first (RULINGS R8, reading UTH ch.6 §E(1)).
 
 The evaluator works on the whole set of cards at once (no loop over the 21
 five-card subsets): it counts ranks and suits, and finds the category directly.
@@ -14,8 +14,8 @@ values tie.  ``best_hand`` also returns the five cards, best first, for display.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from games.cards import ACE, Card
 

@@ -41,9 +41,10 @@ from games.money import display, round_cents
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Paytable, Push
 from games.paytables import paytable
 from games.poker import CATEGORY_NAMES, PAIR, ROYAL_FLUSH, best_hand, lines_made
+from games.registry import GAMES
 
 UTH, JHE, HCF, RET = "ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice"
-SHORT = {UTH: "UTH", JHE: "JHE", HCF: "HCF", RET: "RET"}
+
 
 #: A full table (six seats, RULINGS R1): a seat's Envy Bonus comes from the five others (R24d).
 FULL_TABLE_OTHER_SEATS = 5
@@ -104,7 +105,7 @@ def representative_hand(category: int, pair_rank: int = ACE, royal_suit: str = "
     elif category == PAIR:
         kickers = [r for r in (14, 13, 12, 11, 2) if r != pair_rank][:3]
         hand = [c for c in DECK if c.rank == pair_rank and c.suit in "cd"]
-        hand += [next(c for c in DECK if c.rank == k and c.suit == s) for k, s in zip(kickers, "hsc")]
+        hand += [next(c for c in DECK if c.rank == k and c.suit == s) for k, s in zip(kickers, "hsc", strict=False)]
     else:
         hand = _cards(_REPRESENTATIVE[CATEGORY_NAMES[category]])
     assert best_hand(hand).category == category, (category, hand)
@@ -210,7 +211,7 @@ def table_return(
     unit: Decimal = Decimal(1),
 ) -> Fraction:
     """The exact return per unit of a table whose lines are hit ``counts`` times in ``space`` outcomes."""
-    total = sum((n * line_return(line.pays, meters, unit) for n, line in zip(counts, table.lines)), Fraction(0))
+    total = sum((n * line_return(line.pays, meters, unit) for n, line in zip(counts, table.lines, strict=False)), Fraction(0))
     return total / space
 
 
@@ -254,7 +255,7 @@ def break_even_meter(
         return table_return(table, space, counts, at, unit) + besides >= 1
 
     low = int(meters[top] * 100)
-    if not any(n for n, line in zip(counts, table.lines) if getattr(line.pays, "meter", None) == top):
+    if not any(n for n, line in zip(counts, table.lines, strict=False) if getattr(line.pays, "meter", None) == top):
         return None  # pragma: no cover - every table's top line is hit by some hand
     if reaches(low):
         return None
@@ -270,7 +271,7 @@ def break_even_meter(
 def describe(game: str, letter: str, unit: Decimal, envy: str | None) -> str:
     """The words for a configuration: "JHE Progressive E at a $1 unit", "... with Envy B at a full table"."""
     envy_words = f" with Envy {envy} at a full table" if envy is not None else ""
-    return f"{SHORT[game]} Progressive {letter}{envy_words} at a ${display(unit)} unit"
+    return f"{GAMES[game].short} Progressive {letter}{envy_words} at a ${display(unit)} unit"
 
 
 def three_decimals(x: Fraction) -> Decimal:

@@ -9,9 +9,10 @@ into the other, and ``games.contract`` reads and writes them as the JSON of
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Mapping
+from typing import Any
 
 from games.cards import Card
 

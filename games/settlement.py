@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Iterable, Mapping
 
 from games.money import ZERO, round_cents
 from games.paytable import FixedAmount, FixedPerUnit, Line, MeterPercent, Odds, Paytable, Push

@@ -97,7 +97,7 @@ class Tally:
     outcomes: Counter = field(default_factory=Counter)
     wagers: dict[str, Decimal] = field(default_factory=dict)  # wager -> sum of its net
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         self.rounds += other.rounds
         self.total += other.total
         self.total_sq += other.total_sq
@@ -123,7 +123,7 @@ class Tally:
 
 
 def base_table(game: str, letter: str | None) -> Paytable | None:
-    """The paytable of the base game: UTH Blind, JHE X-tra Bonus, RET Run; HCF has none (ch.12 §A)."""
+    """The paytable of the base game: UTH Blind, JHE X-tra Bonus, RET Run; HCF has none (HCF ch.12 §A)."""
     name = {UTH: "blind", JHE: "xtra_bonus", RET: "run"}.get(game)
     return paytable(game, name, letter) if name else None
 

@@ -27,10 +27,10 @@ derivations are in ``docs/analysis.md``; in short:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations_with_replacement
 from math import comb
-from typing import Sequence
 
 from games.cards import ACE, DECK, JACK, KING, QUEEN, TEN, Card
 from games.high_card_flush import FlushHand, flush_hand, max_raise
@@ -194,7 +194,7 @@ def hcf_raise(cards: Sequence[Card]) -> int:
 
 
 def _run_return(table: Paytable, hand: PokerHand) -> tuple[Fraction | int, int]:
-    """(net of a 1-unit Run wager, net of its 1-unit Ante) for a Run hand (R27, ch.12 §A-§B)."""
+    """(net of a 1-unit Run wager, net of its 1-unit Ante) for a Run hand (R27, RET ch.12 §A-§B)."""
     line = table.line_for(lines_made(hand))
     if line is None:
         return -1, -1
@@ -231,10 +231,10 @@ class RetStrategy:
     #: the value credited, at the first two decisions, to the Center wager and the options to come
     LATER = Fraction(1, 2)
 
-    _SHARED: dict[tuple[str, str], "RetStrategy"] = {}
+    _SHARED: dict[tuple[str, str], RetStrategy] = {}
 
     @classmethod
-    def for_table(cls, table: Paytable) -> "RetStrategy":
+    def for_table(cls, table: Paytable) -> RetStrategy:
         """One strategy per Run paytable and process, so that its tables are computed once."""
         key = (table.game, table.letter)
         if key not in cls._SHARED:

@@ -1,4 +1,4 @@
-"""The Ultimate Pairs wager of UTH (ch.7 §F(5), ch.12 §E) and RET (ch.7 §E(2)(b), ch.12 §E).
+"""The Ultimate Pairs wager of UTH (UTH ch.7 §F(5), UTH ch.12 §E) and RET (RET ch.7 §E(2)(b), RET ch.12 §E).
 
 It is settled on the player's first two cards alone; one line of UTH paytable B
 also needs the dealer's two cards (RULINGS R22).
@@ -6,7 +6,7 @@ also needs the dealer's two cards (RULINGS R22).
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from games.cards import ACE, JACK, KING, QUEEN, Card
 

@@ -1,24 +1,27 @@
 """Ultimate Texas Hold 'Em Poker (MLGCA v1.5), "UTH".
 
-Each player makes an Ante and an equal Blind (ch.7 §F(1)), may add Trips
+Each player makes an Ante and an equal Blind (UTH ch.7 §F(1)), may add Trips
 (§F(2)), Progressive (§F(3)), Six Card Bonus (§F(4), only with Trips, R21b),
 Ultimate Pairs (§F(5)), Bad Beat (§F(6)) and Play the Board (§F(7)).  Each
 player and the dealer receive two cards; five community cards are shared.  The
-Play wager is 4× or 3× the Ante before the flop (ch.11 §B(1)), 2× after it
+Play wager is 4× or 3× the Ante before the flop (UTH ch.11 §B(1)), 2× after it
 (§D(1)), 1× after the river or fold (§F).  Progressive and the Envy Bonus
-(ch.11 §J, ch.12 §D-§E) are read on the two cards and the flop (RULINGS R24a);
+(UTH ch.11 §J, UTH ch.12 §D-§E) are read on the two cards and the flop (RULINGS R24a);
 everything else on the best five of all seven.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Sequence
 
 from games.cards import ACE, JACK, KING, NINE, QUEEN, TEN, Card, card_texts
+from games.facts import DealingFacts, KeptAlive, TableClauses
 from games.game import Game, Street, require_equal
 from games.holdem import against_dealer, dealer_qualifies, flop_hand
+from games.paytables import ultimate_texas_holdem as paytables
 from games.poker import PokerHand, best_hand, lines_made
+from games.procedure import PaymentPass, Reveal
 from games.round import Round, RoundError, SeatSettlement, Settlement, WagerResult
 from games.settlement import (
     by_paytable,
@@ -32,7 +35,7 @@ SUPER_ROYAL_RANKS = frozenset({ACE, KING, QUEEN, JACK, TEN, NINE})
 
 
 def six_card_bonus_made(player: Sequence[Card], bonus_box: Sequence[Card]) -> frozenset[str]:
-    """Lines of the Six Card Bonus (ch.6 §F, ch.7 §F(4), RULINGS R21).
+    """Lines of the Six Card Bonus (UTH ch.6 §F, UTH ch.7 §F(4), RULINGS R21).
 
     The six cards are the player's two and the four of the Six Card Bonus box;
     the super royal is A-K-Q-J-10-9 of one suit among them, every other line
@@ -76,13 +79,71 @@ class UltimateTexasHoldem(Game):
         "play_the_board": "play_the_board",
         "progressive": "progressive",
     }
-    # R6 and ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
+    # R6 and UTH ch.12 §F(2): neither Progressive, Envy nor the Six Card Bonus is capped.
     not_covered = frozenset({"progressive", "envy", "six_card_bonus"})
     has_envy = True
     streets = (
         Street("before_the_flop", 0, (4, 3), may_check=True, may_fold=False, clause="UTH ch.11 §B(1)"),
         Street("after_the_flop", 3, (2,), may_check=True, may_fold=False, clause="UTH ch.11 §D(1)"),
         Street("after_the_river", 5, (1,), may_check=False, may_fold=True, clause="UTH ch.11 §F"),
+    )
+
+    # -- the rest of the rules (games.facts) ----------------------------------------------
+    meters = paytables.METERS
+    meter_minimums = paytables.METER_MINIMUMS
+    dealing = DealingFacts(
+        community=(0, 1, 2, 3, 4),
+        schedule=((), (0, 1, 2), (3, 4), ()),  # UTH ch.11 §B; the flop §C(2); the last two §E(2); §G
+        community_at_streets=True,
+        burn_by_hand=True,
+        dealer_stack_first=True,
+        dealer_may_stay=True,
+        bonus_clause="UTH ch.10 §B(1)",
+        community_clause="UTH ch.10 §B(2)",
+        dealer_clause="UTH ch.10 §B(3)",
+        held_clause="UTH ch.10 §B(4)",
+        seats_clause="UTH ch.10 §B(3)",
+    )
+    # UTH ch.11 §H the Ante, Blind and Play; §I then Trips and the Six Card Bonus; §J then the
+    # Progressive and its Envy Bonus (§J(2)(e)).  Ultimate Pairs, Bad Beat and Play the Board are not
+    # named in ch.11: settled with the side wagers, after the Six Card Bonus and before §J (P65).
+    payment_passes = (
+        PaymentPass(("ante", "blind", "play", "trips", "six_card_bonus", "ultimate_pairs", "bad_beat",
+                     "play_the_board", "progressive", "envy"), "UTH ch.11 §H-§J"),
+    )
+    reveals = (
+        Reveal("flop", ("community:0", "community:1", "community:2"), "UTH ch.11 §C(2)"),
+        Reveal("turn_and_river", ("community:3", "community:4"), "UTH ch.11 §E(2)"),
+        Reveal("dealer", ("dealer",), "UTH ch.11 §G(1)"),
+    )
+    irregularities = {
+        "face_up": "UTH ch.13 §B",  # more than one card face up while dealing
+        "exposed_after_initial": "UTH ch.13 §C",  # found face up after everyone had the initial cards
+        "wrong_number_of_cards": "UTH ch.13 §E",
+        "dealer_card_exposed": "UTH ch.13 §F-§G",
+        "shuffle_failed": "UTH ch.13 §H",  # the shuffler jams or stops while shuffling: reshuffle
+        "deal_failed": "UTH ch.13 §I",  # the device the cards come out of jams or fails to deal
+        "in_service": "UTH ch.13 §J",
+        "out_of_order": "UTH ch.13 §J",
+        "stub_count": "UTH ch.8 §E-§G",
+        "player_left": "UTH ch.7 §C(2)",
+    }
+    kept_alive = {
+        "exposed_after_initial": KeptAlive("UTH ch.13 §C", frozenset({"trips"})),
+        "dealer_card_exposed": KeptAlive("UTH ch.13 §G", frozenset({"trips"})),
+    }
+    clauses = TableClauses(
+        ante="UTH ch.7 §F(1)",
+        wagers="UTH ch.7 §F",
+        even_money="UTH ch.12 §A",
+        payout_limit="UTH ch.12 §F(1)",
+        progressive_system="UTH ch.2 §C",
+        adjacent_boxes="UTH ch.7 §G, RULINGS R1",
+        dealer_hand="UTH ch.7 §F(1)",
+        progressive_validation="UTH ch.11 §J(2)(c)",
+        idle="UTH ch.5 §H",
+        stub_count={"manual_shoe": "UTH ch.8 §E", "hand": "UTH ch.9 §C", "automated_shoe": "UTH ch.10 §C",
+                    "shuffler": "UTH ch.10 §C"},
     )
 
     def validate(self, round: Round) -> None:
@@ -103,17 +164,17 @@ class UltimateTexasHoldem(Game):
         seats: list[SeatSettlement] = []
         envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
-            hand = best_hand(list(seat.cards) + community)  # ch.11 §H: the player's two and the five community cards
+            hand = best_hand(list(seat.cards) + community)  # UTH ch.11 §H: the player's two and the five community cards
             made = lines_made(hand)
             # R24a: the Progressive Payout Hand and the Envy Bonus Qualifying Hand are the two cards and the flop.
             progressive_made = envy_made[seat.seat] = lines_made(flop_hand(seat.cards, community))
             w = seat.wagers
             results: dict[str, WagerResult] = {}
-            # ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
+            # UTH ch.11 §F(2) a fold; §H the Ante, Blind and Play against the dealer (games.holdem).
             against_dealer(
                 results, seat, self.decision_amounts(seat), "blind", self.table(round, "blind"), hand, made, dealer
             )
-            # ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
+            # UTH ch.11 §I: side wagers on the player's final hand, whatever the outcome against the dealer (R7).
             if "trips" in w:
                 results["trips"] = by_paytable(w["trips"], self.table(round, "trips"), made)
             if "six_card_bonus" in w:
@@ -130,7 +191,7 @@ class UltimateTexasHoldem(Game):
                 results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
             if "play_the_board" in w:
                 results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
-            self.settle_progressive(round, meters, seat, progressive_made, results)  # ch.11 §J, R24a
+            self.settle_progressive(round, meters, seat, progressive_made, results)  # UTH ch.11 §J, R24a
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 
         dealer_shown = {"hand": dealer.name, "cards": card_texts(dealer.cards), "qualifies": dealer_qualifies(dealer)}

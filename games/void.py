@@ -5,10 +5,12 @@ controller takes back the meter contributions those Progressive wagers made.
 Where chapter 13 keeps some wagers alive, those are settled on the cards and
 the rest returned:
 
-* UTH ch.13 §C (cards found face up after the initial two cards) and §G
+* UTH ch.13 §C (cards found face up after the initial two cards) and UTH ch.13 §G
   (a dealer card exposed early): the Trips wager;
-* JHE ch.13 §C and §G, read per RULINGS R10: the Player Bonus wager;
+* JHE ch.13 §C and JHE ch.13 §G, read per RULINGS R10: the Player Bonus wager;
 * HCF ch.13 §F: the Flush Bonus, Straight Flush Bonus and Progressive wagers.
+
+Each game declares these (``Game.kept_alive``, in its module).
 
 Which clause applies is the controller's call (it sees the irregularity); this
 module only does the arithmetic.
@@ -16,21 +18,17 @@ module only does the arithmetic.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
 
 from games.money import ZERO
 from games.registry import GAMES
 from games.round import Decision, Round, SeatSettlement, Settlement
 from games.settlement import apply_payout_limit, push, settlement_order
 
-#: The wagers each chapter 13 clause keeps alive, by game and clause.
+#: The wagers each chapter 13 clause keeps alive, by game and clause (each game's ``Game.kept_alive``).
 KEPT_ALIVE: dict[tuple[str, str], frozenset[str]] = {
-    ("ultimate_texas_holdem", "UTH ch.13 §C"): frozenset({"trips"}),
-    ("ultimate_texas_holdem", "UTH ch.13 §G"): frozenset({"trips"}),
-    ("jackpot_holdem", "JHE ch.13 §C"): frozenset({"player_bonus"}),  # R10: "Same Suit Wager"
-    ("jackpot_holdem", "JHE ch.13 §G"): frozenset({"player_bonus"}),
-    ("high_card_flush", "HCF ch.13 §F"): frozenset({"flush_bonus", "straight_flush_bonus", "progressive"}),
+    (game.name, kept.clause): kept.wagers for game in GAMES.values() for kept in game.kept_alive.values()
 }
 
 

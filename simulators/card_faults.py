@@ -6,9 +6,10 @@ One ``CardFaults`` per device: ``arm`` takes the control command's arguments,
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from simulators.serial_device import ControlError
+from simulators.control import ControlError
 
 #: Faults a card position can carry: the mechanism jams on it, it comes out face up,
 #: it is a card of another deck (a duplicate), or it cannot be read.

@@ -12,9 +12,9 @@ every request to the device model here (so the model, not pymodbus's memory, is
 the truth: writes go through the device's own logic, reads see its current
 state).
 
-A control interface -- one JSON object per line over loopback TCP, one JSON
-reply per line -- lets a test drive the device's physical side and inject
-faults.  Commands common to every device:
+A control port (``simulators.control``: one JSON object per line over loopback
+TCP, one JSON reply per line) lets a test drive the device's physical side and
+inject faults.  Commands common to every device:
 
   {"cmd": "ping"}
   {"cmd": "stop_answering"}            the device goes silent (requests are
@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import os
 import signal
@@ -51,6 +50,7 @@ from pymodbus.server import ModbusSerialServer, ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
 
 from drivers.registers import PROTOCOL_VERSION, DeviceMap, Point, Table, regs_to_u32, u32_to_regs
+from simulators.control import ControlError, serve_control
 
 logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 log = logging.getLogger(__name__)
@@ -59,10 +59,6 @@ FC_TABLE = {1: Table.COIL, 5: Table.COIL, 15: Table.COIL, 2: Table.DISCRETE_INPU
             3: Table.HOLDING_REGISTER, 6: Table.HOLDING_REGISTER, 16: Table.HOLDING_REGISTER,
             22: Table.HOLDING_REGISTER, 23: Table.HOLDING_REGISTER, 4: Table.INPUT_REGISTER}
 TUPLE_ORDER = (Table.COIL, Table.DISCRETE_INPUT, Table.HOLDING_REGISTER, Table.INPUT_REGISTER)
-
-
-class ControlError(Exception):
-    """A control command that cannot be done (reported to the test, not raised)."""
 
 
 class RegisterStore:
@@ -137,9 +133,8 @@ class ModbusDeviceSim:
             self.store.regs[table][address:address + len(values)] = [int(v) for v in values]
         return None
 
-    async def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
+    async def control(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         """Handle one control command; subclasses handle theirs, then call this."""
-        name = cmd.get("cmd")
         if name == "ping":
             return {}
         if name == "stop_answering":
@@ -149,7 +144,7 @@ class ModbusDeviceSim:
             self.silent = False
             return {}
         if name == "freeze_heartbeat":
-            self.heartbeat_frozen = bool(cmd.get("on", True))
+            self.heartbeat_frozen = bool(args.get("on", True))
             return {}
         if name == "state":
             return {"state": self.store.as_dict(), "silent": self.silent,
@@ -164,14 +159,14 @@ class ModbusDeviceSim:
     # ---- pymodbus glue ------------------------------------------------------
 
     def simdevice(self) -> SimDevice:
-        blocks = []
-        for t in TUPLE_ORDER:
+        def block(t: Table) -> list[SimData]:
             n = max(self.MAP.span(t), 1)
             if t.is_bits:
-                blocks.append([SimData(0, count=n, values=False, datatype=DataType.BITS)])
-            else:
-                blocks.append([SimData(0, count=n, values=0, datatype=DataType.REGISTERS)])
-        return SimDevice(self.unit, simdata=tuple(blocks), action=self._action)
+                return [SimData(0, count=n, values=False, datatype=DataType.BITS)]
+            return [SimData(0, count=n, values=0, datatype=DataType.REGISTERS)]
+
+        co, di, hr, ir = (block(t) for t in TUPLE_ORDER)
+        return SimDevice(self.unit, simdata=(co, di, hr, ir), action=self._action)
 
     def _check_access(self, table: Table, address: int, count: int, write: bool) -> ExcCodes | None:
         if address < 0 or count < 1 or address + count > self.MAP.span(table):
@@ -227,7 +222,7 @@ class ModbusDeviceSim:
         server = ModbusTcpServer(self.simdevice(), address=(host, port), trace_packet=self._trace_packet)
         await server.serve_forever(background=True)
         self._servers.append(server)
-        real_port = server.transport.sockets[0].getsockname()[1]
+        real_port = server.transport.sockets[0].getsockname()[1]  # type: ignore[attr-defined]  # a Server
         return f"tcp://{host}:{real_port}"
 
     async def serve_rtu(self, baud: int = 115200) -> str:
@@ -270,35 +265,23 @@ class ModbusDeviceSim:
             if not self.heartbeat_frozen:
                 self.store.set("heartbeat", (self.store.get("heartbeat") + 1) & 0xFFFF)
 
-    async def _handle_control(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while line := await reader.readline():
-                try:
-                    cmd = json.loads(line)
-                    if not isinstance(cmd, dict):
-                        raise ControlError("a command is a JSON object")
-                    reply = {"ok": True, **await self.control(cmd)}
-                except (ControlError, ValueError, KeyError, TypeError) as exc:
-                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-                writer.write(json.dumps(reply).encode() + b"\n")
-                await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            pass
-        finally:
-            writer.close()
-
     async def serve_control(self, host: str = "127.0.0.1", port: int = 0) -> str:
-        server = await asyncio.start_server(self._handle_control, host, port)
+        server, url = await serve_control(self.control, host, port)
         self._servers.append(server)
-        return f"tcp://{host}:{server.sockets[0].getsockname()[1]}"
+        return url
 
     # ---- process ------------------------------------------------------------
 
     async def run(self, args: argparse.Namespace) -> None:
         loop = asyncio.get_running_loop()
-        stop = loop.create_future()
+        stop: asyncio.Future[None] = loop.create_future()
+
+        def on_signal() -> None:
+            if not stop.done():
+                stop.set_result(None)
+
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, lambda: stop.done() or stop.set_result(None))
+            loop.add_signal_handler(sig, on_signal)
         url = await (self.serve_rtu(args.baud) if args.rtu else self.serve_tcp(args.host, args.port))
         control = await self.serve_control(args.host, args.control_port)
         hb = loop.create_task(self._heartbeat())

@@ -38,7 +38,8 @@ from typing import Any
 from pymodbus.constants import ExcCodes
 
 from drivers.registers import BUTTONS, LAMPS, PANEL, PANEL_RING_SIZE, Table, button_code
-from simulators.modbus_device import ControlError, ModbusDeviceSim, now
+from simulators.control import ControlError
+from simulators.modbus_device import ModbusDeviceSim, now
 
 DEBOUNCE_MS = 5.0
 BOUNCE_STEP_MS = 0.3
@@ -92,7 +93,7 @@ class PanelSim(ModbusDeviceSim):
     # ---- firmware -----------------------------------------------------------------
 
     def register_press(self, button: str) -> int:
-        seq = (self.store.get("press_seq") + 1) & 0xFFFF
+        seq: int = (self.store.get("press_seq") + 1) & 0xFFFF
         self.store.set("press_seq", seq)
         self.store.set(f"count.{button}", (self.store.get(f"count.{button}") + 1) & 0xFFFF)
         self.store.set(f"ring.{(seq - 1) % PANEL_RING_SIZE}", button_code(button))
@@ -111,15 +112,14 @@ class PanelSim(ModbusDeviceSim):
 
     # ---- the physical side ----------------------------------------------------------
 
-    async def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
-        name = cmd.get("cmd")
+    async def control(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         if name == "press":
-            buttons = list(cmd["buttons"]) if "buttons" in cmd else [cmd["button"]] * int(cmd.get("count", 1))
+            buttons = list(args["buttons"]) if "buttons" in args else [args["button"]] * int(args.get("count", 1))
             for b in buttons:
                 if b not in BUTTONS:
                     raise ControlError(f"no button {b!r}")
-            bounce = int(cmd.get("bounce", 0))
-            hold = float(cmd.get("hold_ms", DEFAULT_HOLD_MS))
+            bounce = int(args.get("bounce", 0))
+            hold = float(args.get("hold_ms", DEFAULT_HOLD_MS))
             registered = 0
             for b in buttons:
                 for _ in range(debounce(contact_waveform(bounce, hold))):
@@ -127,16 +127,16 @@ class PanelSim(ModbusDeviceSim):
                     registered += 1
             return {"registered": registered, "seq": self.store.get("press_seq"), "at": now()}
         if name == "key":
-            on = bool(cmd.get("on", True))
-            supervisor = int(cmd.get("supervisor", 0)) if on else 0
+            on = bool(args.get("on", True))
+            supervisor = int(args.get("supervisor", 0)) if on else 0
             self.store.set("key_switch", on)
             self.store.set("supervisor_id", supervisor)
             return {}
         if name == "glitch":
-            point = str(cmd.get("point", ""))
+            point = str(args.get("point", ""))
             if point not in {"press_seq", *(f"count.{b}" for b in BUTTONS)}:
                 raise ControlError(f"glitch: no counter {point!r} (count.BUTTON or press_seq)")
-            self.store.set(point, int(cmd["value"]) & 0xFFFF)
+            self.store.set(point, int(args["value"]) & 0xFFFF)
             return {point: self.store.get(point)}
         if name == "reboot":
             self.power_up()
@@ -144,7 +144,7 @@ class PanelSim(ModbusDeviceSim):
         if name == "outputs":
             return {"lights": {n: self.store.get(f"light.{n}") for n in BUTTONS + LAMPS},
                     "buzzer": self.store.get("buzzer"), "buzz_count": self.buzz_count}
-        return await super().control(cmd)
+        return await super().control(name, args)
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ from drivers.registers import (
     check_area,
     check_seat,
 )
-from simulators.modbus_device import ControlError, ModbusDeviceSim, now
+from simulators.control import ControlError
+from simulators.modbus_device import ModbusDeviceSim, now
 
 
 class ProgressiveSim(ModbusDeviceSim):
@@ -93,31 +94,30 @@ class ProgressiveSim(ModbusDeviceSim):
 
     # ---- the physical side ------------------------------------------------------
 
-    async def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
-        name = cmd.get("cmd")
+    async def control(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
         if name == "wager":
-            seat = check_seat(int(cmd["seat"]))
+            seat = check_seat(int(args["seat"]))
             if self.store.get("lockout"):
                 self.store.set(f"late.{seat}", True)
                 return {"accepted": False, "late": True}
             self.store.set(f"accepted.{seat}", True)
             return {"accepted": True}
         if name == "set_bets":
-            if "bets" in cmd:
+            if "bets" in args:
                 for s in SEATS:
                     for a in range(BET_AREAS):
                         self.store.set(f"bet.{s}.{a}", 0)
-                for seat, areas in cmd["bets"].items():
+                for seat, areas in args["bets"].items():
                     for area, cents in areas.items():
                         self._set_bet(int(seat), int(area), int(cents))
             else:
-                self._set_bet(int(cmd["seat"]), int(cmd["area"]), int(cmd["cents"]))
+                self._set_bet(int(args["seat"]), int(args["area"]), int(args["cents"]))
             return {}
         if name == "stick_lockout":
-            self.lockout_stuck = bool(cmd.get("on", True))
+            self.lockout_stuck = bool(args.get("on", True))
             return {}
         if name == "sign":
-            self.sign_on = bool(cmd.get("on", True))
+            self.sign_on = bool(args.get("on", True))
             return {}
         if name == "outputs":
             return {
@@ -130,7 +130,7 @@ class ProgressiveSim(ModbusDeviceSim):
                 "accepted": [s for s in SEATS if self.store.get(f"accepted.{s}")],
                 "late": [s for s in SEATS if self.store.get(f"late.{s}")],
             }
-        return await super().control(cmd)
+        return await super().control(name, args)
 
     def _set_bet(self, seat: int, area: int, cents: int) -> None:
         check_seat(seat)

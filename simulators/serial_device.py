@@ -8,8 +8,8 @@ A simulated device is a process that
 * speaks the wire protocol with the very :class:`drivers.serial_link.FrameLink`
   the drivers use, so both ends share one framing and one ARQ;
 * prints one line, ``listening URL control tcp://127.0.0.1:PORT``, then serves;
-* takes test commands as JSON lines on the control port (one object per line,
-  one reply per line: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``).
+* takes test commands on its control port (``simulators.control``: JSON lines,
+  ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``).
 
 Line faults, common to both devices (all apply to what the device *sends*):
 
@@ -41,7 +41,6 @@ import argparse
 import asyncio
 import collections
 import dataclasses
-import json
 import logging
 import os
 import random
@@ -64,6 +63,7 @@ from drivers.serial_link import (
     LinkClosed,
     LinkTimeout,
 )
+from simulators.control import ControlError, serve_control
 
 log = structlog.get_logger(__name__)
 
@@ -75,10 +75,6 @@ class Refuse(Exception):
         super().__init__(f"{code.name} ({detail})")
         self.code = code
         self.detail = detail
-
-
-class ControlError(Exception):
-    """A control command that cannot be done (bad arguments)."""
 
 
 class SimulatedDevice:
@@ -149,7 +145,7 @@ class DeviceLink(FrameLink):
         self._delay_timer: asyncio.TimerHandle | None = None
         self._last_due = 0.0
 
-    @property  # type: ignore[override]
+    @property
     def ack_timeout(self) -> float:
         """A slowed-down device also waits longer for the controller's ACK."""
         return self._ack_timeout + self._server.faults.delay
@@ -291,8 +287,7 @@ class SerialDeviceServer:
     async def run(self) -> None:
         self._inbox = asyncio.Queue()
         worker = asyncio.create_task(self._work())
-        control = await asyncio.start_server(self._control_client, "127.0.0.1", self.control_port)
-        control_url = f"tcp://127.0.0.1:{control.sockets[0].getsockname()[1]}"
+        control, control_url = await serve_control(self.control, "127.0.0.1", self.control_port)
         if self.transport_kind == "pty":
             master, slave = os.openpty()
             tty.setraw(slave)  # binary: no echo, no line editing, no CR/LF translation
@@ -391,23 +386,6 @@ class SerialDeviceServer:
         log.info("plugged in", device=self.device.name)
 
     # -- control port
-
-    async def _control_client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while line := await reader.readline():
-                try:
-                    args = json.loads(line)
-                    if not isinstance(args, dict) or not isinstance(args.get("cmd"), str):
-                        raise ControlError('a command is a JSON object with a "cmd" string')
-                    reply = {"ok": True, **await self.control(args.pop("cmd"), args)}
-                except (ControlError, ValueError, KeyError, TypeError) as exc:
-                    reply = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
-                writer.write(json.dumps(reply).encode() + b"\n")
-                await writer.drain()
-        except ConnectionError:
-            pass
-        finally:
-            writer.close()
 
     async def control(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:
         faults = self.faults

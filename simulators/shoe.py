@@ -55,8 +55,9 @@ from drivers.shoe import (
     encode_loaded_report,
     encode_status,
 )
-from simulators.serial_device import ControlError, SimulatedDevice, main
 from simulators.card_faults import CardFaults
+from simulators.control import ControlError
+from simulators.serial_device import SimulatedDevice, main
 from simulators.shuffler import FULL_DECK, parse_cards
 
 log = structlog.get_logger(__name__)

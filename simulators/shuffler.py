@@ -65,7 +65,8 @@ from drivers.shuffler import (
     encode_status,
 )
 from simulators.card_faults import CardFaults
-from simulators.serial_device import ControlError, Refuse, SimulatedDevice, main
+from simulators.control import ControlError
+from simulators.serial_device import Refuse, SimulatedDevice, main
 
 log = structlog.get_logger(__name__)
 

@@ -5,3 +5,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# The browser tests' Chromium (tests/web_harness.py), one fixture for every module.
+from web_harness import browser  # noqa: E402,F401

@@ -1,8 +1,10 @@
 """Test helpers: run a simulated device as a subprocess and talk to its control port.
 
 Generic: any ``python -m simulators.<device>`` that prints one line
-``listening <url> control tcp://<host>:<port>`` and takes JSON-line control
-commands (``{"cmd": ...}`` -> ``{"ok": true, ...}``) works with it.
+``listening <url> control tcp://<host>:<port>`` and serves the control protocol
+of ``simulators.control`` works with it; the client is that module's
+(``ControlError`` when a command is refused or the reply lacks ``"ok": true``).
+The simulators' modules are in the device registry (``drivers.device``).
 
     proc, url, control_url = start_simulator("simulators.shuffler", "--seed", "7")
     ...
@@ -23,26 +25,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
-import re
 import selectors
-import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from collections.abc import Awaitable, Iterator
+
+from drivers.device import DEVICES
+from simulators.control import AsyncControlClient, ControlClient, ControlError, acontrol, control, parse_listening
+
+__all__ = ["ROOT", "ControlError", "Simulator", "acontrol", "control", "run", "simulator", "simulator_of",
+           "start_simulator", "stop_simulator"]
 
 ROOT = Path(__file__).resolve().parent.parent
-LISTENING = re.compile(r"^listening (\S+) control (\S+)\s*$")
 T = TypeVar("T")
-
-
-class ControlError(RuntimeError):
-    """The simulator refused a control command."""
 
 
 def start_simulator(module: str, *args: str, timeout: float = 20.0) -> tuple[subprocess.Popen[bytes], str, str]:
@@ -73,11 +73,11 @@ def start_simulator(module: str, *args: str, timeout: float = 20.0) -> tuple[sub
             if not chunk:
                 break
             line += chunk
-    match = LISTENING.match(line.decode(errors="replace").split("\n")[0])
-    if match is None:
+    urls = parse_listening(line.decode(errors="replace"))
+    if urls is None:
         stop_simulator(proc)
         raise RuntimeError(f"{module} did not say where it listens (exit {proc.returncode}): {line!r}")
-    return proc, match.group(1), match.group(2)
+    return proc, urls[0], urls[1]
 
 
 def stop_simulator(proc: subprocess.Popen[bytes]) -> None:
@@ -88,39 +88,6 @@ def stop_simulator(proc: subprocess.Popen[bytes]) -> None:
         proc.stdout.close()
 
 
-def _address(control_url: str) -> tuple[str, int]:
-    host, _, port = control_url.removeprefix("tcp://").rpartition(":")
-    return host, int(port)
-
-
-def _reply(line: bytes, cmd: str) -> dict[str, Any]:
-    if not line:
-        raise ControlError(f"{cmd}: simulator closed the control connection")
-    reply = json.loads(line)
-    if not reply.pop("ok", False):
-        raise ControlError(f"{cmd}: {reply.get('error')}")
-    return reply
-
-
-def control(control_url: str, cmd: str, **args: Any) -> dict[str, Any]:
-    """Send one control command (blocking); return the reply without "ok", or raise ControlError."""
-    with socket.create_connection(_address(control_url), timeout=10) as sock:
-        sock.sendall(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
-        with sock.makefile("rb") as f:
-            return _reply(f.readline(), cmd)
-
-
-async def acontrol(control_url: str, cmd: str, **args: Any) -> dict[str, Any]:
-    """Same as :func:`control`, without blocking the event loop."""
-    reader, writer = await asyncio.open_connection(*_address(control_url))
-    try:
-        writer.write(json.dumps({"cmd": cmd, **args}).encode() + b"\n")
-        await writer.drain()
-        return _reply(await asyncio.wait_for(reader.readline(), 10), cmd)
-    finally:
-        writer.close()
-
-
 @dataclass
 class Simulator:
     proc: subprocess.Popen[bytes]
@@ -128,10 +95,20 @@ class Simulator:
     control_url: str
 
     def control(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """One control command on a connection of its own (blocking)."""
         return control(self.control_url, cmd, **args)
 
     async def acontrol(self, cmd: str, **args: Any) -> dict[str, Any]:
+        """One control command on a connection of its own, without blocking the event loop."""
         return await acontrol(self.control_url, cmd, **args)
+
+    def client(self) -> ControlClient:
+        """A blocking client keeping one connection (close it, or use it in a ``with``)."""
+        return ControlClient(self.control_url)
+
+    def aclient(self) -> AsyncControlClient:
+        """An event-loop client keeping one connection (``await .close()``, or ``async with``)."""
+        return AsyncControlClient(self.control_url)
 
 
 @contextlib.contextmanager
@@ -141,6 +118,11 @@ def simulator(module: str, *args: str) -> Iterator[Simulator]:
         yield Simulator(proc, url, control_url)
     finally:
         stop_simulator(proc)
+
+
+def simulator_of(device: str, *args: str) -> contextlib.AbstractContextManager[Simulator]:
+    """:func:`simulator` for a device type of the registry, by its name ("shoe", "panel", ...)."""
+    return simulator(DEVICES[device].simulator, *args)
 
 
 def run(coro: Awaitable[T], timeout: float = 30.0) -> T:

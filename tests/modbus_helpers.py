@@ -1,5 +1,6 @@
 """Helpers for the Modbus device tests: simulator processes, a persistent
-control-port client, and a pymodbus-simulator peer built from our register map.
+control-port client (``simulators.control``'s), and a pymodbus-simulator peer
+built from our register map.
 
 Simulators are started by ``devices.start_simulator`` (shared with the serial
 device tests).  Nothing here sleeps to wait for a device: waits are on the
@@ -9,16 +10,16 @@ process's output or on futures, with generous timeouts.
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from devices import start_simulator, stop_simulator
 
 from drivers.registers import DeviceMap, Table
+from simulators.control import AsyncControlClient
 
 STARTUP_TIMEOUT = 20.0  # seconds: importing pymodbus on a loaded 2-core machine
 T = TypeVar("T")
@@ -42,28 +43,11 @@ def start_sim(module: str, *args: str) -> SimProcess:
     return SimProcess(proc, url, (ctl.hostname or "127.0.0.1", ctl.port or 0))
 
 
-class Control:
-    """Async client of a simulator's line-JSON control port."""
+class Control(AsyncControlClient):
+    """The async control client of ``simulators.control``, made from a ``SimProcess.control`` address."""
 
     def __init__(self, address: tuple[str, int]) -> None:
-        self.address = address
-        self._rw: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
-
-    async def __call__(self, cmd: str, **kw: Any) -> dict[str, Any]:
-        if self._rw is None:
-            self._rw = await asyncio.open_connection(*self.address)
-        reader, writer = self._rw
-        writer.write(json.dumps({"cmd": cmd, **kw}).encode() + b"\n")
-        await writer.drain()
-        reply = json.loads(await asyncio.wait_for(reader.readline(), 10))
-        if not reply.pop("ok"):
-            raise RuntimeError(f"control {cmd}: {reply['error']}")
-        return reply
-
-    async def close(self) -> None:
-        if self._rw is not None:
-            self._rw[1].close()
-            self._rw = None
+        super().__init__(f"tcp://{address[0]}:{address[1]}")
 
 
 def run(coro_fn: Callable[[], Awaitable[T]], timeout: float = 30.0) -> T:

@@ -79,7 +79,8 @@ def base(game: str = "ultimate_texas_holdem") -> dict[str, Any]:
         "log_format": "json",
         "dealing": {"procedure": "shuffler", "decks": 1, "deck_change_hours": 8, "stub_count_rounds": 5},
         "wagers": copy.deepcopy(ANTES[game]),
-        "devices": {"shuffler": "socket://127.0.0.1:7101", "progressive": "tcp://127.0.0.1:7103"},
+        "devices": {"shuffler": "socket://127.0.0.1:7101", "progressive": "tcp://127.0.0.1:7103",
+                    "panel": "tcp://127.0.0.1:7104"},
     }
 
 
@@ -553,6 +554,15 @@ def test_progressive_needs_its_system_unit_and_paytable(tmp_path: Path) -> None:
     refused(p, "progressive.paytable", "A, B, C, D")
 
 
+@pytest.mark.parametrize("device", ["panel", "progressive"])
+def test_every_table_needs_its_panel_and_its_bet_sensors(device: str, tmp_path: Path) -> None:
+    """P46: without a panel no round can be driven; without the progressive system's unit no wager can be
+    read (its bet sensors, P37), Progressive offered or not: such a table could never finish a round."""
+    cfg = base()
+    del cfg["devices"][device]
+    refused(write(tmp_path, cfg), f"devices.{device}", "P46")
+
+
 def test_envy_letters(tmp_path: Path) -> None:
     cfg = with_progressive(base("high_card_flush"), "D")
     cfg["progressive"]["envy"] = "D"
@@ -605,14 +615,14 @@ def test_env_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("TABLE_PAYOUT_LIMIT", "75000.50")
     monkeypatch.setenv("TABLE_PROGRESSIVE__METERS__MAJOR__RESET", "1500")
     monkeypatch.setenv("TABLE_PROGRESSIVE__METERS__MAJOR__INITIAL", "2000")
-    monkeypatch.setenv("TABLE_DEVICES__PANEL", "tcp://127.0.0.1:7104")
-    monkeypatch.setenv("TABLE_DEVICES__PROGRESSIVE", "null")
+    monkeypatch.setenv("TABLE_DEVICES__PANEL", "tcp://127.0.0.1:7105")
+    monkeypatch.setenv("TABLE_DEVICES__SHOE", "null")
     monkeypatch.setenv("TABLE_PROGRESSIVE__ENABLED", "false")
     loaded = load_config(p)
     assert loaded.payout_limit == Decimal("75000.50")
     assert loaded.progressive.meters["major"].reset == Decimal("1500.00")
     assert loaded.progressive.meters["minor"].reset == Decimal("250.00")  # the file's, merged
-    assert loaded.devices.panel == "tcp://127.0.0.1:7104" and loaded.devices.progressive is None
+    assert loaded.devices.panel == "tcp://127.0.0.1:7105" and loaded.devices.shoe is None
 
 
 def test_bad_env_value_is_refused_naming_the_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,7 +27,8 @@ import pytest
 from devices import start_simulator, stop_simulator
 
 from controller import cli
-from controller.devicecli import InjectError, parse_fields
+from controller.devicecli import parse_fields
+from simulators.control import ControlError
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 10.0  # seconds for one expected line: things that take milliseconds, on a loaded machine
@@ -336,7 +337,7 @@ def test_inject_values_are_json_when_they_parse():
         "at2": [2, 4],
     }
     for bad in (["at"], ["=3"], ["at=1", "at=2"], ["cmd=x"]):
-        with pytest.raises(InjectError):
+        with pytest.raises(ControlError):
             parse_fields("fault", bad)
     err = io.StringIO()
     assert cli.main(["inject", "not a url", "ping"], stdout=io.StringIO(), stderr=err) == 2

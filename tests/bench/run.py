@@ -83,9 +83,10 @@ def main() -> int:
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
+    import screen  # tests/bench/screen.py: the dealer's screen in Chromium, daemon status to frame
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
-               + signs.run())
+               + signs.run() + screen.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -108,6 +109,9 @@ def main() -> int:
     if ("signs.meter_update", "p99") in by:
         print(f"meter signs after a change: median {by[('signs.meter_update', 'median')]} ms, "
               f"p99 {by[('signs.meter_update', 'p99')]} ms; aim: within 1000 ms")
+    if ("web.event_to_screen", "p99") in by:
+        print(f"dealer's screen after a daemon event: median {by[('web.event_to_screen', 'median')]} ms, "
+              f"p99 {by[('web.event_to_screen', 'p99')]} ms; aim: under 250 ms")
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

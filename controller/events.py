@@ -1,0 +1,474 @@
+"""The journal's events, one declared type per kind with its payload.
+
+Owns: what each kind of journal event carries (its fields and their types), how
+an event becomes the JSON object the journal stores (``to_data``) and how a
+stored object becomes the event again (``parse``), and the one way a model
+applies events (``Applier`` with ``@applies``), used by the round
+(``controller.round``) and by the table's life (``controller.table``).
+
+The on-disk format is the journal's rows as they have always been written: an
+event's fields are the keys of its ``data`` object, amounts are exact decimal
+strings, and a field marked ``optional()`` is left out when it is None (so an
+event written before the field existed reads back with None).  ``parse`` of a
+kind this module does not declare gives an ``Unrecognised`` event carrying the
+data as stored: the journal never refuses to read a row.
+
+Kinds are written as ``Wager.kind`` rather than as literals, so that a misspelt
+kind is a type error, not an event nobody applies.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import MISSING, dataclass, field, fields
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar, TypeVar
+
+_OMIT = "omit_when_none"
+
+
+def optional() -> Any:
+    """A field that older journals lack or that is written only when it has a value."""
+    return field(default=None, metadata={_OMIT: True})
+
+
+class EventFormatError(ValueError):
+    """A stored event's data does not have the fields or types its kind declares."""
+
+
+#: every declared kind -> its type
+EVENTS: dict[str, type[JournalEvent]] = {}
+
+
+@dataclass(frozen=True)
+class JournalEvent:
+    """One fact as the journal stores it: ``kind`` names the type, the fields are the payload."""
+
+    kind: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if kind is not None:
+            if kind in EVENTS:
+                raise TypeError(f"two event types for the kind {kind!r}")
+            EVENTS[kind] = cls
+
+    def to_data(self) -> dict[str, Any]:
+        """The ``data`` object of the journal row (Decimals stay Decimal: the journal writes them exactly)."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None and f.metadata.get(_OMIT):
+                continue
+            out[f.name] = _plain(value)
+        return out
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> typing.Self:
+        hints = _hints(cls)
+        kwargs: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in data:
+                try:
+                    kwargs[f.name] = _convert(hints[f.name], data[f.name])
+                except (InvalidOperation, TypeError, ValueError) as exc:
+                    raise EventFormatError(f"{cls.kind}.{f.name}: {type(exc).__name__}") from None
+        try:
+            return cls(**kwargs)
+        except TypeError:
+            missing = [f.name for f in fields(cls) if f.name not in kwargs and f.default is MISSING]
+            raise EventFormatError(f"{cls.kind}: missing {', '.join(missing)}") from None
+
+
+@dataclass(frozen=True)
+class Unrecognised:
+    """A row of a kind this program does not declare (a newer program's, or a peer's): kept as stored."""
+
+    kind: str
+    data: Mapping[str, Any] = field(repr=False)
+
+    def to_data(self) -> dict[str, Any]:
+        return dict(self.data)
+
+
+AnyEvent = JournalEvent | Unrecognised
+
+
+def parse(kind: str, data: Mapping[str, Any]) -> AnyEvent:
+    """The typed event of a stored row (``kind``, ``data``)."""
+    cls = EVENTS.get(kind)
+    return Unrecognised(kind, data) if cls is None else cls.from_data(data)
+
+
+# -- conversion ------------------------------------------------------------------------------------
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _convert(tp: Any, value: Any) -> Any:
+    """``value`` as read from JSON, as the declared type ``tp`` (amounts to Decimal, lists to tuples)."""
+    if tp is Decimal:
+        if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
+            raise TypeError("an amount must be a decimal string")  # never a binary float
+        return Decimal(value)
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        if value is None and type(None) in args:
+            return None
+        return _convert(next(a for a in args if a is not type(None)), value)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise TypeError("a list")
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_convert(args[0], v) for v in value)
+        return tuple(_convert(a, v) for a, v in zip(args, value, strict=True))
+    if origin in (dict, Mapping) and args:
+        if not isinstance(value, Mapping):
+            raise TypeError("an object")
+        return {k: _convert(args[1], v) for k, v in value.items()}
+    return value
+
+
+# -- applying --------------------------------------------------------------------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def applies(*kinds: type[JournalEvent]) -> Callable[[F], F]:
+    """Mark a method of an ``Applier`` as the one that applies events of these types."""
+
+    def mark(fn: F) -> F:
+        fn._applies = kinds  # type: ignore[attr-defined]  # read by Applier.__init_subclass__
+        return fn
+
+    return mark
+
+
+class Applier:
+    """A model rebuilt from events: each event type has at most one ``@applies`` method."""
+
+    _appliers: ClassVar[dict[type[JournalEvent], str]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        found: dict[type[JournalEvent], str] = {}
+        for klass in reversed(cls.__mro__):
+            for name, fn in vars(klass).items():
+                for kind in getattr(fn, "_applies", ()):
+                    found[kind] = name
+        cls._appliers = found
+
+    def applies_to(self, kind: str) -> bool:
+        """Does this model apply events of ``kind``?"""
+        return any(t.kind == kind for t in self._appliers)
+
+    def applier(self, event: AnyEvent) -> Callable[..., Any] | None:
+        """The bound method that applies ``event``, or None when this model does not apply its kind."""
+        name = self._appliers.get(type(event)) if isinstance(event, JournalEvent) else None
+        return None if name is None else typing.cast(Callable[..., Any], getattr(self, name))
+
+
+# -- the round's events (round_id set) -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundOpened(JournalEvent):
+    kind = "round_opened"
+    game: str
+    paytables: dict[str, str]
+    progressive: dict[str, Any] | None = None  # the settle contract's progressive block
+    payout_limit: Decimal | None = None
+    steps_journaled: bool | None = optional()  # True since reveals and the order of payment are journaled (P66)
+
+
+@dataclass(frozen=True)
+class WagerPlaced(JournalEvent):
+    kind = "wager"
+    seat: int
+    wager: str
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class NoMoreBets(JournalEvent):
+    kind = "no_more_bets"
+    progressive_seats: tuple[int, ...]
+    meters: dict[str, Decimal] | None = optional()  # with this round's contributions (R4)
+
+
+@dataclass(frozen=True)
+class CountConfirmed(JournalEvent):
+    kind = "count_confirmed"
+    chips: int
+
+
+@dataclass(frozen=True)
+class CardDealt(JournalEvent):
+    kind = "card"
+    place: str
+    card: str
+
+
+@dataclass(frozen=True)
+class CardDiscarded(JournalEvent):
+    kind = "card_discarded"
+    card: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class DecisionMade(JournalEvent):
+    kind = "decision"
+    seat: int
+    street: int
+    multiple: int | None
+    fold: bool
+    check: bool
+
+
+@dataclass(frozen=True)
+class Revealed(JournalEvent):
+    kind = "revealed"
+    what: str
+    cards: tuple[str, ...]
+    clause: str
+
+
+@dataclass(frozen=True)
+class SeatAbandoned(JournalEvent):
+    kind = "seat_abandoned"
+    seat: int
+    by: str | None = optional()
+    wagers: str | None = optional()  # "losing" or "returned" (P42); absent before P42: losing
+    meters: dict[str, Decimal] | None = optional()
+
+
+@dataclass(frozen=True)
+class SeatSkipped(JournalEvent):
+    kind = "seat_skipped"
+    seat: int
+    by: str
+    cards: tuple[tuple[str, str], ...]  # (place, card) of the deal so far, where each really went
+    meters: dict[str, Decimal] | None = optional()
+
+
+@dataclass(frozen=True)
+class Settled(JournalEvent):
+    kind = "settled"
+    meters: dict[str, Decimal]
+    nets: dict[str, Decimal]
+    order: tuple[dict[str, Any], ...] | None = optional()  # the order of payment (P65); absent before it
+
+
+@dataclass(frozen=True)
+class Voided(JournalEvent):
+    kind = "voided"
+    reason: str
+    keep: tuple[str, ...]
+    order: tuple[dict[str, Any], ...] | None = optional()
+
+
+@dataclass(frozen=True)
+class Halted(JournalEvent):
+    kind = "halted"
+    reason: str
+    phase: str
+
+
+@dataclass(frozen=True)
+class Resumed(JournalEvent):
+    kind = "resumed"
+    by: str
+
+
+@dataclass(frozen=True)
+class RoundClosed(JournalEvent):
+    """The dealer confirmed the settlement: nothing more is journaled for the round."""
+
+    kind = "round_closed"
+
+
+@dataclass(frozen=True)
+class RoundVoided(JournalEvent):
+    """The dealer confirmed the void's returns: nothing more is journaled for the round."""
+
+    kind = "round_voided"
+
+
+# -- the progressive meters (the journal checks their data on append) -----------------------------
+
+
+@dataclass(frozen=True)
+class MeterSet(JournalEvent):
+    kind = "meter_set"
+    meters: dict[str, Decimal]
+
+
+@dataclass(frozen=True)
+class MeterAdd(JournalEvent):
+    kind = "meter_add"
+    meters: dict[str, Decimal]  # negative when a void takes a contribution back (R7a)
+
+
+@dataclass(frozen=True)
+class MeterPaid(JournalEvent):
+    kind = "meter_paid"
+    meter: str
+    paid: Decimal
+    after: Decimal  # never below reset (R4)
+    hit: int | None = optional()
+    seat: int | None = optional()
+
+
+# -- the table's life (round_id None) --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepsRequired(JournalEvent):
+    kind = "steps_required"
+    steps: tuple[str, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class StepDone(JournalEvent):
+    kind = "step_done"
+    step: str
+    deck: str | None = optional()  # the shuffler's deck and count, for a shuffle step (ch.5 §E)
+    count: int | None = optional()
+
+
+@dataclass(frozen=True)
+class DeckShuffled(JournalEvent):
+    kind = "deck_shuffled"
+    deck: str
+    count: int | None = None
+
+
+@dataclass(frozen=True)
+class DeckDealt(JournalEvent):
+    kind = "deck_dealt"
+    deck: str
+    round: str
+
+
+@dataclass(frozen=True)
+class DeckRemoved(JournalEvent):
+    """A deck taken out: by the shuffler's count (``deck``, ``count``, ch.5 §E) or by an irregularity."""
+
+    kind = "deck_removed"
+    deck: str | None = optional()
+    count: int | None = optional()
+    clause: str | None = optional()
+    reason: str | None = optional()
+    round: str | None = optional()
+    irregularity: str | None = optional()
+
+
+@dataclass(frozen=True)
+class DeckExpired(JournalEvent):
+    kind = "deck_expired"
+    hours: str
+    limit: str
+    clause: str
+
+
+@dataclass(frozen=True)
+class DeviceOutOfOrder(JournalEvent):
+    kind = "device_out_of_order"
+    device: str
+    clause: str | None = optional()
+
+
+@dataclass(frozen=True)
+class DeviceInService(JournalEvent):
+    kind = "device_in_service"
+    device: str
+    clause: str | None = optional()
+
+
+@dataclass(frozen=True)
+class DeviceInputRefused(JournalEvent):
+    kind = "device_input_refused"
+    device: str
+    fault: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TableOpened(JournalEvent):
+    kind = "table_opened"
+
+
+@dataclass(frozen=True)
+class TableIdle(JournalEvent):
+    kind = "table_idle"
+
+
+@dataclass(frozen=True)
+class TableClosed(JournalEvent):
+    kind = "table_closed"
+
+
+# -- the progressive system (table events naming their round) -------------------------------------
+
+
+@dataclass(frozen=True)
+class ProgressiveHit(JournalEvent):
+    kind = "progressive_hit"
+    round: str
+    hit: int
+    seat: int
+    wager: str
+    line: str
+    amount: Decimal
+    meter: str | None = optional()
+
+
+@dataclass(frozen=True)
+class LateProgressiveWager(JournalEvent):
+    kind = "late_progressive_wager"
+    round: str
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ProgressiveDisabled(JournalEvent):
+    kind = "progressive_disabled"
+    round: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class ProgressiveEnabled(JournalEvent):
+    kind = "progressive_enabled"
+    round: str | None
+
+
+@dataclass(frozen=True)
+class ProgressiveLockoutLost(JournalEvent):
+    """The lock-out was found released mid-round and set again."""
+
+    kind = "progressive_lockout_lost"
+    round: str
+
+
+CLOSING = (RoundClosed, RoundVoided)
+METERS = (MeterSet, MeterAdd, MeterPaid)

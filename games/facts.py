@@ -1,0 +1,79 @@
+"""The shapes of what one game's rules say beyond its settlement, filled in by each game module.
+
+A game module (``games.ultimate_texas_holdem`` and the others) declares, as
+attributes of its ``Game``: its dealing procedures (``DealingFacts``, chapters
+8-11), its chapter 13 clause map and the wagers a clause keeps alive
+(``KeptAlive``), and the clauses the configuration check and the controller cite
+(``TableClauses``).  The order of payment and the reveals are
+``games.procedure``'s ``PaymentPass`` and ``Reveal``; the paytables, meters and
+meter minimums are the game's module in ``games.paytables``.
+
+The controller reads these from the ``Game``; it holds no table keyed by game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class DealingFacts:
+    """What chapters 8-11 of one game say about the cards' order (used by ``games.dealing``)."""
+
+    #: community places in the order they are dealt or stacked
+    community: tuple[int | str, ...]
+    #: the community cards that become face up before decision k (k = len(streets): after the last)
+    schedule: tuple[tuple[int | str, ...], ...]
+    #: dealt before the players' cards by a shoe or by hand (RET ch.8 §D(2), RET ch.9 §B(1))
+    community_first: bool = False
+    #: dealt face up between decisions by a shoe or by hand (UTH ch.11 §C(2), §E(2));
+    #: otherwise dealt face down with the initial deal and revealed
+    community_at_streets: bool = False
+    #: a burn card before each street dealt by hand (UTH ch.11 §C(1), §E(1))
+    burn_by_hand: bool = False
+    #: automated: the dealer's stack comes before the players' (UTH/JHE) or after them (HCF)
+    dealer_stack_first: bool = False
+    #: automated: the dealer's cards may stay in the shuffler until every player has acted
+    #: (the option's clause is ``held_clause``)
+    dealer_may_stay: bool = False
+    bonus_clause: str = ""
+    community_clause: str = ""
+    #: where the dealer's cards are delivered in the deal by an automated shoe or shuffler
+    dealer_clause: str = ""
+    held_clause: str = ""
+    seats_clause: str = ""
+
+
+@dataclass(frozen=True)
+class KeptAlive:
+    """A chapter 13 clause that keeps some wagers alive, settled on the cards (RULINGS R7a)."""
+
+    clause: str
+    wagers: frozenset[str]
+
+
+@dataclass(frozen=True)
+class TableClauses:
+    """The clauses of one game the configuration check and the controller cite, each with its game."""
+
+    #: the Ante every player places (and, where there is one, the companion placed equal to it)
+    ante: str
+    #: where the game lists the wagers a player may place
+    wagers: str
+    #: the wagers paid 1 to 1
+    even_money: str
+    #: the payout limit per round (RULINGS R6)
+    payout_limit: str
+    #: the progressive table game system (required with the Progressive wager)
+    progressive_system: str
+    #: the boxes one player may wager on; RET prints none: its boxes are the seats (RULINGS R1)
+    adjacent_boxes: str
+    #: whether the game has a dealer hand (where the game lists the player's wagers against it)
+    dealer_hand: str
+    #: a winning progressive hand is validated by a floorperson or above before it is paid
+    progressive_validation: str
+    #: a table with no gaming activity (chapter 5), P67
+    idle: str
+    #: the stub counted when no automated shuffler is used, by dealing procedure (``DealingConfig.procedure``)
+    stub_count: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,107 @@
+"""The dealer's screen in a real browser: a whole round of each game against the simulated table.
+
+At every status the daemon publishes, the page (Debian's Chromium, driven by Playwright) must show it:
+the phase, the seats' wagers and lit progressive seats, each card as the rules reveal it (a face-down
+card while hidden: the dealer's hand until UTH ch.11 §G's reveal, players' hands until settlement), and
+once settled the table the dealer pays from, seat by seat in settlement order (R1: the highest seat first),
+each wager's pay or take and amount, and a progressive win held "awaiting supervisor".
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from daemon_harness import phase, simulated_table
+from web_harness import screenshot, shown, web_service
+
+GAMES = ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"]
+REVEALED = {"reveal", "settled", "complete"}
+
+
+SCREEN = """() => {
+  const cards = (sel) => [...document.querySelectorAll(sel + " [data-card]")].map(e => e.dataset.card);
+  const seats = {};
+  for (const e of document.querySelectorAll("#seats .seat[data-seat]"))
+    seats[e.dataset.seat] = {cards: cards('#seats .seat[data-seat="' + e.dataset.seat + '"]'),
+                             lit: e.classList.contains("progressive")};
+  return {
+    phase: document.body.dataset.phase, dealer: cards("#dealer"), seats,
+    settlement: !document.getElementById("settlement-box").hidden,
+    rows: [...document.querySelectorAll("#settlement [data-wager]")].map(
+      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", ""),
+            e.querySelector(".amt").textContent]),
+    pending: [...document.querySelectorAll(".alert.pending")].map(e => Number(e.dataset.hit)),
+    devices: document.querySelectorAll("#devices .device").length,
+  };
+}"""
+
+
+def check_screen(page, s: dict) -> None:
+    """The page against the status it shows: structured fields (data-* attributes, card texts), not words."""
+    r = s.get("round") or {}
+    screen = page.evaluate(SCREEN)
+    assert screen["phase"] == (r.get("phase") or s["state"])
+    if isinstance(r.get("dealer"), list):
+        assert r["phase"] in REVEALED and screen["dealer"] == r["dealer"]
+    else:  # hidden: as many backs as the dealer holds, no face
+        assert screen["dealer"] == ["back"] * (r.get("dealer") or 0)
+    for seat, view in (r.get("seats") or {}).items():
+        box = screen["seats"][seat]
+        assert box["cards"] == (view["cards"] if isinstance(view["cards"], list) else ["back"] * view["cards"]), seat
+        assert box["lit"] == ("progressive" in view["wagers"]), seat
+    rows = screen["rows"]
+    if r.get("settlement"):
+        assert screen["settlement"]
+        if r.get("payment_order"):  # the dealer's order of payment, as journaled (P65)
+            assert [(a, b) for a, b, _, _ in rows] == [
+                (p["seat"], w) for p in r["payment_order"] for w in p["wagers"] if w in r["settlement"][str(p["seat"])]
+            ]
+        else:
+            seats = [row[0] for row in rows]
+            assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
+        want = [
+            (int(seat), w, v["net"])
+            for seat in sorted(r["settlement"], key=int, reverse=True)
+            for w, v in r["settlement"][seat].items()
+        ]
+        nets = {(a, b): net for a, b, net in want}
+        assert sorted((a, b) for a, b, _, _ in rows) == sorted(nets)  # every wager of every seat, once
+        for seat, wager, what, amount in rows:
+            net = Decimal(nets[seat, wager])
+            assert what == ("pay" if net > 0 else "take" if net < 0 else what)
+            if net:
+                assert Decimal(amount.lstrip("$")) == abs(net)
+    else:
+        assert not screen["settlement"]
+    assert screen["pending"] == [h["hit"] for h in s.get("validation") or []]
+    assert screen["devices"] >= len(s["devices"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_round_on_the_dealers_screen(game, tmp_path, monkeypatch, browser):
+    with simulated_table(game, tmp_path, monkeypatch, seed=3) as t:
+        t.start_daemon()  # the daemon and the web service start side by side
+        with web_service(t, tmp_path, monkeypatch) as w:
+            watch_a_round(t, w, browser, game)
+
+
+def watch_a_round(t, w, browser, game: str) -> None:
+    page = browser.new_page()
+    try:
+        page.goto(w.dealer)
+        t.open_table()
+        check_screen(page, shown(page, t.status()))
+        phases = []
+        while not t.dealer.closed:
+            t.dealer.step()
+            seen = shown(page, t.status())
+            check_screen(page, seen)
+            p = phase(seen) or seen["state"]
+            if p not in phases:  # a screenshot of each phase (WEB_SCREENSHOTS)
+                phases.append(p)
+                screenshot(page, f"dealer-{game}-{p}")
+        # the whole round was watched: bets, the deal, (decisions,) the reveal or settlement
+        assert {"wagers", "settled"} <= set(phases), phases
+    finally:
+        page.close()

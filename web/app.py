@@ -1,0 +1,108 @@
+"""The two web applications of ``tablectl web`` and how they are served.
+
+* the dealer's screen (``dealer_host:dealer_port``, this machine by default): ``/`` the page, ``/events``
+  the daemon's public status as server-sent events, ``/status.json`` the same once; read-only.
+* the floor's pages (``floor_host:floor_port``): behind a login (web/floor.py).
+
+On start it prints one JSON line, the two addresses, e.g. ``{"dealer": "http://127.0.0.1:8700/", ...}``
+(with port 0 in the configuration each gets a free port, which only this line tells).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from aiohttp import web
+
+from controller.config import TableConfig
+from web import floor
+from web.audit import Audit, audit_path
+from web.auth import Sessions, load_users
+from web.feed import StatusFeed, status_path
+
+STATIC = Path(__file__).parent / "static"
+# the pages load only their own scripts and styles; nothing inline, no other origin
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+@web.middleware
+async def security_headers(request: web.Request, handler: floor.Handler) -> web.StreamResponse:
+    resp = await handler(request)
+    resp.headers.update(HEADERS)
+    return resp
+
+
+def dealer_app(feed: StatusFeed) -> web.Application:
+    app = web.Application(middlewares=[security_headers])
+
+    async def index(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "dealer.html", headers={"Cache-Control": "no-store"})
+
+    async def status(request: web.Request) -> web.Response:
+        return web.Response(
+            text=feed.text or "null", content_type="application/json", headers={"Cache-Control": "no-store"}
+        )
+
+    app.router.add_get("/", index)
+    app.router.add_get("/events", feed.stream)
+    app.router.add_get("/status.json", status)
+    app.router.add_static("/static/", STATIC)
+    return app
+
+
+def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Application:
+    app = web.Application(middlewares=[security_headers, floor.require_login])
+    app["table"] = f"{cfg.id} · {cfg.name}"
+    app["feed"] = feed
+    app["audit"] = audit
+    app["journal_path"] = Path(cfg.journal)
+    app["meter_names"] = list(cfg.progressive.meters)
+    app["users"] = load_users(cfg.web.users)
+    app["sessions"] = Sessions(cfg.web.session_minutes)
+    floor.routes(app)
+    app.router.add_static("/static/", STATIC)
+    return app
+
+
+async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
+    feed = StatusFeed(status_path(Path(cfg.journal)))
+    audit = Audit(audit_path(Path(cfg.journal)))
+    runners, urls = [], {}
+    try:
+        for name, app, host, port in (
+            ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port),
+            ("floor", floor_app(cfg, feed, audit), cfg.web.floor_host, cfg.web.floor_port),
+        ):
+            runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+            await runner.setup()
+            site = web.TCPSite(runner, host, port)
+            await site.start()
+            runners.append(runner)
+            host_bound, port_bound = runner.addresses[-1][:2]  # the port actually bound (0: a free one)
+            urls[name] = f"http://{host_bound}:{port_bound}/"
+        out.write(json.dumps(urls) + "\n")
+        out.flush()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        watcher = asyncio.create_task(feed.run())
+        await stop.wait()
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+    finally:
+        for runner in runners:
+            await runner.cleanup()
+        audit.close()

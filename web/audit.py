@@ -1,0 +1,39 @@
+"""Who logged in to the floor's pages and which hand history they looked at: an audit journal of its own.
+
+Not the table's journal: that one has a single writer, the daemon, which appends an event before it acts
+on it (deal, pay, move a meter).  A second writer there would make the daemon wait on the web process's
+transactions (SQLite takes one writer at a time) and would give the web process, which faces the casino's
+network, write access to the record of every wager.  So the web service keeps its own file beside the
+journal, with the same guarantees (``controller.journal.Journal``: durable at each append, hash-chained,
+``verify()``), and reads the table's journal read-only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from controller.journal import Event, Journal
+
+LOGIN = "login"
+LOGIN_REFUSED = "login_refused"
+LOGOUT = "logout"
+HAND_HISTORY = "hand_history_viewed"
+
+
+def audit_path(journal: Path) -> Path:
+    return Path(journal).with_suffix(".web-audit")  # not *.journal: the table has one journal
+
+
+class Audit:
+    def __init__(self, path: Path) -> None:
+        self.journal = Journal(path)
+
+    def record(self, kind: str, who: str, **data: Any) -> None:
+        self.journal.append(None, kind, data, who=who)
+
+    def events(self, last: int = 100) -> list[Event]:
+        return self.journal.events(None)[-last:]
+
+    def close(self) -> None:
+        self.journal.close()

@@ -1,0 +1,429 @@
+"""The floor's pages: behind a login, for a supervisor or an auditor; drawn on the server from the journal.
+
+Every page reads the table's journal read-only (``Journal.read_only``).  Hand history shows only closed
+rounds: the open round's cards are the daemon's secret until the rules reveal them (its public state is
+the dealer's screen).  Every login, refused login and page of hand history goes to the audit journal
+with who (web/audit.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, TypeVar
+
+from aiohttp import web
+
+from controller import progressive as prog
+from controller.journal import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
+from web import audit
+from web.auth import COOKIE, check_password
+
+e = html.escape
+T = TypeVar("T")
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+PAGES = [
+    ("/", "Table"),
+    ("/rounds", "Hand recall"),
+    ("/progressive", "Progressive"),
+    ("/irregularities", "Irregularities and voids"),
+    ("/audit", "Audit"),
+]
+# journal kinds of irregularities, voids and device trouble (table- or round-level)
+TROUBLE = (
+    "void",
+    "halt",
+    "irregular",
+    "fault",
+    "offline",
+    "removed",
+    "discard",
+    "skipped",
+    "abandoned",
+    "lockout_lost",
+    "disabled",
+    "resumed",
+    "mismatch",
+    "jam",
+    "misdeal",
+)
+
+
+def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
+    login = request.get("login")
+    nav = "".join(
+        f'<a href="{href}">{e(name)}</a>'
+        for href, name in PAGES
+        if login and (href != "/audit" or login.role == "auditor")
+    )
+    who = (
+        (
+            f'<span>{e(login.user)} ({e(login.role)})</span><form class="logout" method="post" action="/logout">'
+            f"<button>Log out</button></form>"
+        )
+        if login
+        else ""
+    )
+    text = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
+        f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script></head>'
+        f'<body class="floor"><nav><strong>{e(request.app["table"])}</strong>{nav}{who}</nav>'
+        f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>'
+    )
+    return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
+
+
+def cards(texts: Iterable[str]) -> str:
+    return '<span class="cards">' + "".join(f'<span class="card" data-card="{e(c)}"></span>' for c in texts) + "</span>"
+
+
+async def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
+
+
+def journal(request: web.Request) -> Journal:
+    return Journal.read_only(request.app["journal_path"])
+
+
+# -- login -------------------------------------------------------------------------------------------
+
+LOGIN_FORM = (
+    '<form class="login" method="post" action="/login"><label>User <input name="user" autocomplete="username">'
+    '</label><label>Password <input name="password" type="password" autocomplete="current-password"></label>'
+    '<button type="submit">Log in</button></form>'
+)
+
+
+async def login_page(request: web.Request) -> web.Response:
+    return page(request, "Log in", LOGIN_FORM)
+
+
+async def login_post(request: web.Request) -> web.Response:
+    form = await request.post()
+    user, password = str(form.get("user", "")), str(form.get("password", ""))
+    account = request.app["users"].get(user)
+    ok = account is not None and await in_thread(check_password, password, account.hash)
+    if not ok:
+        request.app["audit"].record(audit.LOGIN_REFUSED, user or "-", remote=request.remote)
+        return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
+    token = request.app["sessions"].start(account)
+    request.app["audit"].record(audit.LOGIN, account.name, role=account.role, remote=request.remote)
+    resp = web.HTTPSeeOther("/")
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=request.app["sessions"].seconds)
+    return resp
+
+
+async def logout(request: web.Request) -> web.Response:
+    token = request.cookies.get(COOKIE)
+    login = request.app["sessions"].get(token)
+    if login:
+        request.app["audit"].record(audit.LOGOUT, login.user)
+    request.app["sessions"].end(token)
+    resp = web.HTTPSeeOther("/login")
+    resp.del_cookie(COOKIE, path="/")
+    return resp
+
+
+@web.middleware
+async def require_login(request: web.Request, handler: Handler) -> web.StreamResponse:
+    if request.path in ("/login",) or request.path.startswith("/static/"):
+        return await handler(request)
+    login = request.app["sessions"].get(request.cookies.get(COOKIE))
+    if login is None:
+        raise web.HTTPSeeOther("/login")
+    request["login"] = login
+    return await handler(request)
+
+
+# -- the table at a glance ---------------------------------------------------------------------------------
+
+
+def _verify(path: Path) -> tuple[bool, str]:
+    with Journal.read_only(path) as j:
+        try:
+            return True, f"{j.verify()} events, hash chain intact, head {j.head()[1][:16]}…"
+        except JournalIntegrityError as exc:
+            return False, str(exc)
+
+
+async def glance(request: web.Request) -> web.Response:
+    s = request.app["feed"].current() or {}
+    r = s.get("round") or {}
+    ok, verdict = await in_thread(_verify, request.app["journal_path"])
+    rows = [
+        ("Game", s.get("game", "?")),
+        ("State", s.get("state", "no status from the daemon")),
+        ("Round", f"{r.get('round_id', '-')} {r.get('phase', '')}"),
+        ("Dealer told", s.get("message") or "-"),
+        ("Devices", ", ".join(f"{k} {v}" for k, v in (s.get("devices") or {}).items())),
+        ("Watchdog", s.get("watchdog", "-")),
+        ("Progressive wagers", s.get("progressive_wagers", "-")),
+        (
+            "Awaiting supervisor",
+            "; ".join(f"seat {h['seat']} {h['wager']} {h['line']} {h['amount']}" for h in s.get("validation") or [])
+            or "none",
+        ),
+    ]
+    meters = "".join(f"<tr><td>{e(k)}</td><td class=num>{e(v)}</td></tr>" for k, v in (s.get("meters") or {}).items())
+    body = (
+        "<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows) + "</table>"
+        f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if ok else "bad"}">'
+        f"{'verified' if ok else 'NOT VERIFIED'}: {e(verdict)}</p>"
+    )
+    return page(request, "The table at a glance", body)
+
+
+# -- hand recall ------------------------------------------------------------------------------------------------
+
+
+async def rounds(request: web.Request) -> web.Response:
+    login = request["login"]
+    with journal(request) as j:
+        summaries = [x for x in j.rounds(last=25) if x.closed_by]
+    request.app["audit"].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
+    rows = "".join(
+        f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
+        f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
+        for x in reversed(summaries)
+    )
+    return page(
+        request,
+        "Hand recall: the last rounds",
+        "<table><tr><th>Round</th><th>Began</th><th>Closed</th><th>Events</th></tr>" + rows + "</table>",
+    )
+
+
+def resettle(events: list[Event]) -> tuple[dict[str, Any] | None, str | None]:
+    """A fresh settlement of a journaled round by the rules engine: the round rebuilt from its facts,
+    settled through the settle contract (the same path as ``tablectl recall --json | tablectl settle``)."""
+    from controller.round import RoundController
+    from controller.table import setup_from_journal
+    from games.contract import settle, settlement_json
+
+    try:
+        r = asyncio.run(
+            RoundController.restore(
+                events[0].round_id or "", setup_from_journal(events[0].data), [(x.kind, x.data) for x in events]
+            )
+        )
+        return settlement_json(settle(r.settle_input())), None
+    except Exception as exc:  # a round the engine cannot settle is shown as such, never hidden
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
+    """(what, journal, fresh, differs) per seat net and per meter."""
+    rows = []
+    nets = {str(s["seat"]): str(s["net"]) for s in fresh["seats"]}
+    for seat in sorted(set(journaled.get("nets", {})) | set(nets), key=int, reverse=True):
+        a, b = journaled.get("nets", {}).get(seat), nets.get(seat)
+        rows.append((f"seat {seat} net", a or "-", b or "-", a is None or b is None or Decimal(a) != Decimal(b)))
+    meters = {k: str(v) for k, v in fresh.get("meters", {}).items()}
+    for m in sorted(set(journaled.get("meters", {})) | set(meters)):
+        a, b = journaled.get("meters", {}).get(m), meters.get(m)
+        rows.append((f"meter {m}", a or "-", b or "-", a is None or b is None or Decimal(a) != Decimal(b)))
+    return rows
+
+
+def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
+    with Journal.read_only(path) as j:
+        summary = next((x for x in j.rounds() if x.round_id == round_id), None)
+        if summary is None or summary.closed_by is None:
+            return None, None  # unknown, or the open round: its cards are not for any page
+        events = j.events(round_id)
+    settled = next((x.data for x in events if x.kind == "settled"), None)
+    fresh, error = resettle(events) if settled is not None else (None, None)
+    return events, (settled, fresh, error)
+
+
+async def recall(request: web.Request) -> web.Response:
+    login, round_id = request["login"], request.match_info["round_id"]
+    events, result = await in_thread(_recall, request.app["journal_path"], round_id)
+    if events is None:
+        raise web.HTTPNotFound(text=f"no closed round {round_id}")
+    request.app["audit"].record(audit.HAND_HISTORY, login.user, page="round", round=round_id)
+    settled, fresh, error = result
+    places: dict[str, list[str]] = defaultdict(list)
+    lines = []
+    for x in events:
+        d = x.data
+        if x.kind == "card":
+            places[str(d["place"])].append(d["card"])
+            what = f"{e(str(d['place']))} {cards([d['card']])}"
+        elif x.kind == "wager":
+            what = f"seat {d['seat']} {e(d['wager'])} {e(str(d['amount']))}"
+        elif x.kind == "decision":
+            what = f"seat {d['seat']} " + (
+                "fold" if d.get("fold") else "check" if d.get("check") else f"{d.get('multiple')}x"
+            )
+        else:
+            what = e(", ".join(f"{k}: {v}" for k, v in d.items()))[:300]
+        lines.append(f"<tr><td class=num>{x.seq}</td><td>{e(x.at[11:23])}</td><td>{e(x.kind)}</td><td>{what}</td></tr>")
+    hands = "".join(f"<tr><th>{e(p)}</th><td>{cards(c)}</td></tr>" for p, c in sorted(places.items()))
+    if settled is None:
+        check = "<p>Not settled on the cards (voided): nothing to re-settle.</p>"
+    elif fresh is None:
+        check = f'<p class="bad" id="resettle-error">The rules engine could not re-settle it: {e(error)}</p>'
+    else:
+        rows = compare(settled, fresh)
+        differs = any(r[3] for r in rows)
+        check = (
+            f'<p id="resettle" class="{"bad" if differs else "ok"}">'
+            f"{'DIFFERENCES FLAGGED' if differs else 'The journal and a fresh re-settlement agree.'}</p>"
+            "<table><tr><th></th><th>Journal</th><th>Re-settled now</th></tr>"
+            + "".join(
+                f'<tr class="{"diff" if d else ""}"><th>{e(w)}</th><td class=num>{e(a)}</td>'
+                f"<td class=num>{e(b)}</td></tr>"
+                for w, a, b, d in rows
+            )
+            + "</table>"
+        )
+        check += (
+            "<h3>Per wager (re-settled)</h3><table><tr><th>Seat</th><th>Wager</th><th>Result</th><th>Net</th></tr>"
+            + "".join(
+                f"<tr><td>{s['seat']}</td><td>{e(w)}</td>"
+                f"<td>{e(v['result'])} {e(v.get('line') or '')}</td><td class=num>{v['net']}</td></tr>"
+                for s in sorted(fresh["seats"], key=lambda s: -s["seat"])
+                for w, v in s["wagers"].items()
+            )
+        )
+    body = (
+        f"<h2>Hands</h2><table>{hands}</table><h2>Settlement</h2>{check}<h2>Journal</h2><table>{''.join(lines)}</table>"
+    )
+    return page(request, f"Round {round_id}", body)
+
+
+# -- progressive -------------------------------------------------------------------------------------------
+
+
+def meter_series(j: Journal) -> dict[str, list[tuple[str, Decimal]]]:
+    """Each meter's value after every meter event, in journal order (the replay of Journal.meter_values)."""
+    values: dict[str, Decimal] = {}
+    series: dict[str, list[tuple[str, Decimal]]] = defaultdict(list)
+    for x in j.iter_events():
+        if x.kind == METER_SET:
+            changed = {k: Decimal(str(v)) for k, v in x.data["meters"].items()}
+        elif x.kind == METER_ADD:
+            changed = {k: values.get(k, Decimal(0)) + Decimal(str(v)) for k, v in x.data["meters"].items()}
+        elif x.kind == METER_PAID:
+            changed = {x.data["meter"]: Decimal(str(x.data["after"]))}
+        else:
+            continue
+        values.update(changed)
+        for k, v in changed.items():
+            series[k].append((x.at, v))
+    return dict(series)
+
+
+def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height: int = 160) -> str:
+    """One meter over time as an SVG line (time across, dollars up), drawn here: no script needed."""
+    if not points:
+        return f"<p>{e(name)}: no meter events</p>"
+    times = [datetime.fromisoformat(t).timestamp() for t, _ in points]
+    lo, hi = min(v for _, v in points), max(v for _, v in points)
+    t0, t1 = times[0], max(times[-1], times[0] + 1)
+    span = (hi - lo) or Decimal(1)
+    pad = 40
+
+    def xy(t: float, v: Decimal) -> str:
+        x = pad + (t - t0) / (t1 - t0) * (width - pad - 10)
+        y = height - 20 - float((v - lo) / span) * (height - 40)  # a pixel position, not an amount
+        return f"{x:.1f},{y:.1f}"
+
+    line = " ".join(xy(t, v) for t, (_, v) in zip(times, points, strict=True))
+    return (
+        f'<figure><svg class="chart" data-meter="{e(name)}" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
+        f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
+        f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
+        f'<text x="4" y="14" font-size="11">{e(str(hi))}</text>'
+        f'<text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
+        f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">{e(points[-1][0][:19])}</text></svg>'
+        f"<figcaption>{e(name)}: {len(points)} changes, now {e(str(points[-1][1]))}</figcaption></figure>"
+    )
+
+
+def _progressive(path: Path, meters: list[str]) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
+    with Journal.read_only(path) as j:
+        return prog.history(j, 25), prog.report(j, meters), meter_series(j)
+
+
+async def progressive(request: web.Request) -> web.Response:
+    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"])
+    hits = "".join(
+        f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
+        f"<td class=num>{e(str(h['amount']))}</td>"
+        f"<td>{h['seat']}</td><td>{e(h['wager'])} {e(h['line'])}</td><td>{e(str(h['round']))}</td>"
+        f"<td>{e(str(h['validated_by']))}</td></tr>"
+        for h in hist
+    )
+    report = "".join(
+        f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
+        f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
+        for m, r in rep["meters"].items()
+    )
+    body = (
+        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>"
+        "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
+        f"<th>Paid</th><th>Current</th></tr>{report}"
+        f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
+        f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
+        "<h2>Each meter over time</h2>"
+        + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+        + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
+        "<th>Amount</th><th>Seat</th><th>Line</th>"
+        f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>"
+    )
+    return page(request, "Progressive", body)
+
+
+# -- irregularities, voids, device faults ---------------------------------------------------------------------
+
+
+def _trouble(path: Path) -> list[Event]:
+    with Journal.read_only(path) as j:
+        return [x for x in j.iter_events() if any(w in x.kind for w in TROUBLE)][-200:]
+
+
+async def irregularities(request: web.Request) -> web.Response:
+    rows = "".join(
+        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.round_id or 'table')}</td><td>{e(x.kind)}</td>"
+        f"<td>{e(x.who or '')}</td><td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))[:300]}</td></tr>"
+        for x in reversed(await in_thread(_trouble, request.app["journal_path"]))
+    )
+    return page(
+        request,
+        "Irregularities, voids and device faults",
+        f"<table><tr><th>When</th><th>Round</th><th>What</th><th>Who</th><th>Details</th></tr>"
+        f"{rows or '<tr><td colspan=5>none</td></tr>'}</table>",
+    )
+
+
+async def audit_page(request: web.Request) -> web.Response:
+    if request["login"].role != "auditor":
+        raise web.HTTPForbidden(text="the audit trail is for auditors")
+    rows = "".join(
+        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.who or '')}</td><td>{e(x.kind)}</td>"
+        f"<td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))}</td></tr>"
+        for x in reversed(request.app["audit"].events())
+    )
+    return page(
+        request, "Who looked at what", f"<table><tr><th>When</th><th>Who</th><th>What</th><th></th></tr>{rows}</table>"
+    )
+
+
+def routes(app: web.Application) -> None:
+    app.router.add_get("/login", login_page)
+    app.router.add_post("/login", login_post)
+    app.router.add_post("/logout", logout)
+    app.router.add_get("/", glance)
+    app.router.add_get("/rounds", rounds)
+    app.router.add_get("/rounds/{round_id}", recall)
+    app.router.add_get("/progressive", progressive)
+    app.router.add_get("/irregularities", irregularities)
+    app.router.add_get("/audit", audit_page)
