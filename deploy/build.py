@@ -66,7 +66,8 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         for f in ("pyproject.toml", "README.md"):
             shutil.copy2(ROOT / f, src / f)
         for pkg in PACKAGES:
-            shutil.copytree(ROOT / pkg, src / pkg, ignore=shutil.ignore_patterns("__pycache__", "_build.py"))
+            shutil.copytree(ROOT / pkg, src / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        # the build stamp (a stale one from the tree is overwritten; games/paytables/_build.py is code)
         (src / "controller" / "_build.py").write_text(f'"""Written by make dist."""\nCOMMIT = {commit!r}\n')
         wheelhouse = stage / "wheelhouse"
         wheelhouse.mkdir(parents=True)

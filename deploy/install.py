@@ -31,6 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 UNIT = "table-controller@.service"
+WEB_UNIT = "table-web@.service"  # the dealer's screen and the floor's pages, beside the daemon
 RULES = "60-table-controller.rules"
 USER, GROUP = "tablectl", "table-controller"
 COPIED = ("install.sh", "install.py", "RELEASE.json", "systemd", "udev", "config-examples", "docs")
@@ -91,11 +92,12 @@ def check_tables(tablectl: Path, args: argparse.Namespace) -> None:
 
 def write_system_files(rdir: Path, args: argparse.Namespace) -> None:
     """The unit (paths filled in), one drop-in per table (its ports and addresses), the udev rules."""
-    unit = (rdir / "systemd" / UNIT).read_text()
-    for key, value in (("@PREFIX@", args.prefix), ("@ETC_DIR@", args.etc_dir), ("@STATE_DIR@", args.state_dir)):
-        unit = unit.replace(key, str(value))
     args.systemd_dir.mkdir(parents=True, exist_ok=True)
-    (args.systemd_dir / UNIT).write_text(unit)
+    for name in (UNIT, WEB_UNIT):
+        unit = (rdir / "systemd" / name).read_text()
+        for key, value in (("@PREFIX@", args.prefix), ("@ETC_DIR@", args.etc_dir), ("@STATE_DIR@", args.state_dir)):
+            unit = unit.replace(key, str(value))
+        (args.systemd_dir / name).write_text(unit)
     tablectl = rdir / "venv" / "bin" / "tablectl"
     for table in tables(args):
         dropin = subprocess.run([str(tablectl), "check-config", "--table", table, "--dropin"], env=table_env(args),
@@ -122,7 +124,7 @@ def system_commands(args: argparse.Namespace) -> None:
     run(["systemctl", "daemon-reload"])
     subprocess.run(["udevadm", "control", "--reload-rules"])
     subprocess.run(["udevadm", "trigger", "--subsystem-match=tty"])
-    run(["systemctl", "try-restart", "table-controller@*.service"])
+    run(["systemctl", "try-restart", "table-controller@*.service", "table-web@*.service"])
 
 
 def write_commands(args: argparse.Namespace) -> None:

@@ -99,6 +99,10 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     unit = (tmp_path / "systemd" / "table-controller@.service").read_text()
     assert not re.search(r"@[A-Z_]+@", unit)  # every path filled in
     assert f"TABLECTL_ETC_DIR={etc}" in unit
+    web_unit = (tmp_path / "systemd" / "table-web@.service").read_text()  # the dealer's screen, beside it
+    assert not re.search(r"@[A-Z_]+@", web_unit) and f"TABLECTL_ETC_DIR={etc}" in web_unit
+    assert unit_command(web_unit, TABLE)[0] == [str(prefix / "current" / "venv" / "bin" / "tablectl"), "web",
+                                                "--table", TABLE]
     dropins = {d.name: (d / "devices.conf").read_text() for d in (tmp_path / "systemd").glob("*.service.d")}
     assert "DeviceAllow=/dev/serial/by-id/usb-FTDI_FT232R_USB_UART_SHOE0001-if00-port0 rw" in \
         dropins["table-controller@hcf-03.service.d"]

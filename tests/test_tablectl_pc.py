@@ -141,6 +141,7 @@ def test_journald_gets_priority_and_fields(tmp_path, monkeypatch):
     sink = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sink.bind(str(tmp_path / "journal"))
     monkeypatch.setenv(logs.JOURNAL_SOCKET_ENV, str(tmp_path / "journal"))
+    structlog.contextvars.clear_contextvars()  # nothing bound by an earlier test in this process
     try:
         assert logs.configure("journald") == "journald"
         with structlog.contextvars.bound_contextvars(table="7", round_id="r-1"):

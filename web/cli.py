@@ -7,7 +7,8 @@ import asyncio
 import getpass
 from typing import TextIO
 
-from controller.config import ConfigError, load_config
+from controller.config import ConfigError
+from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
@@ -20,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "pages (login: supervisor or auditor). With --add-user: add or replace a floor account in the "
         "users file the configuration names ([web] users), the password read from standard input.",
     )
-    p.add_argument("--config", required=True, metavar="FILE", help="the table's TOML configuration ([web] section)")
+    add_table_options(p)  # --table ID on the table PC (the unit table-web@ID), --config FILE in development
     p.add_argument("--add-user", metavar="NAME", help="add or replace this floor account, then stop")
     p.add_argument("--role", choices=["supervisor", "auditor"], help="with --add-user: the account's role")
     p.set_defaults(handler=cmd_web)
@@ -30,7 +31,7 @@ def cmd_web(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     from web.auth import UsersError, add_user
 
     try:
-        cfg = load_config(args.config)
+        cfg = load_table(args)
     except ConfigError as e:
         print(f"tablectl web: {e}", file=stderr)
         return EXIT_REFUSED
