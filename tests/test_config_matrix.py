@@ -148,7 +148,9 @@ def fallback(c: m.Combination, device: str) -> str | None:
 
 
 # The sample of make test: one table per game, each procedure kind once, the fallback of P55 (the Six Card
-# Bonus closed when the shuffler is out of order and the table deals from the manual shoe).
+# Bonus closed when the shuffler is out of order and the table deals from the manual shoe), and a table
+# dealing from the shuffler with the dealer's cards held in it beside a card-reading shoe (the full matrix
+# found it voiding every round: the cards were read from the shoe, the dealer's from the shuffler).
 _UTH_SIDE = m.side_wagers("ultimate_texas_holdem")
 SAMPLE = [
     (m.Combination("ultimate_texas_holdem", "automated_shoe", 2, "dealt", True, True, _UTH_SIDE, "A", "A"), None),
@@ -157,6 +159,7 @@ SAMPLE = [
                    False), None),
     (m.Combination("run_em_twice", "hand", 1, "dealt", True, False, m.side_wagers("run_em_twice"), None), None),
     (m.Combination("ultimate_texas_holdem", "shuffler", 2, "in_shuffler", True, True, _UTH_SIDE, "A"), "shuffler"),
+    (m.Combination("jackpot_holdem", "shuffler", 1, "in_shuffler", True, True, ("player_bonus",), "C"), None),
 ]
 PLAY = _play_cases() if FULL else SAMPLE
 

@@ -79,7 +79,7 @@ class Deal:
         seats = sorted(r.seats)
         if devices.shuffler is not None and s.life.last_shuffled:  # one deck or two: which one dealt (ch.3 §A-§B)
             s.life.record("deck_dealt", {"deck": s.life.last_shuffled, "round": r.round_id})
-        if devices.shoe is not None and devices.shoe.pending:
+        if devices.shoe_reads_the_cards and devices.shoe is not None and devices.shoe.pending:
             # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
             await r.halt_round(f"{devices.shoe.pending} card(s) drawn from the shoe before the deal")
             raise RoundRefused("cards were drawn before the deal: void the round and reload the shoe")
@@ -136,7 +136,7 @@ class Deal:
         or None when the round was stopped."""
         devices = self.s.parts.devices
         shuffler = devices.shuffler
-        if shuffler is not None and self.procedure is not Procedure.MANUAL_SHOE and devices.shoe is None:
+        if shuffler is not None and not devices.shoe_reads_the_cards:
             if as_stack:
                 stack = await shuffler.deliver(n)
                 return list(zip(stack.cards, stack.face_up, strict=True))
@@ -221,7 +221,7 @@ class Deal:
                     await self._face_up_card(card)
                     if s.stopped():
                         return False
-                    if as_stack and s.parts.devices.shoe is None:
+                    if as_stack and not s.parts.devices.shoe_reads_the_cards:
                         await remedies.face_up_in_stack("a card came out of the shuffler face up inside a stack")
                         return False
                     continue

@@ -80,6 +80,18 @@ class Devices:
         s.log.info("devices online", devices=[type(d).__name__ for d in starting])
         self.apply_mode()
 
+    @property
+    def shoe_reads_the_cards(self) -> bool:
+        """Whether the cards of a deal are read by the card-reading shoe, not reported by the shuffler.
+
+        Dealt from the shuffler's stacks (ch.10 §B) the shuffler reports every card it delivers,
+        the dealer's held cards included, whatever other device the table has: a card-reading shoe
+        configured beside it is the fallback for when the shuffler is out of order (P43).  Otherwise
+        the shoe reads the cards whenever it is in service (ch.8; by hand from the shuffler, ch.9)."""
+        if self.shoe is None:
+            return False
+        return not (self.shuffler is not None and self.s.cfg.dealing.procedure == "shuffler")
+
     def apply_mode(self) -> None:
         """Deal the way the rules allow with the devices in service (ch.13 §J; P43).
 

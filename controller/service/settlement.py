@@ -23,7 +23,8 @@ class Settling:
         s = self.s
         p = s.parts
         r = s.open_round()
-        if p.devices.shoe is not None and not await p.deal.count_stub():
+        # ch.8 §E-§G: the stub is counted by the shoe that dealt the round
+        if p.devices.shoe_reads_the_cards and not await p.deal.count_stub():
             return
         if not await p.deal.release_dealer_cards():
             return
