@@ -41,7 +41,7 @@ test: $(STAMP) chromium
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games controller drivers simulators
+	$(VENV)/bin/mypy games controller drivers simulators web
 
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
 soak: $(STAMP)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from games.analysis import SIMULATED, AnalysisError, analyze
 from games.contract import dumps
@@ -13,7 +13,7 @@ from games.contract import dumps
 EXIT_OK, EXIT_REFUSED = 0, 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "analyze",
         help="the par sheet of one wager: line counts, return and house edge",
@@ -32,7 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object on standard output")
     p.add_argument("--rounds", metavar="N", help="rounds to simulate (simulated wagers only; default per wager)")
     p.add_argument("--seed", metavar="S", help="random seed: the same seed gives the same result (default 1)")
-    p.add_argument("--other-seats", metavar="N", help="Envy Bonus: other seats with a Progressive wager (0-5, default 5)")
+    p.add_argument(
+        "--other-seats", metavar="N", help="Envy Bonus: other seats with a Progressive wager (0-5, default 5)"
+    )
     p.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT",
                    help="a progressive meter's reset amount (default: the rules' minimum reset)")
     p.add_argument("--unit", metavar="AMOUNT",
@@ -41,11 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="Progressive and Envy: the fraction of each wager added to a meter (default 0)")
     p.set_defaults(handler=cmd_analyze)
 
-    def one_line_error(message: str) -> None:  # an unknown option: one line, exit 2, not a usage block
+    def one_line_error(message: str) -> NoReturn:  # an unknown option: one line, exit 2, not a usage block
         sys.stderr.write(f"tablectl analyze: {message}\n")
         sys.exit(EXIT_REFUSED)
 
-    p.error = one_line_error  # type: ignore[method-assign]
+    p.error = one_line_error  # type: ignore[method-assign]  # this one parser: argparse has no per-parser hook
 
 
 def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = None) -> int | None:
@@ -143,7 +145,9 @@ def render(result: dict[str, Any]) -> str:
         if be["amount"] is None:
             out.append(f"break-even {be['meter']} meter: none, the return is 100% or more at the reset amounts")
         else:
-            out.append(f"break-even {be['meter']} meter (the return reaches 100%, other meters at reset): {be['amount']:,}")
+            out.append(
+                f"break-even {be['meter']} meter (the return reaches 100%, other meters at reset): {be['amount']:,}"
+            )
     return "\n".join(out) + "\n"
 
 

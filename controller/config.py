@@ -71,8 +71,8 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
 
 An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
-UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured: the controller only
-knows the devices it talks to.
+UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured:
+the controller only knows the devices it talks to.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
-from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
 from games.game import Game
 from games.money import CENT, meter_display
@@ -124,7 +124,9 @@ _PLAIN_DECIMAL = re.compile(r"\d+(\.\d+)?")
 def _decimal_in(value: object, what: str) -> Decimal:
     """An exact decimal from a TOML/env/JSON value: a Decimal, an int or a plain decimal string."""
     if isinstance(value, bool):
-        raise PydanticCustomError("decimal_type", "must be {what}, not {value}", {"what": what, "value": str(value).lower()})
+        raise PydanticCustomError(
+            "decimal_type", "must be {what}, not {value}", {"what": what, "value": str(value).lower()}
+        )
     if isinstance(value, float):
         raise PydanticCustomError(
             "float_refused",
@@ -138,7 +140,9 @@ def _decimal_in(value: object, what: str) -> Decimal:
     elif isinstance(value, str):
         text = value.strip()
         if not _PLAIN_DECIMAL.fullmatch(text):
-            raise PydanticCustomError("decimal_parsing", "must be {what}, not {value!r}", {"what": what, "value!r": repr(value)})
+            raise PydanticCustomError(
+                "decimal_parsing", "must be {what}, not {value!r}", {"what": what, "value!r": repr(value)}
+            )
         try:
             d = Decimal(text)
         except InvalidOperation:  # pragma: no cover - the pattern admits only valid decimals
@@ -155,7 +159,9 @@ def _money(value: object) -> Decimal:
     if d < 0:
         raise PydanticCustomError("money_negative", "must not be negative")
     if d != d.quantize(CENT):
-        raise PydanticCustomError("money_cents", "has more than two decimals (dollars and cents): {value}", {"value": str(d)})
+        raise PydanticCustomError(
+            "money_cents", "has more than two decimals (dollars and cents): {value}", {"value": str(d)}
+        )
     return d.quantize(CENT)
 
 
@@ -187,7 +193,9 @@ def _serial_url(value: object) -> str | None:
         return None
     if not isinstance(value, str) or not _SERIAL_URL.fullmatch(value) or not _port_ok(value):
         raise PydanticCustomError(
-            "url", "must be a serial port such as /dev/ttyUSB0 or socket://HOST:PORT, not {value!r}", {"value!r": repr(value)}
+            "url",
+            "must be a serial port such as /dev/ttyUSB0 or socket://HOST:PORT, not {value!r}",
+            {"value!r": repr(value)},
         )
     return value
 
@@ -209,7 +217,9 @@ def _modbus_url(value: object) -> str | None:
     except ValueError as exc:
         raise PydanticCustomError("url", "{msg}", {"msg": str(exc)}) from None
     if cfg.kind == "rtu" and not cfg.device.startswith("/dev/"):
-        raise PydanticCustomError("url", "bad Modbus URL {value!r}: the serial device must be under /dev/", {"value!r": repr(value)})
+        raise PydanticCustomError(
+            "url", "bad Modbus URL {value!r}: the serial device must be under /dev/", {"value!r": repr(value)}
+        )
     if cfg.kind == "tcp" and not 0 < cfg.port < 65536:  # pragma: no cover - urlsplit refuses these
         raise PydanticCustomError("url", "bad port in {value!r}", {"value!r": repr(value)})
     return value
@@ -259,7 +269,8 @@ class DealingConfig(BaseModel):
     decks: Literal[1, 2] = 1
     deck_change_hours: Hours
     stub_count_rounds: Annotated[int, Field(ge=1)] = 5
-    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle (UTH ch.4 §F and the same clause of every game)
+    #: decks that arrive preinspected and preshuffled skip the opening inspection and shuffle
+    #: (UTH ch.4 §F and the same clause of every game)
     preinspected: bool = False
 
 
@@ -353,9 +364,16 @@ class TableConfig(BaseSettings):
     abandoned_wagers: Literal["losing", "returned"] = "losing"
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings):
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         path = _TOML_PATH.get()
-        sources = [init_settings, env_settings]
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
         if path is not None:
             sources.append(_DecimalTomlSource(settings_cls, toml_file=path))
         return tuple(sources)
@@ -504,7 +522,11 @@ def _env_path_known(model: type[BaseModel], parts: list[str]) -> bool:
     ann = field.annotation
     if get_origin(ann) is dict:
         value_type = get_args(ann)[1]
-        return len(rest) == 1 or (isinstance(value_type, type) and issubclass(value_type, BaseModel) and _env_path_known(value_type, rest[1:]))
+        return len(rest) == 1 or (
+            isinstance(value_type, type)
+            and issubclass(value_type, BaseModel)
+            and _env_path_known(value_type, rest[1:])
+        )
     if isinstance(ann, type) and issubclass(ann, BaseModel):
         return _env_path_known(ann, rest)
     return False
@@ -654,11 +676,12 @@ def _check_wagers(cfg: TableConfig, game: Game, add: Any) -> None:
                 add(f"{where}.paytable", f"must be one of {', '.join(offered_letters)}, not {w.paytable!r} "
                     f"({_paytable_clause(game, name)})")
         if wager in _companions(game):
-            ante = offered.get(game.antes[0])
+            ante_wager = offered.get(game.antes[0])
             for key in ("min", "max"):
                 mine = getattr(w, key)
-                if mine is not None and ante is not None and getattr(ante, key) is not None and mine != getattr(ante, key):
-                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({getattr(ante, key)}): the two "
+                theirs = getattr(ante_wager, key) if ante_wager is not None else None
+                if mine is not None and theirs is not None and mine != theirs:
+                    add(f"{where}.{key}", f"must equal wagers.{game.antes[0]}.{key} ({theirs}): the two "
                         f"are placed in equal amounts ({c.ante})")
             continue
         if w.min is None:
@@ -713,8 +736,10 @@ def _check_progressive(cfg: TableConfig, game: Game, add_problem: Any) -> None:
             add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
         elif game.envy_letter_is_progressive_letter:
             if p.envy != p.paytable or p.envy not in game.letters("envy"):
+                envy = game.letters("envy")
                 add("progressive.envy", f"{game.name} pays an Envy Bonus only with Progressive paytable "
-                    f"{' or '.join((', '.join(game.letters('envy')[:-1]), game.letters('envy')[-1]))}, by the Envy table of the same letter ({p.paytable!r} here) "
+                    f"{' or '.join((', '.join(envy[:-1]), envy[-1]))}, "
+                    f"by the Envy table of the same letter ({p.paytable!r} here) "
                     "(RULINGS R18a)")
         elif p.envy not in game.letters("envy"):
             add("progressive.envy", f"must be one of {', '.join(game.letters('envy'))}, not {p.envy!r} "

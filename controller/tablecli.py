@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.config import ConfigError
+from controller.config import ConfigError, TableConfig
 from controller.journal import Journal
 from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("run", help="run the table daemon", description="Run the table daemon for one table "
                        "(what the unit table-controller@ID runs: `tablectl run --table ID`).")
     add_table_options(p)
@@ -56,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(handler=cmd_progressive)
 
 
-def _config(args: argparse.Namespace, stderr: TextIO):
+def _config(args: argparse.Namespace, stderr: TextIO) -> TableConfig | None:
     try:
         return load_table(args)
     except ConfigError as e:
@@ -64,7 +64,7 @@ def _config(args: argparse.Namespace, stderr: TextIO):
         return None
 
 
-def _config_with_journal(args: argparse.Namespace, stderr: TextIO):
+def _config_with_journal(args: argparse.Namespace, stderr: TextIO) -> TableConfig | None:
     """The configuration of a table whose journal exists (a read-only command never creates one)."""
     cfg = _config(args, stderr)
     if cfg is None:

@@ -66,6 +66,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from fractions import Fraction
 from itertools import combinations
 from math import comb
+from typing import Any
 
 from games import batch
 from games.cards import ACE, DECK, SUIT_CHARS, Card, parse_card
@@ -452,7 +453,7 @@ def analyze(
     workers: int | None = None,
     unit: str | Decimal | None = None,
     rate_args: Iterable[str] = (),
-) -> dict:
+) -> dict[str, Any]:
     """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object.
 
     ``rounds`` and ``seed`` are for simulated wagers (``SIMULATED``), ``other_seats`` for the Envy
@@ -487,7 +488,7 @@ def analyze(
     return out
 
 
-def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> dict:
+def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> dict[str, Any]:
     """The contract's fields of an exact par sheet up to the losing count, lines in paytable order."""
     return {
         "game": table.game,
@@ -509,7 +510,7 @@ def _envy(
     other_seats: int,
     unit: Decimal,
     progress: Progress | None,
-) -> dict:
+) -> dict[str, Any]:
     """The Envy Bonus with the Progressive wager it is paid to (RULINGS R3, R18a, R24, R24c, R29).
 
     ``lines`` count the hand of one other seat; every one of ``other_seats`` other seats is assumed
@@ -526,7 +527,7 @@ def _envy(
     space, counts, losing, per_seat = _exact_return(table, {}, progress, unit)
     p_space, p_counts, _, progressive_return = _exact_return(progressive, meters, progress, unit)
     ret = progressive_return + other_seats * per_seat
-    out: dict = {
+    out: dict[str, Any] = {
         **_exact_head(table, space, counts, losing),
         "other_seats": other_seats,
         "envy_per_other_seat": _six(per_seat),
@@ -552,7 +553,7 @@ def _review(
     rates: Mapping[str, Decimal],
     unit: Decimal,
     ret: Fraction,
-) -> dict:
+) -> dict[str, Any]:
     """What a game-math reviewer asks of a progressive, beside the contract's fields (docs/analysis.md).
 
     ``table``/``counts``: the lines of the par sheet (the Envy lines for ``--wager envy``);
@@ -586,7 +587,7 @@ def _review(
     }
 
 
-def _hits(count: int, space: int) -> dict:
+def _hits(count: int, space: int) -> dict[str, Any]:
     """How often a line (or lines) is hit: the count, the probability, and one hit in how many."""
     return {
         "count": count,
@@ -616,7 +617,7 @@ def _simulated(
     seed: int,
     progress: Progress | None,
     workers: int | None,
-) -> dict:
+) -> dict[str, Any]:
     from games.simulation import Spec, simulate
     from games.strategy import STRATEGY_NAMES
 
@@ -625,7 +626,7 @@ def _simulated(
     mean = tally.mean()
     low, high = tally.ci95()
     lines = table.lines if table is not None else ()
-    out: dict = {
+    out: dict[str, Any] = {
         "game": game,
         "wager": wager,
         "paytable": letter,

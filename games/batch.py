@@ -120,10 +120,10 @@ _STRAIGHT_TOP = _straight_tops()
 
 def _pack(category: int, ranks: Sequence[np.ndarray | int]) -> np.ndarray:
     """``games.poker._pack``: the category, then up to five ranks in 4-bit digits."""
-    value = np.int64(category)
+    value: np.ndarray | np.int64 = np.int64(category)
     for i in range(5):
         value = (value << 4) | (ranks[i] if i < len(ranks) else 0)
-    return value
+    return np.asarray(value)  # the callers pass arrays: already one, not copied
 
 
 def _take_top(mask: np.ndarray, n: int) -> tuple[list[np.ndarray], np.ndarray]:
@@ -185,7 +185,8 @@ def _rank_multisets(k: int) -> np.ndarray:
         left = k - counts.sum(axis=1)
         parts = [np.hstack([counts[left >= c], np.full(((left >= c).sum(), 1), c, np.int8)]) for c in range(5)]
         counts = np.vstack(parts)
-    return counts[counts.sum(axis=1) == k]
+    multisets: np.ndarray = counts[counts.sum(axis=1) == k]
+    return multisets
 
 
 _FLUSH_VALUE = _flush_values()
@@ -254,7 +255,8 @@ def _keys(hands: np.ndarray) -> np.ndarray:
 def _suited_ranks(hands: np.ndarray, suit: np.ndarray) -> np.ndarray:
     """13-bit mask of the ranks each hand holds in ``suit`` (one suit per hand)."""
     bits = np.where(_CARD_SUIT[hands] == suit[:, None], _RANK_BIT[hands], np.uint16(0))
-    return np.bitwise_or.reduce(bits, axis=1)
+    mask: np.ndarray = np.bitwise_or.reduce(bits, axis=1)
+    return mask
 
 
 def _evaluate(hands: np.ndarray, table_of: Callable[[_Tables], np.ndarray], flush_table: np.ndarray) -> np.ndarray:
@@ -293,7 +295,8 @@ def ranks(hands: np.ndarray) -> np.ndarray:
 
 def values(hands: np.ndarray) -> np.ndarray:
     """``games.poker.value`` (int64) of each row of an (n, k) array of card indices."""
-    return RANK_VALUE[ranks(hands)]
+    out: np.ndarray = RANK_VALUE[ranks(hands)]
+    return out
 
 
 def pair_ranks(hands: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ equality and hashing are cheap and a card can be used as a dict key.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from games.money import shown
 
@@ -61,7 +61,7 @@ class Card:
     def __str__(self) -> str:
         return self.text
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[Callable[[object], Card], tuple[str]]:
         return (parse_card, (self.text,))
 
 
@@ -82,7 +82,7 @@ def parse_card(text: object) -> Card:
             f"unknown card {shown(text)}: a card is two characters, rank ({RANK_CHARS}) then suit ({SUIT_CHARS}), "
                 "e.g. 'Td'"
         )
-    rank, suit = text
+    rank, suit = text[0], text[1]
     if rank not in RANK_CHARS:
         raise CardError(f"unknown card {shown(text)}: rank {rank!r} is not one of {' '.join(RANK_CHARS)}")
     raise CardError(f"unknown card {shown(text)}: suit {suit!r} is not one of {' '.join(SUIT_CHARS)}")

@@ -294,7 +294,13 @@ def settlement_json(s: Settlement) -> dict[str, Any]:
                 entry["from_seats"] = list(w.from_seats)
             wagers[name] = entry
         seats.append(
-            {"seat": seat.seat, **seat.hand, "wagers": wagers, "limited_by": display(seat.limited_by), "net": display(seat.net)}
+            {
+                "seat": seat.seat,
+                **seat.hand,
+                "wagers": wagers,
+                "limited_by": display(seat.limited_by),
+                "net": display(seat.net),
+            }
         )
     out["seats"] = seats
     out["meters"] = {k: meter_display(v) for k, v in s.meters.items()}

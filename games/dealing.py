@@ -277,7 +277,7 @@ def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -
         )
     out: list[Stack] = []
     if game.bonus_cards:
-        box = tuple(("bonus_box", i) for i in range(game.bonus_cards))
+        box: tuple[BonusBoxPlace, ...] = tuple(("bonus_box", i) for i in range(game.bonus_cards))
         out.append(Stack("bonus_box", box, clause=facts.bonus_clause))
     if facts.community:
         out.append(Stack("community", tuple(("community", c) for c in facts.community), clause=facts.community_clause))

@@ -149,7 +149,14 @@ class JackpotHoldem(Game):
             results: dict[str, WagerResult] = {}
             # JHE ch.11 §G(2) a fold; §I the Ante, X-tra Bonus and Play against the dealer (R12, games.holdem).
             against_dealer(
-                results, seat, self.decision_amounts(seat), "xtra_bonus", self.table(round, "xtra_bonus"), hand, made, dealer
+                results,
+                seat,
+                self.decision_amounts(seat),
+                "xtra_bonus",
+                self.table(round, "xtra_bonus"),
+                hand,
+                made,
+                dealer,
             )
             if "player_bonus" in w:
                 # JHE ch.11 §J(2): paid whatever the dealer holds; JHE ch.11 §G(3)(a): also for a folded player (R7).

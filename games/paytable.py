@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Literal, Union
+from typing import Literal, TypeAlias
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class MeterPercent:
         return f"{self.percent}% of {name}"
 
 
-Pays = Union[Odds, Push, FixedPerUnit, FixedAmount, MeterPercent]
+Pays: TypeAlias = Odds | Push | FixedPerUnit | FixedAmount | MeterPercent
 
 
 @dataclass(frozen=True)

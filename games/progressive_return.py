@@ -38,7 +38,7 @@ from games import high_card_flush
 from games.cards import ACE, DECK, Card, parse_card
 from games.jackpot_holdem import jackpot_lines_made
 from games.money import display, round_cents
-from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Paytable, Push
+from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Pays, Paytable, Push
 from games.paytables import paytable
 from games.poker import CATEGORY_NAMES, PAIR, ROYAL_FLUSH, best_hand, lines_made
 from games.registry import GAMES
@@ -190,7 +190,7 @@ def line_counts(game: str, wager: str, letter: str) -> tuple[int, tuple[int, ...
 # -- returns -----------------------------------------------------------------------------------------
 
 
-def line_return(pays, meters: Mapping[str, Decimal], unit: Decimal = Decimal(1)) -> Fraction:
+def line_return(pays: Pays, meters: Mapping[str, Decimal], unit: Decimal = Decimal(1)) -> Fraction:
     """What a wager of one unit returns per unit, stake included, when the line is paid (R2, R3, R4, R21a)."""
     if isinstance(pays, Odds):
         ratio = Fraction(pays.numerator, pays.denominator)
@@ -211,7 +211,9 @@ def table_return(
     unit: Decimal = Decimal(1),
 ) -> Fraction:
     """The exact return per unit of a table whose lines are hit ``counts`` times in ``space`` outcomes."""
-    total = sum((n * line_return(line.pays, meters, unit) for n, line in zip(counts, table.lines, strict=False)), Fraction(0))
+    total = sum(
+        (n * line_return(line.pays, meters, unit) for n, line in zip(counts, table.lines, strict=False)), Fraction(0)
+    )
     return total / space
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Protocol, TypeVar
 
 from games.money import ZERO, round_cents
 from games.paytable import FixedAmount, FixedPerUnit, Line, MeterPercent, Odds, Paytable, Push
@@ -163,6 +164,14 @@ def apply_payout_limit(seat: SeatSettlement, limit: Decimal | None) -> None:
     seat.limited_by = max(ZERO, winnings - limit)
 
 
-def settlement_order(seats: Iterable) -> list:
+class _AtASeat(Protocol):
+    @property
+    def seat(self) -> int: ...
+
+
+_S = TypeVar("_S", bound=_AtASeat)
+
+
+def settlement_order(seats: Iterable[_S]) -> list[_S]:
     """Counterclockwise from the dealer's right: the highest seat number first (RULINGS R1)."""
     return sorted(seats, key=lambda s: s.seat, reverse=True)

@@ -32,7 +32,7 @@ import math
 import os
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -41,12 +41,12 @@ from multiprocessing import get_context
 import numpy as np
 
 from games import batch
-from games.cards import DECK
+from games.cards import DECK, Card
 from games.paytable import Paytable
 from games.paytables import paytable
 from games.poker import THREE_OF_A_KIND, best_hand, lines_made, value
 from games.registry import GAMES
-from games.round import Decision, Round, Seat
+from games.round import Decision, Round, Seat, SeatSettlement
 from games.strategy import (
     FOLD,
     RetStrategy,
@@ -73,7 +73,7 @@ class Spec:
 
     game: str
     wager: str
-    letter: str
+    letter: str | None  # None: High Card Flush has no base paytable (HCF ch.12 §A)
 
     @property
     def vectorised(self) -> bool:
@@ -92,9 +92,9 @@ class Tally:
     total: Decimal = Decimal(0)  # sum of the per-round net, in units
     total_sq: Decimal = Decimal(0)  # sum of its squares
     wagered: Decimal = Decimal(0)  # sum of the amounts wagered
-    lines: Counter = field(default_factory=Counter)  # line index -> hits
-    decisions: Counter = field(default_factory=Counter)
-    outcomes: Counter = field(default_factory=Counter)
+    lines: Counter[int] = field(default_factory=Counter)  # line index -> hits
+    decisions: Counter[str] = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
     wagers: dict[str, Decimal] = field(default_factory=dict)  # wager -> sum of its net
 
     def add(self, other: Tally) -> None:
@@ -144,7 +144,7 @@ def run_chunk(spec: Spec, seed: int, index: int, rounds: int) -> Tally:
     return tally
 
 
-def _record(tally: Tally, seat, wagered: Decimal) -> Decimal:
+def _record(tally: Tally, seat: SeatSettlement, wagered: int) -> Decimal:
     net = seat.net
     tally.total += net
     tally.total_sq += net * net
@@ -154,10 +154,17 @@ def _record(tally: Tally, seat, wagered: Decimal) -> Decimal:
     return net
 
 
-def _holdem_player(spec: Spec, streets, companion: str):
+#: a hold'em street's decision: (the two hole cards, the five community cards) -> multiple, CHECK or FOLD
+_Street = Callable[[Sequence[Card], Sequence[Card]], int]
+#: one round played and added to the tally
+_Player = Callable[[random.Random, Tally], None]
+
+
+def _holdem_player(spec: Spec, streets: tuple[_Street, _Street, _Street], companion: str) -> _Player:
     """UTH and JHE: Ante and its companion of one unit each, one Play wager decided street by street."""
     game = GAMES[spec.game]
     table = base_table(spec.game, spec.letter)
+    assert table is not None  # UTH Blind, JHE X-tra Bonus
     first, second, third = streets
 
     def play(rng: random.Random, tally: Tally) -> None:
@@ -171,7 +178,7 @@ def _holdem_player(spec: Spec, streets, companion: str):
         decision = Decision(fold=True) if multiple == FOLD else Decision(multiples=(multiple,))
         tally.decisions["fold" if multiple == FOLD else f"{multiple}x"] += 1
         seat = Seat(seat=1, cards=hole, wagers={"ante": ONE, companion: ONE}, decision=decision)
-        rnd = Round(game=spec.game, paytables={companion: spec.letter}, seats=(seat,), dealer=dealer, community=board)
+        rnd = Round(game=spec.game, paytables={companion: table.letter}, seats=(seat,), dealer=dealer, community=board)
         settled = game.settle(rnd).seats[0]
         _record(tally, settled, 2 + max(multiple, 0))
         if multiple == FOLD:
@@ -187,7 +194,7 @@ def _holdem_player(spec: Spec, streets, companion: str):
     return play
 
 
-def _uth(spec: Spec):
+def _uth(spec: Spec) -> _Player:
     return _holdem_player(
         spec,
         (lambda h, b: uth_preflop(h), lambda h, b: uth_flop(h, b[:3]), uth_river),
@@ -195,7 +202,7 @@ def _uth(spec: Spec):
     )
 
 
-def _jhe(spec: Spec):
+def _jhe(spec: Spec) -> _Player:
     # R11: one community card shown before the first decision, three before the second, five at the last
     return _holdem_player(
         spec,
@@ -204,7 +211,7 @@ def _jhe(spec: Spec):
     )
 
 
-def _hcf(spec: Spec):
+def _hcf(spec: Spec) -> _Player:
     game = GAMES[HCF]
 
     def play(rng: random.Random, tally: Tally) -> None:
@@ -226,9 +233,10 @@ def _hcf(spec: Spec):
     return play
 
 
-def _ret(spec: Spec):
+def _ret(spec: Spec) -> _Player:
     game = GAMES[RET]
     table = base_table(RET, spec.letter)
+    assert table is not None  # RET Run
     strategy = RetStrategy.for_table(table)
 
     def play(rng: random.Random, tally: Tally) -> None:
@@ -249,9 +257,12 @@ def _ret(spec: Spec):
         fold = len(bets) < 3
         tally.decisions["-".join([*(f"{b}x" for b in bets), *(["fold"] if fold else [])])] += 1
         seat = Seat(
-            seat=1, cards=hole, wagers={"ante_1": ONE, "ante_2": ONE}, decision=Decision(multiples=tuple(bets), fold=fold)
+            seat=1,
+            cards=hole,
+            wagers={"ante_1": ONE, "ante_2": ONE},
+            decision=Decision(multiples=tuple(bets), fold=fold),
         )
-        settled = game.settle(Round(game=RET, paytables={"run": spec.letter}, seats=(seat,), community=cross)).seats[0]
+        settled = game.settle(Round(game=RET, paytables={"run": table.letter}, seats=(seat,), community=cross)).seats[0]
         _record(tally, settled, 2 + sum(bets))
         if fold:
             tally.outcomes[("fold_first", "fold_second", "fold_center")[len(bets)]] += 1
@@ -287,7 +298,7 @@ def deal(rng: np.random.Generator, n: int, k: int) -> np.ndarray:
 def bad_beat_line_of_category(table: Paytable) -> np.ndarray:
     """For each poker category, the index of the Bad Beat line a losing hand of it earns
     (``len(table.lines)``: none), by ``games.poker.lines_made`` and ``Paytable.line_for`` (R5, R24b)."""
-    from games.analysis import representative_hand  # one hand of each category
+    from games.progressive_return import representative_hand  # one hand of each category
 
     out = np.full(10, len(table.lines), dtype=np.int64)
     for cat in range(10):
@@ -307,7 +318,7 @@ def bad_beat_lines(table: Paytable, cards: np.ndarray) -> np.ndarray:
     player = batch.categorise(np.concatenate([cards[:, 0:2], board], axis=1))
     dealer = batch.categorise(np.concatenate([cards[:, 2:4], board], axis=1))
     losing = np.minimum(player, dealer)
-    lines = bad_beat_line_of_category(table)[losing]
+    lines: np.ndarray = bad_beat_line_of_category(table)[losing]
     # Hands of one category, three of a kind or better: games.poker tells the loser or a tie.
     for i in np.flatnonzero((player == dealer) & (player >= THREE_OF_A_KIND)):
         row = [DECK[c] for c in cards[i]]

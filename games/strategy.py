@@ -119,9 +119,10 @@ def uth_dealer_outs(hole: Sequence[Card], board: Sequence[Card]) -> int:
         if c.suit in flushy:
             beats = value([*board, c]) > mine
         else:
-            beats = by_rank.get(c.rank)
-            if beats is None:
-                beats = by_rank[c.rank] = value([*board, c]) > mine
+            known = by_rank.get(c.rank)
+            if known is None:
+                known = by_rank[c.rank] = value([*board, c]) > mine
+            beats = known
         outs += beats
     return outs
 
@@ -244,7 +245,7 @@ class RetStrategy:
     def __init__(self, table: Paytable):
         self.table = table
         self._holes: dict[tuple[int, int, bool], tuple[Fraction, Fraction]] = {}
-        self._hands: dict[tuple[tuple[int, ...], bool], tuple[int, Fraction | int, int]] = {}
+        self._hands: dict[tuple[int, bool], tuple[int, Fraction | int, int]] = {}
 
     def hole_returns(self, hole: Sequence[Card]) -> tuple[Fraction, Fraction]:
         """(e_run, e_ante) of a Run hand made of ``hole`` and three random other cards (exact)."""
@@ -296,7 +297,7 @@ class RetStrategy:
             return k
         return FOLD
 
-    def center(self, hole: Sequence[Card], cross: Sequence[Card | None], bets: tuple[int, int]) -> int:
+    def center(self, hole: Sequence[Card], cross: tuple[Card, None, Card, Card, Card], bets: tuple[int, int]) -> int:
         """``cross`` is left, center (None: unseen), right, top, bottom; ``bets`` the two Run multiples."""
         left, _, right, top, bottom = cross
         a, b = hole

@@ -164,7 +164,8 @@ class UltimateTexasHoldem(Game):
         seats: list[SeatSettlement] = []
         envy_made: dict[int, frozenset[str]] = {}
         for seat in settlement_order(round.seats):
-            hand = best_hand(list(seat.cards) + community)  # UTH ch.11 §H: the player's two and the five community cards
+            # UTH ch.11 §H: the player's two and the five community cards
+            hand = best_hand(list(seat.cards) + community)
             made = lines_made(hand)
             # R24a: the Progressive Payout Hand and the Envy Bonus Qualifying Hand are the two cards and the flop.
             progressive_made = envy_made[seat.seat] = lines_made(flop_hand(seat.cards, community))
@@ -185,12 +186,16 @@ class UltimateTexasHoldem(Game):
                 )
             if "ultimate_pairs" in w:
                 results["ultimate_pairs"] = by_paytable(
-                    w["ultimate_pairs"], self.table(round, "ultimate_pairs"), ultimate_pairs_made(seat.cards, round.dealer)
+                    w["ultimate_pairs"],
+                    self.table(round, "ultimate_pairs"),
+                    ultimate_pairs_made(seat.cards, round.dealer),
                 )
             if "bad_beat" in w:
                 results["bad_beat"] = self._bad_beat(round, w["bad_beat"], hand, dealer)
             if "play_the_board" in w:
-                results["play_the_board"] = by_paytable(w["play_the_board"], self.table(round, "play_the_board"), board_made)
+                results["play_the_board"] = by_paytable(
+                    w["play_the_board"], self.table(round, "play_the_board"), board_made
+                )
             self.settle_progressive(round, meters, seat, progressive_made, results)  # UTH ch.11 §J, R24a
             seats.append(self.seat_result(seat, {"hand": hand.name, "cards": card_texts(hand.cards)}, results))
 

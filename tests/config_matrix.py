@@ -15,9 +15,10 @@ letter of every paytable is settled by the game's own tests).  The panel and the
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Iterator, get_args
+from typing import Any, get_args
 
 from controller.config import DealingConfig, TableConfig, check
 from games.paytables import METER_MINIMUMS, letters, paytable

@@ -17,7 +17,6 @@ from typing import TypeVar
 from urllib.parse import urlsplit
 
 from devices import start_simulator, stop_simulator
-
 from drivers.registers import DeviceMap, Table
 from simulators.control import AsyncControlClient
 

@@ -50,9 +50,9 @@ def test_batch_pair_ranks():
     rng = random.Random(9)
     hands = [rng.sample(DECK, 5) for _ in range(5000)]
     ranks = batch.pair_ranks(batch.hand_indices(hands))
-    for h, r in zip(hands, ranks):
+    for h, r in zip(hands, ranks, strict=True):
         counts = [sum(c.rank == x for c in h) for x in range(2, 15)]
-        held = [x for x, n in zip(range(2, 15), counts) if n >= 2]
+        held = [x for x, n in zip(range(2, 15), counts, strict=True) if n >= 2]
         assert r == (max(held) if held else 0)
 
 

@@ -163,7 +163,7 @@ def test_distinct_values_over_every_hand(k):
 def test_pair_ranks_count_trips_and_quads_as_held_twice():
     hands = random_hands(11, 7, 5000)
     got = batch.pair_ranks(batch.hand_indices(hands))
-    for h, r in zip(hands, got):
+    for h, r in zip(hands, got, strict=True):
         held = [x for x in range(2, 15) if sum(c.rank == x for c in h) >= 2]
         assert r == (max(held) if held else 0)
 

@@ -233,7 +233,12 @@ def test_ante_has_no_paytable(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "game, wager",
-    [("high_card_flush", "trips"), ("jackpot_holdem", "six_card_bonus"), ("run_em_twice", "blind"), ("ultimate_texas_holdem", "flush_bonus")],
+    [
+        ("high_card_flush", "trips"),
+        ("jackpot_holdem", "six_card_bonus"),
+        ("run_em_twice", "blind"),
+        ("ultimate_texas_holdem", "flush_bonus"),
+    ],
 )
 def test_wager_the_game_lacks(tmp_path: Path, game: str, wager: str) -> None:
     cfg = base(game)
@@ -333,7 +338,9 @@ def test_max_round_win_sums_every_covered_wager_at_its_minimum(tmp_path: Path) -
     loaded = load_config(write(tmp_path, with_progressive(cfg, "B")))
     total, parts = max_round_win(loaded)
     # ante 1 to 1, blind A royal 500 to 1, play 4x the ante 1 to 1, trips A royal 50 to 1
-    assert parts == {"ante": Decimal("10.00"), "blind": Decimal("5000.00"), "play": Decimal("40.00"), "trips": Decimal("250.00")}
+    assert parts == {
+        "ante": Decimal("10.00"), "blind": Decimal("5000.00"), "play": Decimal("40.00"), "trips": Decimal("250.00")
+    }
     assert total == Decimal("5300.00")
 
 
@@ -341,7 +348,13 @@ def test_max_round_win_run_em_twice_uses_the_run_paytable(tmp_path: Path) -> Non
     loaded = load_config(write(tmp_path, base("run_em_twice")))
     total, parts = max_round_win(loaded)
     # two Antes of 5 at 1 to 1; three bets of 3x 5 at the Run paytable's royal, 500 to 1
-    assert parts == {"ante_1": Decimal(5), "ante_2": Decimal(5), "first_run": Decimal(7500), "second_run": Decimal(7500), "center": Decimal(7500)}
+    assert parts == {
+        "ante_1": Decimal(5),
+        "ante_2": Decimal(5),
+        "first_run": Decimal(7500),
+        "second_run": Decimal(7500),
+        "center": Decimal(7500),
+    }
     assert total == Decimal("22510.00")
 
 
@@ -350,7 +363,13 @@ def test_payout_limit_below_the_most_a_player_could_win(tmp_path: Path) -> None:
     cfg["wagers"]["ante"]["min"] = 100  # blind royal alone: 500 x 100 = 50,000
     cfg["wagers"]["bad_beat"] = {"paytable": "A", "min": 5, "max": 25}  # straight flush 10,000 to 1
     cfg["payout_limit"] = 60000
-    msg = refused(write(tmp_path, cfg), "payout_limit", "must be at least 100500.00", "most one player could win", "UTH ch.12 §F(1)")
+    msg = refused(
+        write(tmp_path, cfg),
+        "payout_limit",
+        "must be at least 100500.00",
+        "most one player could win",
+        "UTH ch.12 §F(1)",
+    )
     assert "bad_beat 50000.00" in msg
     cfg["payout_limit"] = "100500.00"
     load_config(write(tmp_path, cfg))
@@ -429,7 +448,7 @@ def test_seats_and_adjacent_boxes(tmp_path: Path) -> None:
 PROGRESSIVE_TABLES = sorted(METER_MINIMUMS)
 
 
-@pytest.mark.parametrize("game, letter", PROGRESSIVE_TABLES, ids=[f"{g}-{l}" for g, l in PROGRESSIVE_TABLES])
+@pytest.mark.parametrize("game, letter", PROGRESSIVE_TABLES, ids=[f"{g}-{letter}" for g, letter in PROGRESSIVE_TABLES])
 def test_meters_at_the_minimum_load_and_below_it_are_refused(tmp_path: Path, game: str, letter: str) -> None:
     # JHE E returns more than the wager at a $1 unit (RULINGS R24d, tested below): a $5 unit here
     cfg = with_progressive(base(game), letter, unit=5 if (game, letter) == ("jackpot_holdem", "E") else 1)
@@ -442,7 +461,11 @@ def test_meters_at_the_minimum_load_and_below_it_are_refused(tmp_path: Path, gam
             continue
         low = copy.deepcopy(cfg)
         low["progressive"]["meters"][meter]["reset"] = str(minimum - Decimal("0.01"))
-        msg = refused(write(tmp_path, low), f"progressive.meters.{meter}.reset", f"must be at least {minimum:.2f} ({short} ch.12 §")
+        msg = refused(
+            write(tmp_path, low),
+            f"progressive.meters.{meter}.reset",
+            f"must be at least {minimum:.2f} ({short} ch.12 §",
+        )
         if game != "jackpot_holdem":
             assert msg.endswith(f"({clause})")
         low["progressive"]["meters"][meter]["initial"] = str(minimum - 1)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 
@@ -183,7 +182,6 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers" and not s.get("next_step"), "the first round")
-        closed = []
         if out:
             s = _report(t, f"{out} is out of order")
             s = t.dealer.with_key(s, "confirm")
@@ -209,7 +207,9 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
         while _phase(s) == "decisions":  # every seat stays in with the smallest wager
             to_act = s["round"]["to_act"]
             s = t.press("check" if to_act["check"] else f"bet_{min(to_act['multiples'])}x")
-            s = t.until(lambda s: _phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision")
+            s = t.until(
+                lambda s, to_act=to_act: _phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
+            )
         assert _phase(s) == "settled", s["message"]
         if c.progressive:
             assert s["validation"], s["message"]  # the top hand: held for the floor supervisor

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
 from controller.round import RoundController
 from controller.table import setup_from_journal
+from daemon_harness import simulated_table
 from games.contract import settle
 from games.money import round_cents
 

@@ -226,7 +226,8 @@ def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_pat
         s = t.until(lambda s: _phase(s) == "halted" or (_phase(s) == "decisions" and not s["expecting_cards"]),
                     "the whole deal")
         assert _phase(s) == "decisions", s["message"]
-        assert s["round"]["seats"]["2"]["cards"] == 7 and s["round"]["dealer"] == 7  # seven cards all the same (HCF ch.10 §B(1))
+        # seven cards all the same (HCF ch.10 §B(1))
+        assert s["round"]["seats"]["2"]["cards"] == 7 and s["round"]["dealer"] == 7
     with Journal(t.journal_path) as j:
         kinds = [e.kind for e in j.events(round_id)]
         cards = [e.data["card"] for e in j.events(round_id) if e.kind in ("card", "card_discarded")]

@@ -196,7 +196,8 @@ def test_jhe_first_community_card_before_first_decision():
 @pytest.mark.parametrize("game", [UTH, JHE, HCF, RET], ids=lambda g: g.short)
 @pytest.mark.parametrize("procedure", list(Procedure), ids=lambda p: f"ch.{p.chapter}")
 def test_community_face_up_matches_each_decision(game, procedure):
-    """The community cards face up before decision k are Game.streets[k].shown (UTH ch.11, JHE ch.11, R11, RET ch.11)."""
+    """The community cards face up before decision k are Game.streets[k].shown
+    (UTH ch.11, JHE ch.11, R11, RET ch.11)."""
     face_up = 0
     for k, street in enumerate(game.streets):
         got = street_deal(game, procedure, k) + reveals(game, procedure, k)

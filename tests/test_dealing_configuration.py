@@ -8,7 +8,7 @@ inspected (ch.3 §A(1), ch.4 §A; P57).  D4: dealing by hand, decks are changed 
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -124,7 +124,7 @@ def test_d4_dealing_by_hand_after_a_fallback_changes_decks_every_four_hours(tmp_
     cfg = table(c, tmp_path, deck_change_hours=8)
     d = daemon_with(cfg, "shoe")
     assert d.cfg.dealing.procedure == "hand" and d.cfg.dealing.deck_change_hours == Decimal(4)
-    d.life.decks_since = datetime.now(timezone.utc) - timedelta(hours=5)  # fine from a shoe, not by hand
+    d.life.decks_since = datetime.now(UTC) - timedelta(hours=5)  # fine from a shoe, not by hand
     with pytest.raises(RoundRefused, match=r"ch\.3 §C"):
         d.parts.life.check_deck_age()
     d.journal.close()

@@ -12,7 +12,9 @@ def streets(game):
 
 def test_uth_streets():
     # UTH ch.11 §B(1): 3x or 4x or check before the flop; §D(1): 2x or check after it; §F: 1x or fold.
-    assert streets("ultimate_texas_holdem") == [(0, (4, 3), True, False), (3, (2,), True, False), (5, (1,), False, True)]
+    assert streets("ultimate_texas_holdem") == [
+        (0, (4, 3), True, False), (3, (2,), True, False), (5, (1,), False, True)
+    ]
 
 
 def test_jhe_streets():
@@ -22,7 +24,9 @@ def test_jhe_streets():
 
 def test_ret_streets():
     # RET ch.11 §B, §D, §F; RULINGS R26: 1-3x an Ante or fold, three times; no check.
-    assert streets("run_em_twice") == [(0, (1, 2, 3), False, True), (2, (1, 2, 3), False, True), (4, (1, 2, 3), False, True)]
+    assert streets("run_em_twice") == [
+        (0, (1, 2, 3), False, True), (2, (1, 2, 3), False, True), (4, (1, 2, 3), False, True)
+    ]
 
 
 @pytest.mark.parametrize(

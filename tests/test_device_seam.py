@@ -10,9 +10,9 @@ import importlib.util
 import json
 
 import pytest
-from devices import run
 
 from controller.config import DevicesConfig
+from devices import run
 from drivers.device import DEVICE_TYPES, DEVICES, Device, Link
 from drivers.health import DeviceHealth, Health, stop_task
 from simulators.control import AsyncControlClient, ControlError, read_reply, serve_control

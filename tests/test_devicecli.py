@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 import pytest
-from devices import start_simulator, stop_simulator
 
 from controller import cli
 from controller.devicecli import parse_fields
+from devices import start_simulator, stop_simulator
 from simulators.control import ControlError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -176,7 +176,7 @@ def check(entry, result, net, line=None):
 FLUSH_CASES = [
     pytest.param(letter, key, odds, id=f"HCF ch.12 §B({n})({'abcd'[i]}) {letter} {key}")
     for letter, (n, row) in FLUSH_BONUS.items()
-    for i, (key, odds) in enumerate(zip(FLUSH_LINES, row))
+    for i, (key, odds) in enumerate(zip(FLUSH_LINES, row, strict=True))
 ]
 
 
@@ -257,7 +257,9 @@ def test_progressive_nothing_loses(letter):
 
 @pytest.mark.parametrize("letter", "BE", ids=lambda x: f"HCF ch.12 §E(1)({x.lower()}) prints no three-card line")
 def test_progressive_three_card_straight_flush_loses_on_b_and_e(letter):
-    out = run(make_round([seat(3, SF_HANDS["straight_flush_3"], {"ante": 10, "progressive": UNIT})], progressive=letter))
+    out = run(
+        make_round([seat(3, SF_HANDS["straight_flush_3"], {"ante": 10, "progressive": UNIT})], progressive=letter)
+    )
     check(seat_out(out, 3)["wagers"]["progressive"], "lose", -UNIT)
 
 
@@ -279,9 +281,11 @@ def test_envy_every_line(letter, key, dollars):
     assert "envy" not in seat_out(out, 2)["wagers"]
 
 
-@pytest.mark.parametrize("letter, key", [("C", "straight_flush_5"), ("D", "straight_flush_6"), ("E", "straight_flush_6"),
-                                         ("D", SUITED), ("E", SUITED)],
-                         ids=lambda x: str(x))
+@pytest.mark.parametrize(
+    "letter, key",
+    [("C", "straight_flush_5"), ("D", "straight_flush_6"), ("E", "straight_flush_6"), ("D", SUITED), ("E", SUITED)],
+    ids=lambda x: str(x),
+)
 def test_envy_hand_not_listed_pays_nothing(letter, key):
     """HCF ch.12 §E(5): a hand the chosen Envy table does not list qualifies for nothing (R18a)."""
     seats = [seat(2, SF_HANDS[key], {"ante": 10, "progressive": UNIT}),
@@ -392,7 +396,9 @@ def test_r18_suited_nine_to_ace_ordering(letter, cards, line, pays):
     ids=["R19 four-card run beats quads", "R19 quads beat three-card run"],
 )
 def test_r19_paytable_g_order(cards, line, odds):
-    out = run(make_round([seat(4, cards, {"ante": 10, "straight_flush_bonus": 2})], paytables={"straight_flush_bonus": "G"}))
+    out = run(
+        make_round([seat(4, cards, {"ante": 10, "straight_flush_bonus": 2})], paytables={"straight_flush_bonus": "G"})
+    )
     check(seat_out(out, 4)["wagers"]["straight_flush_bonus"], "win", D(2) * odds, line)
 
 
@@ -412,7 +418,7 @@ def _one_suit(sub):
 
 def _consecutive(ranks):
     r = sorted(ranks)
-    return all(b == a + 1 for a, b in zip(r, r[1:]))
+    return all(b == a + 1 for a, b in itertools.pairwise(r))
 
 
 def ref_flush(cards):
@@ -478,7 +484,7 @@ def test_flush_and_run_match_brute_force_on_random_hands():
 
 def test_hand_order_matches_ch6_d_literal_reading():
     hands = _random_hands(1200, 7)
-    for a, b in zip(hands[::2], hands[1::2]):
+    for a, b in zip(hands[::2], hands[1::2], strict=True):
         va, vb = flush_hand(a).value, flush_hand(b).value
         assert (va > vb) - (va < vb) == ref_compare(a, b), (a, b)
 
@@ -643,7 +649,8 @@ def test_r6_limit_not_reached_or_absent():
 
 
 def test_r4_two_winners_of_one_meter_paid_in_settlement_order():
-    """R1, R4, HCF ch.12 §E(3): seat 5 first (counterclockwise), seat 2 from the meter seat 5 left; 10% rounds half up."""
+    """R1, R4, HCF ch.12 §E(3): seat 5 first (counterclockwise), seat 2 from the meter seat 5 left;
+    10% rounds half up."""
     meter = D("123456.78")
     seats = [seat(2, "3s 4s 5s 6s 7s 8s Kd", {"ante": 10, "progressive": UNIT}),
              seat(5, "3h 4h 5h 6h 7h 8h Kc", {"ante": 10, "progressive": UNIT})]
@@ -749,7 +756,9 @@ def test_cli_refuses_raise_beyond_r16():
 
 
 def test_cli_refuses_raise_and_fold_together():
-    obj = make_round([seat(1, "Ah Kh 2h 9h Qd 3c Jd", {"ante": 10}, **{"raise": 1, "fold": True})], dealer=DEALER_4_KING)
+    obj = make_round(
+        [seat(1, "Ah Kh 2h 9h Qd 3c Jd", {"ante": 10}, **{"raise": 1, "fold": True})], dealer=DEALER_4_KING
+    )
     code, out, err = cli(obj)
     assert code == 2 and out == "" and "seats[0]" in err and "HCF ch.11 §B" in err
 

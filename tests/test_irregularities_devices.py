@@ -24,8 +24,12 @@ from decimal import Decimal
 
 import pytest
 
-from daemon_harness import at_rest as _at_rest, journal as _journal, meter_sum as _meter_sum, phase as _phase
-from daemon_harness import round_id as _round_id, simulated_table
+from daemon_harness import at_rest as _at_rest
+from daemon_harness import journal as _journal
+from daemon_harness import meter_sum as _meter_sum
+from daemon_harness import phase as _phase
+from daemon_harness import round_id as _round_id
+from daemon_harness import simulated_table
 from games.cards import DECK
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
@@ -567,7 +571,8 @@ def test_the_progressive_system_not_answering(game, tmp_path, monkeypatch):
     events, table = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert "halted" not in kinds and "voided" not in kinds and kinds[-1] == "round_closed", kinds
-    contribution = {m: Decimal(str(v)) for m, v in next(e for e in events if e.kind == "meter_add").data["meters"].items()}
+    added = next(e for e in events if e.kind == "meter_add")
+    contribution = {m: Decimal(str(v)) for m, v in added.data["meters"].items()}
     assert _meter_sum(events) == contribution  # the wager stood: its contribution stays on the meters
     assert [e.kind for e in table if e.kind.startswith("progressive_")][-2:] == ["progressive_disabled",
                                                                                  "progressive_enabled"]

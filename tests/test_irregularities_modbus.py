@@ -43,8 +43,12 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import at_rest as _at_rest, journal as _journal, meter_sum as _meter_sum, phase as _phase
-from daemon_harness import round_id as _round_id, simulated_table
+from daemon_harness import at_rest as _at_rest
+from daemon_harness import journal as _journal
+from daemon_harness import meter_sum as _meter_sum
+from daemon_harness import phase as _phase
+from daemon_harness import round_id as _round_id
+from daemon_harness import simulated_table
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES as RULES

@@ -40,7 +40,9 @@ HANDS = {
 
 UNIT = D(5)  # the table's progressive unit (RULINGS R3)
 # Meters before the round; every one above the largest reset amount of JHE ch.12 §E.
-METERS = {"star": D("12345.67"), "spade": D("10500.50"), "heart": D("5500.25"), "diamond": D("1800.10"), "club": D("400.40")}
+METERS = {
+    "star": D("12345.67"), "spade": D("10500.50"), "heart": D("5500.25"), "diamond": D("1800.10"), "club": D("400.40")
+}
 # Reset amounts at the minimums of JHE ch.12 §E(2), (4), (6), (8), (10), per progressive paytable.
 RESET = {
     "A": {"star": D(10000), "spade": D(5000), "heart": D(1000), "diamond": D(500), "club": D(0)},
@@ -280,7 +282,10 @@ def test_progressive_paytables(letter, hand, line, pays):
 
 @pytest.mark.parametrize(
     "letter,hand",
-    [pytest.param(letter, losing, id=f"{clause} {losing} loses") for letter, (clause, _, losing) in _PROGRESSIVE_TABLES.items()],
+    [
+        pytest.param(letter, losing, id=f"{clause} {losing} loses")
+        for letter, (clause, _, losing) in _PROGRESSIVE_TABLES.items()
+    ],
 )
 def test_progressive_below_the_lowest_line_loses(letter, hand):
     out = one_seat(hand, {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, progressive_letter=letter)

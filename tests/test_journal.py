@@ -63,7 +63,9 @@ def test_append_returns_increasing_seq_and_events_read_back(journal: Journal) ->
 
 
 def test_decimals_are_written_exactly_as_strings(journal: Journal, path: Path) -> None:
-    journal.append("r1", "settled", {"net": Decimal("12.50"), "meter": Decimal("1E+3"), "n": 3, "nested": [{"x": Decimal("0.10")}]})
+    journal.append(
+        "r1", "settled", {"net": Decimal("12.50"), "meter": Decimal("1E+3"), "n": 3, "nested": [{"x": Decimal("0.10")}]}
+    )
     (data,) = raw(path).execute("SELECT data FROM events").fetchone()
     assert json.loads(data) == {"meter": "1000", "n": 3, "nested": [{"x": "0.10"}], "net": "12.50"}
     assert journal.events("r1")[0].data["net"] == "12.50"
@@ -249,9 +251,14 @@ def test_verify_finds_a_rewritten_row_with_a_recomputed_hash(journal: Journal, p
 
     _fill(journal)
     db = raw(path)
-    seq, at, round_id, kind, who, _, prev = db.execute("SELECT seq, at, round_id, kind, who, data, prev_hash FROM events WHERE seq = 5").fetchone()
+    seq, at, round_id, kind, who, _, prev = db.execute(
+        "SELECT seq, at, round_id, kind, who, data, prev_hash FROM events WHERE seq = 5"
+    ).fetchone()
     forged = '{"amount":"100","i":5}'
-    db.execute("UPDATE events SET data = ?, hash = ? WHERE seq = 5", (forged, _row_hash(prev, seq, at, round_id, kind, who, forged)))
+    db.execute(
+        "UPDATE events SET data = ?, hash = ? WHERE seq = 5",
+        (forged, _row_hash(prev, seq, at, round_id, kind, who, forged)),
+    )
     with pytest.raises(JournalIntegrityError) as info:
         journal.verify()
     assert info.value.seq == 6  # the next row no longer links to it
@@ -334,7 +341,9 @@ def test_sigkill_leaves_a_consistent_verified_prefix(path: Path, run: int) -> No
     committed = 0
     for _ in range(2):  # killed twice: the second writer goes on from the first one's prefix
         n = rng.randint(20, 150)
-        child = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(ROOT)], stdout=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), str(ROOT)], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert child.stdout is not None
             for _ in range(n):

@@ -13,11 +13,11 @@ import asyncio
 from collections import Counter
 
 import pytest
-from modbus_helpers import WAIT, sim_fixture, with_driver, Control, peer_cell, peer_config, run, start_peer
 
 from drivers.modbus import DeviceOffline, Health
 from drivers.panel import MAX_PENDING, ButtonPress, InputFault, KeySwitch, PanelDriver
 from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
+from modbus_helpers import WAIT, Control, peer_cell, peer_config, run, sim_fixture, start_peer, with_driver
 from simulators.panel import contact_waveform, debounce
 
 MARKER = BUTTONS[-1]  # the last button: presses recovered from the counters come in button order

@@ -12,7 +12,8 @@ from controller.round import RoundController, TableSetup
 from games.contract import parse_round
 from games.registry import GAMES
 from games.round import SeatSettlement, Settlement, WagerResult
-from tests.roundgen import GAMES as GAME_NAMES, random_round
+from tests.roundgen import GAMES as GAME_NAMES
+from tests.roundgen import random_round
 from tests.test_round import ListJournal
 
 # What each game's chapter 11 settles first at a seat, then next ... (the rules, not the code).
@@ -92,7 +93,7 @@ def test_the_run_em_twice_round_journals_and_shows_the_two_passes():
         await r.place_wager(3, "ultimate_pairs", Decimal(5))
         await r.announce_no_more_bets()
         await r.confirm_progressive_count(0)
-        for name, c in zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"]):
+        for name, c in zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"], strict=True):
             await r.card(f"community:{name}", c)
         for seat, c in [(1, "Jc"), (3, "8h"), (5, "Ac"), (1, "4d"), (3, "8s"), (5, "Kc")]:
             await r.card(f"seat:{seat}", c)

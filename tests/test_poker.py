@@ -51,14 +51,14 @@ def test_full_ordering_matches_eval7_on_random_hands(size):
     hands = [rng.sample(DECK, size) for _ in range(n)]
     ours = [value(h) for h in hands]
     theirs = [eval7.evaluate(_eval7_cards(h)) for h in hands]
-    pairs = sorted(zip(ours, theirs))
-    for (a, x), (b, y) in zip(pairs, pairs[1:]):
+    pairs = sorted(zip(ours, theirs, strict=True))
+    for (a, x), (b, y) in itertools.pairwise(pairs):
         # sorted by our value: theirs must not decrease, and ties must be ties in both
         assert (a == b) == (x == y), (a, b, x, y)
         assert x <= y
     # and the category agrees (eval7 names a royal flush a straight flush)
     names = {"Straight Flush": {"straight_flush", "royal_flush"}}
-    for v, t in zip(ours[:5000], theirs[:5000]):
+    for v, t in zip(ours[:5000], theirs[:5000], strict=True):
         expected = names.get(eval7.handtype(t), {eval7.handtype(t).lower().replace(" ", "_")})
         mine = CATEGORY_NAMES[v >> 20]
         assert mine in expected or (mine == "three_of_a_kind" and "trips" in expected) or (
@@ -125,8 +125,12 @@ def test_straight_top():
 @pytest.mark.parametrize(
     "cards, made, not_made",
     [
-        ("Ts Td 2c 5h 8d", {"pair", "pair_of_tens_or_better", "pair_of_6s_to_10s", "pair_of_6s_or_better", "less_than_a_straight"}, {"pair_of_jacks_or_better"}),
-        ("Js Jd 2c 5h 8d", {"pair_of_jacks_or_better", "pair_of_tens_or_better", "pair_of_6s_or_better"}, {"pair_of_6s_to_10s"}),
+        ("Ts Td 2c 5h 8d",
+         {"pair", "pair_of_tens_or_better", "pair_of_6s_to_10s", "pair_of_6s_or_better", "less_than_a_straight"},
+         {"pair_of_jacks_or_better"}),
+        ("Js Jd 2c 5h 8d",
+         {"pair_of_jacks_or_better", "pair_of_tens_or_better", "pair_of_6s_or_better"},
+         {"pair_of_6s_to_10s"}),
         ("5s 5d 2c Kh 8d", {"pair"}, {"pair_of_6s_or_better", "pair_of_6s_to_10s", "pair_of_tens_or_better"}),
         ("5s 6d 7c 8h 9d", {"straight"}, {"less_than_a_straight"}),
     ],

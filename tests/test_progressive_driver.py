@@ -13,13 +13,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from modbus_helpers import WAIT, sim_fixture, with_driver, Control, peer_cell, run, start_peer, start_sim
 
 from drivers.modbus import DeviceOffline, Health, parse_url
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.registers import PROGRESSIVE, meter_address
-
-
+from modbus_helpers import WAIT, Control, peer_cell, run, sim_fixture, start_peer, start_sim, with_driver
 
 sim = sim_fixture("simulators.progressive")
 rtu_sim = sim_fixture("simulators.progressive", "--rtu")

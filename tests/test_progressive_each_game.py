@@ -82,7 +82,9 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
         while phase(s) == "decisions":  # seat 1 stays in with the smallest wager each time
             to_act = s["round"]["to_act"]
             s = t.press(f"bet_{min(to_act['multiples'])}x" if not to_act["check"] else "check")
-            s = t.until(lambda s: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision")
+            s = t.until(
+                lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
+            )
         assert phase(s) == "settled" and s["validation"], s["message"]
         assert s["message"].startswith("PROGRESSIVE WIN")
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]  # the winner light is lit

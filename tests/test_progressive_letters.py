@@ -76,7 +76,7 @@ def wanted(game: str, line: str) -> dict:
                 **{("seat", 2, i): c for i, c in enumerate(HCF_SEAT2)}}
     community, one, two = HOLDEM[line]
     names = RET_NAMES if game == "run_em_twice" else range(5)
-    return {**{("community", n): c for n, c in zip(names, community)},
+    return {**{("community", n): c for n, c in zip(names, community, strict=True)},
             **{("seat", 1, i): c for i, c in enumerate(one)}, **{("seat", 2, i): c for i, c in enumerate(two)}}
 
 
@@ -218,7 +218,10 @@ def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
             while phase(s) == "decisions":  # every seat stays in with the smallest wager each time
                 to_act = s["round"]["to_act"]
                 s = t.press(f"bet_{min(to_act['multiples'])}x" if not to_act["check"] else "check")
-                s = t.until(lambda s: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision")
+                s = t.until(
+                    lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act,
+                    "the next decision",
+                )
             assert phase(s) == "settled", s
 
             # the contribution: rate x unit for each of the two Progressive wagers, on every meter
@@ -264,14 +267,16 @@ def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
             assert s["validation"] == [] and phase(s) == "settled" and f"validated by {SUPERVISOR}" in s["message"]
             assert {m: Decimal(v) for m, v in s["meters"].items()} == value
             sign = t.controls["progressive"]("outputs")["meters"]
-            assert [sign[list(cfg.progressive.meters).index(m)] for m in meters] == [int(v * 100) for v in value.values()]
+            shown = [sign[list(cfg.progressive.meters).index(m)] for m in meters]
+            assert shown == [int(v * 100) for v in value.values()]
 
             with Journal(t.journal_path) as j:
                 paid_events = [e for e in j.events(round_id) if e.kind == "meter_paid"]
                 if "meter" in progressive:
                     assert [(e.data["meter"], Decimal(e.data["paid"]), Decimal(e.data["after"]), e.data["seat"], e.who)
-                            for e in paid_events] == [(progressive["meter"], progressive["amount"], progressive["after"],
-                                                       1, SUPERVISOR)]
+                            for e in paid_events] == [
+                        (progressive["meter"], progressive["amount"], progressive["after"], 1, SUPERVISOR)
+                    ]
                 else:
                     assert paid_events == []
                 validated = [e for e in j.events(None) if e.kind == "progressive_hit" and e.data["round"] == round_id]
@@ -291,7 +296,9 @@ def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
                 t.open_table()  # by hand: shuffled and cut between rounds (ch.5 §A(2))
 
         history = json.loads(tablectl_out("progressive", "history", "--config", str(config), "--last", "0", "--json"))
-    assert sorted((h["round"], h["seat"], h["wager"], h["line"], Decimal(h["amount"]), h.get("meter"), h["validated_by"])
-                  for h in history) == \
+    assert sorted(
+        (h["round"], h["seat"], h["wager"], h["line"], Decimal(h["amount"]), h.get("meter"), h["validated_by"])
+        for h in history
+    ) == \
         sorted((h["round"], h["seat"], h["wager"], h["line"], h["amount"], h.get("meter"), SUPERVISOR)
                for h in expected_hits)

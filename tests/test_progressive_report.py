@@ -29,7 +29,7 @@ from controller.progressive import parse_when, report
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = str(ROOT / "config" / "ultimate_texas_holdem.toml")  # meters major and minor
-UTC = real_dt.timezone.utc
+UTC = real_dt.UTC
 
 
 class Clock:
@@ -138,8 +138,8 @@ def test_the_whole_journal_and_its_two_halves(journal):
     assert figures(report(journal, ["major", "minor"], **since_until("2024-05-01", "2024-05-31"))) == MAY
     assert figures(report(journal, ["major", "minor"], **since_until("2024-06-01", None))) == JUNE
     # the two periods add up to the whole (nothing counted twice, nothing lost at the bound)
-    assert tuple(a + b if not isinstance(a, tuple) else tuple(x + y for x, y in zip(a, b))
-                 for a, b in zip(MAY, JUNE)) == WHOLE
+    assert tuple(a + b if not isinstance(a, tuple) else tuple(x + y for x, y in zip(a, b, strict=True))
+                 for a, b in zip(MAY, JUNE, strict=True)) == WHOLE
     # before anything, and a period with nothing in it
     empty = (0, D(0), (D(0), 0, D(0)), (D(0), 0, D(0)), (0, D(0)))
     assert figures(report(journal, ["major", "minor"], **since_until(None, "2024-04-30"))) == empty
@@ -162,7 +162,9 @@ def test_date_times_and_offsets():
 
 def test_a_bound_inside_a_day(journal):
     # r6 (09:00) in, r7 (10:00) out; r6's payout at 09:02 in
-    rep = report(journal, ["major", "minor"], since=parse_when("2024-06-03T08:00"), until=parse_when("2024-06-03T09:30"))
+    rep = report(
+        journal, ["major", "minor"], since=parse_when("2024-06-03T08:00"), until=parse_when("2024-06-03T09:30")
+    )
     assert figures(rep) == (1, D(5), (D("0.20"), 0, D(0)), (D("0.05"), 1, D("500.50")), (0, D(0)))
 
 

@@ -102,7 +102,8 @@ def test_ret_replay_shows_the_cross_line_by_line_and_the_two_passes(journal_path
             await r.place_wager(2, "ultimate_pairs", Decimal(5))
             await r.announce_no_more_bets()
             await r.confirm_progressive_count(0)
-            for name, c in zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"]):
+            community = zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"], strict=True)
+            for name, c in community:
                 await r.card(f"community:{name}", c)
             for seat, c in [(2, "8h"), (4, "Ac"), (2, "8s"), (4, "Kc")]:
                 await r.card(f"seat:{seat}", c)
@@ -120,7 +121,9 @@ def test_ret_replay_shows_the_cross_line_by_line_and_the_two_passes(journal_path
                      "decision", "decision", "center", "pay", "pay", "pay"]
     lines = {s["what"]: s["cards"] for s in steps if s["step"] == "reveal"}
     assert lines == {"horizontal_line": ["Jh", "2c"], "vertical_line": ["Jd", "3s"], "center": ["Js"]}
-    pays = [(s["seat"], [w["wager"] for w in s["wagers"]], s["clause"], "cards" in s) for s in steps if s["step"] == "pay"]
+    pays = [
+        (s["seat"], [w["wager"] for w in s["wagers"]], s["clause"], "cards" in s) for s in steps if s["step"] == "pay"
+    ]
     run = ["ante_1", "first_run", "ante_2", "second_run", "center"]
     assert pays == [(2, ["ultimate_pairs"], "RET ch.11 §H", False),  # §H: not turned over
                     (4, run, "RET ch.11 §I-§J", True), (2, run, "RET ch.11 §I-§J", True)]

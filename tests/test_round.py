@@ -60,7 +60,9 @@ def test_uth_round_end_to_end_matches_the_rules_engine():
         r = await uth_round(j)
         view = r.public_view()
         assert view["seats"][1]["cards"] == 2 and view["dealer"] == 2  # hole cards hidden
-        assert r.choices() == {"seat": 1, "street": "before_the_flop", "multiples": [4, 3], "check": True, "fold": False}
+        assert r.choices() == {
+            "seat": 1, "street": "before_the_flop", "multiples": [4, 3], "check": True, "fold": False
+        }
         with pytest.raises(RoundRefused, match="not the one to act"):
             await r.decide(3, check=True)  # R1: seat 1 first
         with pytest.raises(RoundRefused, match="no fold"):
@@ -193,7 +195,7 @@ def test_ret_three_decisions_and_the_cross():
         await r.place_wager(1, "ante_2", Decimal(5))
         await r.announce_no_more_bets()
         await r.confirm_progressive_count(0)
-        for name, c in zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"]):
+        for name, c in zip(("left", "center", "right", "top", "bottom"), ["Jh", "Js", "2c", "Jd", "3s"], strict=True):
             await r.card(f"community:{name}", c)
         await r.card("seat:1", "Jc")
         await r.card("seat:1", "4d")

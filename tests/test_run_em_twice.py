@@ -28,7 +28,7 @@ PLACES = ("left", "center", "right", "top", "bottom")  # RULINGS R25
 
 
 def cross(left, center, right, top, bottom) -> dict:
-    return dict(zip(PLACES, (left, center, right, top, bottom)))
+    return dict(zip(PLACES, (left, center, right, top, bottom), strict=True))
 
 
 def seat(n, cards, ante=10, bets=(1, 1, 1), fold=False, **side) -> dict:
@@ -82,21 +82,36 @@ def pct_of(meter, percent) -> Decimal:
 # a losing hand (below a pair of 6s) on the other line of the cross.
 RUN_CASES = [
     # id, line key, hand name, rules' payout (odds "X to 1" or "push"), P, C, X, Y
-    ("RET ch.12 §B(1) royal flush 500 to 1", "royal_flush", "royal_flush", 500, ("As", "Ks"), "Qs", ("Js", "Ts"), ("2c", "3d")),
-    ("RET ch.12 §B(2) straight flush 100 to 1", "straight_flush", "straight_flush", 100, ("9h", "8h"), "7h", ("6h", "5h"), ("2c", "Kd")),
-    ("RET ch.12 §B(3) four of a kind 40 to 1", "four_of_a_kind", "four_of_a_kind", 40, ("5c", "5d"), "Kd", ("5h", "5s"), ("2c", "9h")),
-    ("RET ch.12 §B(4) full house 12 to 1", "full_house", "full_house", 12, ("4c", "4d"), "Kh", ("Kd", "Kc"), ("2s", "9c")),
-    ("RET ch.12 §B(5) flush 8 to 1", "flush", "flush", 8, ("Ah", "9h"), "6h", ("3h", "2h"), ("Kc", "4d")),
-    ("RET ch.12 §B(6) straight 5 to 1", "straight", "straight", 5, ("9c", "8d"), "7h", ("6s", "5c"), ("2d", "Kc")),
-    ("RET ch.12 §B(6) wheel straight 5 to 1", "straight", "straight", 5, ("Ac", "2d"), "3h", ("4s", "5c"), ("9d", "Jc")),
-    ("RET ch.12 §B(7) three of a kind 3 to 1", "three_of_a_kind", "three_of_a_kind", 3, ("3c", "3d"), "Kh", ("3h", "8s"), ("2c", "9d")),
-    ("RET ch.12 §B(8) two pair 2 to 1", "two_pair", "two_pair", 2, ("Kc", "4d"), "2h", ("Kd", "4c"), ("9s", "7c")),
-    ("RET ch.12 §B(9) pair of jacks 1 to 1", "pair_of_jacks_or_better", "pair", 1, ("Jc", "4d"), "2h", ("Jd", "8s"), ("9s", "7c")),
-    ("RET ch.12 §B(9) pair of aces 1 to 1", "pair_of_jacks_or_better", "pair", 1, ("Ac", "4d"), "2h", ("Ad", "8s"), ("9s", "7c")),
-    ("RET ch.12 §B(10) pair of 10s push", "pair_of_6s_to_10s", "pair", "push", ("Tc", "4d"), "2h", ("Td", "8s"), ("9s", "7c")),
-    ("RET ch.12 §B(10) pair of 6s push", "pair_of_6s_to_10s", "pair", "push", ("6c", "4d"), "2h", ("6d", "8s"), ("9s", "Kc")),
-    ("RET ch.12 §B below the table: pair of 5s loses (R27)", None, "pair", "lose", ("5c", "4d"), "2h", ("5d", "8s"), ("9s", "Kc")),
-    ("RET ch.12 §B below the table: high card loses (R27)", None, "high_card", "lose", ("Ac", "4d"), "2h", ("Kd", "8s"), ("9s", "7c")),
+    ("RET ch.12 §B(1) royal flush 500 to 1", "royal_flush", "royal_flush", 500,
+     ("As", "Ks"), "Qs", ("Js", "Ts"), ("2c", "3d")),
+    ("RET ch.12 §B(2) straight flush 100 to 1", "straight_flush", "straight_flush", 100,
+     ("9h", "8h"), "7h", ("6h", "5h"), ("2c", "Kd")),
+    ("RET ch.12 §B(3) four of a kind 40 to 1", "four_of_a_kind", "four_of_a_kind", 40,
+     ("5c", "5d"), "Kd", ("5h", "5s"), ("2c", "9h")),
+    ("RET ch.12 §B(4) full house 12 to 1", "full_house", "full_house", 12,
+     ("4c", "4d"), "Kh", ("Kd", "Kc"), ("2s", "9c")),
+    ("RET ch.12 §B(5) flush 8 to 1", "flush", "flush", 8,
+     ("Ah", "9h"), "6h", ("3h", "2h"), ("Kc", "4d")),
+    ("RET ch.12 §B(6) straight 5 to 1", "straight", "straight", 5,
+     ("9c", "8d"), "7h", ("6s", "5c"), ("2d", "Kc")),
+    ("RET ch.12 §B(6) wheel straight 5 to 1", "straight", "straight", 5,
+     ("Ac", "2d"), "3h", ("4s", "5c"), ("9d", "Jc")),
+    ("RET ch.12 §B(7) three of a kind 3 to 1", "three_of_a_kind", "three_of_a_kind", 3,
+     ("3c", "3d"), "Kh", ("3h", "8s"), ("2c", "9d")),
+    ("RET ch.12 §B(8) two pair 2 to 1", "two_pair", "two_pair", 2,
+     ("Kc", "4d"), "2h", ("Kd", "4c"), ("9s", "7c")),
+    ("RET ch.12 §B(9) pair of jacks 1 to 1", "pair_of_jacks_or_better", "pair", 1,
+     ("Jc", "4d"), "2h", ("Jd", "8s"), ("9s", "7c")),
+    ("RET ch.12 §B(9) pair of aces 1 to 1", "pair_of_jacks_or_better", "pair", 1,
+     ("Ac", "4d"), "2h", ("Ad", "8s"), ("9s", "7c")),
+    ("RET ch.12 §B(10) pair of 10s push", "pair_of_6s_to_10s", "pair", "push",
+     ("Tc", "4d"), "2h", ("Td", "8s"), ("9s", "7c")),
+    ("RET ch.12 §B(10) pair of 6s push", "pair_of_6s_to_10s", "pair", "push",
+     ("6c", "4d"), "2h", ("6d", "8s"), ("9s", "Kc")),
+    ("RET ch.12 §B below the table: pair of 5s loses (R27)", None, "pair", "lose",
+     ("5c", "4d"), "2h", ("5d", "8s"), ("9s", "Kc")),
+    ("RET ch.12 §B below the table: high card loses (R27)", None, "high_card", "lose",
+     ("Ac", "4d"), "2h", ("Kd", "8s"), ("9s", "7c")),
 ]
 
 
@@ -137,7 +152,9 @@ def test_run_paytable_every_line_via_each_run_hand_and_the_center(case, which):
         assert w[which] == {"amount": amount[which], "result": "win", "net": odds_to(amount[which], pays), "line": line}
         assert w[ante_of[which]] == {"amount": ante, "result": "win", "net": ante}  # ch.12 §A: 1 to 1
         # R28: either Run wins -> Center paid at the odds of the higher Run hand (this one)
-        assert w["center"] == {"amount": amount["center"], "result": "win", "net": odds_to(amount["center"], pays), "line": line}
+        assert w["center"] == {
+            "amount": amount["center"], "result": "win", "net": odds_to(amount["center"], pays), "line": line
+        }
     assert s["net"] == sum(v["net"] for v in w.values())
 
 
@@ -321,19 +338,23 @@ PROGRESSIVE_BLOCKS = {
 }
 # As printed: ("pct", meter, percent) or ("for", X).
 PROGRESSIVE = {
-    "A": ("RET ch.12 §F(1)", [("a", "royal_flush", ("pct", "meter", 100)), ("b", "straight_flush", ("pct", "meter", 10)),
+    "A": ("RET ch.12 §F(1)", [("a", "royal_flush", ("pct", "meter", 100)),
+                               ("b", "straight_flush", ("pct", "meter", 10)),
                                ("c", "four_of_a_kind", ("for", 300)), ("d", "full_house", ("for", 50)),
                                ("e", "flush", ("for", 40)), ("f", "straight", ("for", 30)),
                                ("g", "three_of_a_kind", ("for", 9))]),
-    "B": ("RET ch.12 §F(2)", [("a", "royal_flush", ("pct", "meter", 100)), ("b", "straight_flush", ("pct", "meter", 10)),
+    "B": ("RET ch.12 §F(2)", [("a", "royal_flush", ("pct", "meter", 100)),
+                               ("b", "straight_flush", ("pct", "meter", 10)),
                                ("c", "four_of_a_kind", ("for", 300)), ("d", "full_house", ("for", 50)),
                                ("e", "flush", ("for", 40)), ("f", "straight", ("for", 30)),
                                ("g", "three_of_a_kind", ("for", 9))]),
-    "C": ("RET ch.12 §F(3)", [("a", "royal_flush", ("pct", "major", 100)), ("b", "straight_flush", ("pct", "minor", 100)),
+    "C": ("RET ch.12 §F(3)", [("a", "royal_flush", ("pct", "major", 100)),
+                               ("b", "straight_flush", ("pct", "minor", 100)),
                                ("c", "four_of_a_kind", ("for", 300)), ("d", "full_house", ("for", 50)),
                                ("e", "flush", ("for", 40)), ("f", "straight", ("for", 30)),
                                ("g", "three_of_a_kind", ("for", 9))]),
-    "D": ("RET ch.12 §F(4)", [("a", "royal_flush", ("pct", "mega", 100)), ("b", "straight_flush", ("pct", "major", 100)),
+    "D": ("RET ch.12 §F(4)", [("a", "royal_flush", ("pct", "mega", 100)),
+                               ("b", "straight_flush", ("pct", "major", 100)),
                                ("c", "four_of_a_kind", ("pct", "minor", 100)), ("d", "full_house", ("for", 50)),
                                ("e", "flush", ("for", 40)), ("f", "straight", ("for", 30)),
                                ("g", "three_of_a_kind", ("for", 9))]),
@@ -389,7 +410,9 @@ def test_progressive_is_the_first_run_hand_even_when_the_second_is_better():
                      paytables={"progressive": "A"}, progressive=block))
     s = seat_out(out, 1)
     assert s["first_run"]["hand"] == "three_of_a_kind" and s["second_run"]["hand"] == "flush"
-    assert s["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": odds_for(1, 9), "line": "three_of_a_kind"}
+    assert s["wagers"]["progressive"] == {
+        "amount": 1, "result": "win", "net": odds_for(1, 9), "line": "three_of_a_kind"
+    }
 
 
 def test_second_run_straight_flush_with_a_high_card_first_run_pays_no_progressive_and_no_envy():
@@ -453,7 +476,9 @@ ENVY_DEALS = {
 
 def _progressive_block(letter, envy, unit=1, requires=None):
     metered = {"A": ["meter"], "B": ["meter"], "C": ["major", "minor"], "D": ["mega", "major", "minor"]}[letter]
-    block = {"unit": unit, "meters": {m: D(20000) for m in metered}, "reset": {m: D(250) for m in metered}, "envy": envy}
+    block = {
+        "unit": unit, "meters": {m: D(20000) for m in metered}, "reset": {m: D(250) for m in metered}, "envy": envy
+    }
     if requires is not None:
         block["envy_requires_progressive_wager"] = requires
     return block
@@ -483,7 +508,8 @@ def test_envy_bonus_for_a_5_dollar_progressive_wager():
     """RET ch.12 §I(1)(a): royal flush $5,000 for a $5 Progressive wager (R3)."""
     community, qualifying = ENVY_DEALS[("royal_flush", "first_run")]
     seats = [seat(1, qualifying, progressive=5), seat(2, ("Kc", "Qd"), progressive=5)]
-    out = run(round_(community, seats, paytables={"progressive": "B"}, progressive=_progressive_block("B", "A", unit=5)))
+    out = run(round_(community, seats, paytables={"progressive": "B"},
+                     progressive=_progressive_block("B", "A", unit=5)))
     assert seat_out(out, 2)["wagers"]["envy"]["net"] == 5000
 
 
@@ -580,7 +606,8 @@ def test_fold_loses_antes_and_run_wagers_made_side_wagers_still_settle(bets, cla
     assert len(bets) > 0 or "first_run" not in w
     assert len(bets) > 1 or "second_run" not in w
     # R7: side wagers settled on the player's cards
-    assert w["five_card_bonus"] == {"amount": 5, "result": "win", "net": odds_to(5, 4), "line": "three_of_a_kind"}  # §D(7)
+    # §D(7)
+    assert w["five_card_bonus"] == {"amount": 5, "result": "win", "net": odds_to(5, 4), "line": "three_of_a_kind"}
     assert w["ultimate_pairs"] == {"amount": 2, "result": "win", "net": odds_to(2, 25),
                                    "line": "ace_and_king_of_the_same_suit"}  # §E(1)(b)
     assert w["progressive"] == {"amount": 1, "result": "win", "net": D("15000") - 1, "line": "royal_flush"}  # §F(1)(a)
@@ -729,7 +756,9 @@ def test_fold_must_be_a_boolean():
     assert _refused(_with_seat(bets=[], fold="yes")).field == "seats[0].fold"
 
 
-@pytest.mark.parametrize("bets, fold", [([1, 2, 3], False), ([3, 3, 3], False), ([], True), ([1], True), ([3, 2], True)])
+@pytest.mark.parametrize(
+    "bets, fold", [([1, 2, 3], False), ([3, 3, 3], False), ([], True), ([1], True), ([3, 2], True)]
+)
 def test_legal_decisions_are_accepted(bets, fold):
     r = _with_seat(bets=bets)
     if fold:

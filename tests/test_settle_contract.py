@@ -165,11 +165,15 @@ def test_progressive_block_refusals():
 def test_amounts_exact_never_float():
     """0.10 + 0.20 style sums stay exact, and 3 to 2 on an odd amount rounds half up to the cent."""
     r = example()
-    r["seats"] = [{"seat": 2, "cards": ["Ah", "Kh"], "wagers": {"ante": Decimal("0.05"), "blind": Decimal("0.05")}, "play": 1}]
+    r["seats"] = [
+        {"seat": 2, "cards": ["Ah", "Kh"], "wagers": {"ante": Decimal("0.05"), "blind": Decimal("0.05")}, "play": 1}
+    ]
     r["community"] = ["2h", "7h", "9h", "3c", "4d"]  # the player's ace-high heart flush beats the dealer's queens
     code, out, err = run(json.dumps(r, default=str).replace('"0.05"', "0.05"))
     assert code == 0, err
     seat = json.loads(out, parse_float=Decimal)["seats"][0]
     # UTH ch.12 §B(1)(e): flush 3 to 2 on $0.05 = 0.075 -> 0.08 (half up)
-    assert seat["wagers"]["blind"] == {"amount": Decimal("0.05"), "result": "win", "net": Decimal("0.08"), "line": "flush"}
+    assert seat["wagers"]["blind"] == {
+        "amount": Decimal("0.05"), "result": "win", "net": Decimal("0.08"), "line": "flush"
+    }
     assert seat["net"] == Decimal("0.05") + Decimal("0.08") + Decimal("0.05")

@@ -25,7 +25,7 @@ from drivers.serial_link import (
     UnreadableCardError,
 )
 from drivers.shoe import Shoe
-from drivers.shuffler import Shuffler, ShufflerState, ShuffleResult
+from drivers.shuffler import Shuffler, ShuffleResult, ShufflerState
 
 FULL_DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 ORDER = FULL_DECK[::-1]  # As Ah Ad Ac Ks ... : the order a test scripts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -70,7 +71,7 @@ def test_preinspected_decks_skip_the_opening_procedure(game, monkeypatch):
 
 def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, monkeypatch):
     """ch.3 §C: the deck's age counts from the inspection of the decks received (the first of two)."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from controller.daemon import TableDaemon
     from controller.round import RoundRefused
@@ -86,7 +87,7 @@ def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, mon
     assert received is not None
     assert life.deck_age_hours(received + timedelta(hours=7.9)) < 8
     daemon._check_deck_age()  # fresh decks: nothing happens
-    life.decks_since = datetime.now(timezone.utc) - timedelta(hours=8, minutes=1)
+    life.decks_since = datetime.now(UTC) - timedelta(hours=8, minutes=1)
     with pytest.raises(RoundRefused, match="ch.3 §C"):
         daemon._check_deck_age()
     assert life.next_step()[0] == "decks_inspected"  # the new decks go through the opening steps

@@ -37,7 +37,8 @@ def test_the_real_device_examples_name_real_ports():
     """shoe and shuffler by their udev names; panel and progressive over Modbus RTU (RS-485) and TCP."""
     text = {p.name: p.read_text() for p in EXAMPLES}
     rs485, tcp = text["hcf-03-rs485.toml"], text["uth-07-tcp.toml"]
-    assert re.search(r'(?m)^shoe = "/dev/serial/by-id/', rs485) and re.search(r'(?m)^shuffler = "/dev/serial/by-id/', rs485)
+    assert re.search(r'(?m)^shoe = "/dev/serial/by-id/', rs485)
+    assert re.search(r'(?m)^shuffler = "/dev/serial/by-id/', rs485)
     assert re.search(r'(?m)^panel = "rtu:///dev/serial/by-id/', rs485)
     assert re.search(r'(?m)^progressive = "rtu:///dev/serial/by-id/', rs485)
     assert re.search(r'(?m)^panel = "tcp://', tcp) and re.search(r'(?m)^progressive = "tcp://', tcp)

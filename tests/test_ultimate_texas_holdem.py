@@ -17,8 +17,9 @@ import io
 import itertools
 import json
 import re
+from decimal import ROUND_HALF_UP
+from decimal import Decimal as D
 from pathlib import Path
-from decimal import ROUND_HALF_UP, Decimal as D
 
 import pytest
 
@@ -241,9 +242,12 @@ def test_trips_paid_when_the_player_loses_to_the_dealer():
 PROG_PAYS = {
     # ch.12 §D(1)(a): "X to 1"; (b)-(d): "X for 1"; percentages of the named meter
     "A": [("pct", "meter", 100), ("pct", "meter", 10), ("to", 300), ("to", 50), ("to", 40), ("to", 30), ("to", 9)],
-    "B": [("pct", "major", 100), ("pct", "minor", 100), ("for", 300), ("for", 50), ("for", 40), ("for", 30), ("for", 9)],
-    "C": [("pct", "mega", 100), ("pct", "major", 100), ("pct", "minor", 100), ("for", 50), ("for", 40), ("for", 30), ("for", 10)],
-    "D": [("pct", "mega", 100), ("pct", "major", 100), ("pct", "minor", 100), ("for", 50), ("for", 40), ("for", 30), ("for", 9)],
+    "B": [("pct", "major", 100), ("pct", "minor", 100),
+          ("for", 300), ("for", 50), ("for", 40), ("for", 30), ("for", 9)],
+    "C": [("pct", "mega", 100), ("pct", "major", 100), ("pct", "minor", 100),
+          ("for", 50), ("for", 40), ("for", 30), ("for", 10)],
+    "D": [("pct", "mega", 100), ("pct", "major", 100), ("pct", "minor", 100),
+          ("for", 50), ("for", 40), ("for", 30), ("for", 9)],
 }
 PROG_METERS = {
     "A": {"meter": D("12345.65")},
@@ -260,7 +264,7 @@ PROG_RESET = {  # the minimum initial/reset amounts of ch.12 §D(3)(b)
 PROG_CASES = [
     (letter, line, pays, unit, f"UTH ch.12 §D(1)({letter.lower()})({['i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii'][i]})")
     for letter, lines in PROG_PAYS.items()
-    for i, (line, pays) in enumerate(zip(POKER_LINES, lines))
+    for i, (line, pays) in enumerate(zip(POKER_LINES, lines, strict=True))
     for unit in (1, 5)
 ]
 
@@ -373,8 +377,12 @@ def test_two_winners_of_one_meter_hundred_percent_second_gets_the_reset():
     r = table(seats, TWO_SF_COMMUNITY, TWO_SF_DEALER, paytables={"progressive": "B"},
               progressive=progressive_block("B", meters={"major": D(12000), "minor": D(1400)}))
     out = settled(r)
-    assert seat_out(out, 5)["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": 1399, "line": "straight_flush"}
-    assert seat_out(out, 2)["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": 249, "line": "straight_flush"}
+    assert seat_out(out, 5)["wagers"]["progressive"] == {
+        "amount": 1, "result": "win", "net": 1399, "line": "straight_flush"
+    }
+    assert seat_out(out, 2)["wagers"]["progressive"] == {
+        "amount": 1, "result": "win", "net": 249, "line": "straight_flush"
+    }
     assert out["meters"] == {"major": D(12000), "minor": D(250)}
 
 
@@ -393,7 +401,9 @@ def test_progressive_pays_only_the_highest_line():
     r = table([seat(1, cards, progressive=1)], community, dealer, paytables={"progressive": "B"},
               progressive=progressive_block("B", meters={"major": D(12000), "minor": D(1400)}))
     out = settled(r)
-    assert seat_out(out, 1)["wagers"]["progressive"] == {"amount": 1, "result": "win", "net": 11999, "line": "royal_flush"}
+    assert seat_out(out, 1)["wagers"]["progressive"] == {
+        "amount": 1, "result": "win", "net": 11999, "line": "royal_flush"
+    }
     assert out["meters"] == {"major": D(1000), "minor": D(1400)}
 
 
@@ -404,7 +414,8 @@ def test_progressive_pays_only_the_highest_line():
 ENVY_PER_1 = {"royal_flush": 1000, "straight_flush": 300}  # ch.12 §D(6)(a)-(d), identical in A-D
 ENVY_PER_5 = {"royal_flush": 5000, "straight_flush": 1500}  # ch.12 §D(7)(a)-(d), the $5 tables
 ENVY_CASES = [
-    (letter, line, unit, f"UTH ch.12 §D({6 if unit == 1 else 7})({letter.lower()})({'i' if line == 'royal_flush' else 'ii'})")
+    (letter, line, unit,
+     f"UTH ch.12 §D({6 if unit == 1 else 7})({letter.lower()})({'i' if line == 'royal_flush' else 'ii'})")
     for letter in "ABCD"
     for line in ENVY_PER_1
     for unit in (1, 5)
@@ -850,7 +861,9 @@ def play_the_board_round(letter, board, cards=None):
     return table([seat(1, cards, play=1, play_the_board=5)], board, rest[2:4], paytables={"play_the_board": letter})
 
 
-@pytest.mark.parametrize("letter, line, x, board, clause", PTB_CASES, ids=[f"{c[4]} {''.join(c[3])}" for c in PTB_CASES])
+@pytest.mark.parametrize(
+    "letter, line, x, board, clause", PTB_CASES, ids=[f"{c[4]} {''.join(c[3])}" for c in PTB_CASES]
+)
 def test_play_the_board_every_line(letter, line, x, board, clause):
     out = settled(play_the_board_round(letter, board))
     assert seat_out(out, 1)["wagers"]["play_the_board"] == {"amount": 5, "result": "win", "net": 5 * x, "line": line}
@@ -877,7 +890,9 @@ def test_play_the_board_loses(letter, board, cards):
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("multiple", [4, 3, 2, 1], ids=["4x ch.11 §B(1)", "3x ch.11 §B(1)", "2x ch.11 §D(1)", "1x ch.11 §F"])
+@pytest.mark.parametrize(
+    "multiple", [4, 3, 2, 1], ids=["4x ch.11 §B(1)", "3x ch.11 §B(1)", "2x ch.11 §D(1)", "1x ch.11 §F"]
+)
 def test_play_multiples_legal_and_paid_one_to_one(multiple):
     cards, community, dealer = WINS["straight"]
     out = settled(table([seat(1, cards, play=multiple)], community, dealer, paytables={"blind": "A"}))

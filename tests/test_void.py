@@ -35,7 +35,8 @@ def test_full_void_returns_every_wager_and_leaves_the_meters(game):
 def test_void_before_any_decision():
     """A round voided during the deal: no decisions yet, only the wagers placed come back."""
     r = parse_round(random_round(random.Random(3), "run_em_twice", seats=3))
-    undecided = r.__class__(**{**r.__dict__, "seats": tuple(s.__class__(**{**s.__dict__, "decision": Decision()}) for s in r.seats)})
+    seats = tuple(s.__class__(**{**s.__dict__, "decision": Decision()}) for s in r.seats)
+    undecided = r.__class__(**{**r.__dict__, "seats": seats})
     s = void_round(undecided)
     for seat in s.seats:
         assert set(seat.wagers) == set(next(x for x in r.seats if x.seat == seat.seat).wagers)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+
 from daemon_harness import phase, simulated_table
 from web_harness import screenshot, shown, web_service
 

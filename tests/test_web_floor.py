@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.journal import Journal
 from daemon_harness import phase, simulated_table
 from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
-from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
-
-from controller.journal import Journal
 from web import audit
 from web.auth import Account, Sessions, check_password, hash_password
+from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
 
 GAME = "high_card_flush"
 
@@ -111,9 +110,8 @@ def test_passwords_are_scrypt_hashed_and_logins_expire():
 
 
 def test_web_settings_out_of_range_or_unknown_stop_start_up(monkeypatch):
-    from daemon_harness import ROOT
-
     from controller.config import ConfigError, load_config
+    from daemon_harness import ROOT
 
     for name in ("PANEL", "SHUFFLER", "SHOE", "PROGRESSIVE"):  # the example table's devices, wherever
         monkeypatch.setenv(

@@ -21,9 +21,8 @@ import urllib.parse
 import urllib.request
 
 from daemon_harness import journal, phase, round_id, simulated_table
-from web_harness import AUDITOR, PASSWORD, SUPERVISOR, web_service
-
 from games.cards import DECK
+from web_harness import AUDITOR, PASSWORD, SUPERVISOR, web_service
 
 BEFORE_CARDS = {"wagers", "no_more_bets", "dealing"}
 

@@ -21,10 +21,11 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
-from daemon_harness import ROOT, SimulatedTable
 
+from daemon_harness import ROOT, SimulatedTable
 from web.auth import add_user
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")

@@ -82,8 +82,8 @@ def main() -> int:
 
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
-    import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
     import screen  # tests/bench/screen.py: the dealer's screen in Chromium, daemon status to frame
+    import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
                + signs.run() + screen.run())

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
 from daemon_harness import simulated_table
 from web_harness import CHROMIUM, launch, web_service
 

@@ -38,12 +38,12 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from modbus_helpers import start_sim  # noqa: E402
 from pymodbus.client import AsyncModbusTcpClient  # noqa: E402
 
 from drivers.modbus import Health, parse_url  # noqa: E402
 from drivers.progressive import ProgressiveDriver  # noqa: E402
 from drivers.registers import PROG_METER_BASE, u32_to_regs  # noqa: E402
+from modbus_helpers import start_sim  # noqa: E402
 
 METERS_CHANGED = 5
 
@@ -78,7 +78,7 @@ async def _measure(samples: int) -> tuple[list[float], list[float], list[float],
                 await asyncio.sleep(rng.uniform(0, prog.poll_interval))  # a random phase of the driver's poll
                 reading = asyncio.Event()
 
-                async def watch() -> float:  # the second client reads the signs back to back
+                async def watch(reading: asyncio.Event, target: list[int]) -> float:  # reads the signs back to back
                     while True:
                         regs = await read_signs()
                         seen = time.perf_counter()
@@ -86,7 +86,7 @@ async def _measure(samples: int) -> tuple[list[float], list[float], list[float],
                         if regs == target:
                             return seen
 
-                watcher = asyncio.get_running_loop().create_task(watch())
+                watcher = asyncio.get_running_loop().create_task(watch(reading, target))
                 await reading.wait()  # the watcher is reading before the change
                 t0 = time.perf_counter()
                 await prog.set_meters(amounts)
