@@ -36,7 +36,8 @@ chromium:
 
 setup: $(STAMP) chromium
 
-test: $(STAMP) chromium
+# lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
+test: $(STAMP) chromium lint
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)

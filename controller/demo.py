@@ -27,9 +27,12 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
-from controller.config import load_config
+from controller.config import TableConfig, load_config
+
+Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator's reply
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM_MODULES = {
@@ -48,34 +51,39 @@ class Control:
         self.file = self.sock.makefile("rwb")
         self.url = url  # where the simulated device itself listens
 
-    def __call__(self, cmd: str, **kw) -> dict:
+    def __call__(self, cmd: str, **kw: Any) -> Status:
         self.file.write(json.dumps({"cmd": cmd, **kw}).encode() + b"\n")
         self.file.flush()
-        reply = json.loads(self.file.readline())
+        reply: Status = json.loads(self.file.readline())
         if not reply.get("ok", True):
             raise RuntimeError(f"{cmd}: {reply}")
         return reply
 
 
-def simulator_options(name: str, cfg) -> list[str]:
+def simulator_options(name: str, cfg: TableConfig) -> list[str]:
     """What the simulated device is, as the table is configured: the shuffler holds the configured
     number of decks (a one-deck table's shuffler has no second deck to bring into play, ch.3 §A(1))."""
     return ["--decks", str(cfg.dealing.decks)] if name == "shuffler" else []
 
 
-def start_simulator(name: str, port: int, procs: list[subprocess.Popen], options: list[str] = ()) -> Control:
+def start_simulator(name: str, port: int, procs: list[subprocess.Popen[str]],
+                    options: tuple[str, ...] | list[str] = ()) -> Control:
     """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
     args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0", *options]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
+    assert p.stdout is not None
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
     if not line.startswith("listening") or "control" not in line:
         raise SystemExit(f"the {name} simulator did not start on port {port}: {line!r}")
     url, control = line.removeprefix("listening").split("control", 1)
-    return Control(urlsplit(control.strip()).port, url.strip())
+    port_of_control = urlsplit(control.strip()).port
+    if port_of_control is None:
+        raise SystemExit(f"the {name} simulator gave no control port: {line!r}")
+    return Control(port_of_control, url.strip())
 
 
-def stop_processes(procs: list[subprocess.Popen], timeout: float = 10.0) -> None:
+def stop_processes(procs: list[subprocess.Popen[str]], timeout: float = 10.0) -> None:
     """SIGTERM in reverse order of start (the daemon before its devices), then SIGKILL what lingers."""
     for p in reversed(procs):
         if p.poll() is None:
@@ -107,6 +115,13 @@ def show(line: str) -> None:
               flush=True)
 
 
+def show_lines(daemon: subprocess.Popen[str]) -> None:
+    """Every log line of the daemon, readable, until it exits."""
+    assert daemon.stderr is not None
+    for line in daemon.stderr:
+        show(line)
+
+
 class Dealer:
     """A dealer who looks at the table (the daemon's public status) and does the next thing.
 
@@ -116,7 +131,8 @@ class Dealer:
     daemon restarts in the middle of a round.
     """
 
-    def __init__(self, cfg, status_path: Path, controls: dict[str, Control], rng: random.Random) -> None:
+    def __init__(self, cfg: TableConfig, status_path: Path, controls: dict[str, Control],
+                 rng: random.Random) -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
         self.game = cfg.game_rules
@@ -125,13 +141,14 @@ class Dealer:
         self.closed: list[str] = []  # rounds the dealer confirmed
         self._drawn_for: float | None = None  # the status whose card request was drawn
 
-    def status(self) -> dict:
+    def status(self) -> Status:
         try:
-            return json.loads(self.status_path.read_text())
+            status: Status = json.loads(self.status_path.read_text())
+            return status
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
 
-    def wait_change(self, before: dict, what: str, timeout: float = 30.0) -> dict:
+    def wait_change(self, before: Status, what: str, timeout: float = 30.0) -> Status:
         """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -142,13 +159,13 @@ class Dealer:
             time.sleep(0.02)  # a demo watching a file, not a test
         raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
 
-    def draw_requested(self, s: dict) -> None:
+    def draw_requested(self, s: Status) -> None:
         """Draw from the shoe exactly the cards the daemon asks for, once per request it publishes."""
         if s.get("expecting_cards") and self.shoe is not None and s.get("updated") != self._drawn_for:
             self._drawn_for = s.get("updated")
             self.shoe("draw", n=s["expecting_cards"])
 
-    def press(self, s: dict, button: str) -> dict:
+    def press(self, s: Status, button: str) -> Status:
         """Press ``button`` and return the status once the daemon has taken the press (not merely
         a status published meanwhile, e.g. for a device's health)."""
         before = self.status().get("presses_handled", 0) if "presses_handled" in s else None
@@ -164,7 +181,7 @@ class Dealer:
         return s
 
     @staticmethod
-    def phase(s: dict) -> str | None:
+    def phase(s: Status) -> str | None:
         return (s.get("round") or {}).get("phase")
 
     def step(self) -> None:
@@ -206,14 +223,14 @@ class Dealer:
         else:
             time.sleep(0.05)
 
-    def with_key(self, s: dict, button: str) -> dict:
+    def with_key(self, s: Status, button: str) -> Status:
         self.panel("key", on=True, supervisor=4711)
         try:
             return self.press(s, button)
         finally:
             self.panel("key", on=False)
 
-    def table_step(self, s: dict) -> None:
+    def table_step(self, s: Status) -> None:
         step = s["next_step"]
         print(f"opening: {step['step']} ({step['clause']})", flush=True)
         if step["key"]:
@@ -221,7 +238,7 @@ class Dealer:
         else:
             self.press(s, step["button"])
 
-    def place_bets(self, s: dict) -> None:
+    def place_bets(self, s: Status) -> None:
         round_id = s["round"]["round_id"]
         if self.shoe is not None:  # a freshly shuffled deck in the shoe for every round (ch.5 §A(2))
             self.shoe("load", seed=self.rng.randrange(2**31))
@@ -246,7 +263,7 @@ class Dealer:
         self.bets_for = round_id
         print(f"round {round_id}: players at seats {seats}", flush=True)
 
-    def play(self, rounds: int, daemon: subprocess.Popen | None = None) -> int:
+    def play(self, rounds: int, daemon: subprocess.Popen[str] | None = None) -> int:
         """Play until ``rounds`` rounds are closed (0: forever)."""
         while not rounds or len(self.closed) < rounds:
             if daemon is not None and daemon.poll() is not None:
@@ -296,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["TABLE_JOURNAL"] = str(journal)
     os.environ["TABLE_LOG_FORMAT"] = "json"
 
-    procs: list[subprocess.Popen] = []
+    procs: list[subprocess.Popen[str]] = []
     try:
         controls = {}
         for name in SIM_MODULES:
@@ -314,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         daemon = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", args.config],
                                   cwd=ROOT, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
         procs.append(daemon)
-        threading.Thread(target=lambda: [show(line) for line in daemon.stderr], daemon=True).start()
+        threading.Thread(target=show_lines, args=(daemon,), daemon=True).start()
         start_web(args, demo_dir / f"{cfg0.id}.users", procs)
         dealer = Dealer(cfg, journal.with_suffix(".status.json"), controls, random.Random(args.seed))
         try:

@@ -20,10 +20,11 @@ waiting: a restart finds the same waiting state (``pending()``), and a
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from controller.journal import METER_ADD, METER_PAID, Journal
 from games.game import Game
@@ -146,13 +147,13 @@ def parse_when(text: str, *, end: bool = False) -> datetime:
     try:
         if len(text) == 10 and "T" not in text:
             day = date.fromisoformat(text)
-            start = datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
+            start = datetime(day.year, day.month, day.day, tzinfo=UTC)
             return start + timedelta(days=1) if end else start
         when = datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO date (YYYY-MM-DD) or date-time (YYYY-MM-DDTHH:MM[:SS][+HH:MM])") \
             from None
-    return when.replace(tzinfo=timezone.utc) if when.tzinfo is None else when.astimezone(timezone.utc)
+    return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
 
 
 def _new_row() -> dict[str, Any]:
@@ -174,7 +175,7 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
     accepted: dict[str, int] = {}  # round -> progressive wagers accepted at no more bets
     wagers = 0  # progressive wagers counted in the period
     coin_in = Decimal(0)
-    fixed = {"hits": 0, "paid": Decimal(0)}
+    fixed_hits, fixed_paid = 0, Decimal(0)
 
     def in_period(at: str) -> bool:
         if since is None and until is None:
@@ -183,18 +184,19 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
         return (since is None or when >= since) and (until is None or when < until)
 
     for e in journal.iter_events():
+        rid = e.round_id or ""  # the round events below always belong to a round
         if e.kind == "round_opened" and e.data.get("progressive"):
-            units[e.round_id] = Decimal(str(e.data["progressive"]["unit"]))
+            units[rid] = Decimal(str(e.data["progressive"]["unit"]))
         elif e.kind == "no_more_bets":
-            n = accepted[e.round_id] = len(e.data.get("progressive_seats", ()))
+            n = accepted[rid] = len(e.data.get("progressive_seats", ()))
             if n and in_period(e.at):
                 wagers += n
-                coin_in += units.get(e.round_id, Decimal(0)) * n
+                coin_in += units.get(rid, Decimal(0)) * n
         elif e.kind == "voided" and "progressive" not in (e.data.get("keep") or ()):
-            n = accepted.pop(e.round_id, 0)  # the progressive wagers returned (R7a)
+            n = accepted.pop(rid, 0)  # the progressive wagers returned (R7a)
             if n and in_period(e.at):
                 wagers -= n
-                coin_in -= units.get(e.round_id, Decimal(0)) * n
+                coin_in -= units.get(rid, Decimal(0)) * n
         elif e.kind == METER_ADD and e.round_id is not None:
             if in_period(e.at):
                 for m, v in e.data["meters"].items():
@@ -206,13 +208,14 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
                 row["paid"] += Decimal(e.data["paid"])
         elif e.kind == PROGRESSIVE_HIT and e.data.get("meter") is None:
             if in_period(e.at):
-                fixed["hits"] += 1
-                fixed["paid"] += Decimal(e.data["amount"])
+                fixed_hits += 1
+                fixed_paid += Decimal(e.data["amount"])
     current = journal.meter_values()
     for m, row in meters.items():
         row["coin_in"] = coin_in  # every progressive wager feeds every meter (its rate of progression)
         row["current"] = current.get(m, Decimal(0))
     period = {"since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
+    fixed = {"hits": fixed_hits, "paid": fixed_paid}
     return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period}
 
 

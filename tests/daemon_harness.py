@@ -16,10 +16,10 @@ import socket
 import subprocess
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Iterator
 
 from controller.config import TableConfig, load_config
 from controller.demo import Control, Dealer, simulator_options, start_simulator, stop_processes
@@ -43,7 +43,7 @@ def round_id(s: dict) -> str | None:
     return (s.get("round") or {}).get("round_id")
 
 
-def journal(t: "SimulatedTable", round_id: str | None):
+def journal(t: SimulatedTable, round_id: str | None):
     """The round's journal events and the table's."""
     with Journal(t.journal_path) as j:
         return j.events(round_id), j.events(None)
@@ -82,8 +82,8 @@ class SimulatedTable:
         return self.dealer.status()
 
     def start_daemon(self) -> None:
-        self.daemon = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path)],
-                                       cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        command = [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path)]
+        self.daemon = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                        env=os.environ.copy())
         self.procs.append(self.daemon)
 

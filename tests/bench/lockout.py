@@ -39,9 +39,9 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from daemon_harness import phase, simulated_table  # noqa: E402
 from pymodbus.client import AsyncModbusTcpClient  # noqa: E402
 
+from daemon_harness import phase, simulated_table  # noqa: E402
 from drivers.modbus import parse_url  # noqa: E402
 from drivers.panel import PanelDriver  # noqa: E402
 
