@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import datetime as dt
+import json
 import signal
 import sys
 import time
