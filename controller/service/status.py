@@ -29,7 +29,6 @@ from controller.irregularities import clause
 from controller.round import Phase
 from controller.service.session import Session
 
-
 HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)
 
 
