@@ -46,7 +46,7 @@ from controller.service.progressive import ProgressiveSystem
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
-from controller.service.status import Status
+from controller.service.status import HEARTBEAT_S, Status
 from controller.service.wagers import Wagers
 from controller.table import TableLife, TableState, setup_from_journal
 from drivers.panel import ButtonPress
@@ -75,6 +75,8 @@ class TableDaemon:
     def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
+        with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
+            journal.check_at_start(cfg.id, cfg.game)
         self.session = s = Session(cfg)
         parts = s.parts
         parts.devices = Devices(s)
@@ -119,6 +121,7 @@ class TableDaemon:
         await parts.devices.start()
         sd_notify("READY=1")
         watchdog = asyncio.create_task(self._watchdog())
+        heartbeat = asyncio.create_task(self._heartbeat())
         try:
             await self._recover()
             s.publish()
@@ -141,6 +144,7 @@ class TableDaemon:
                 s.publish()
         finally:
             watchdog.cancel()
+            heartbeat.cancel()
             self._stop.set()
             await parts.devices.close()
             s.journal.close()
@@ -158,6 +162,12 @@ class TableDaemon:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _heartbeat(self) -> None:
+        """The status is written at least every HEARTBEAT_S: its age tells `tablectl status` the daemon is alive."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            self.session.publish()
 
     async def _watchdog(self) -> None:
         """WATCHDOG=1 only while the devices are healthy: a stuck or blind daemon gets restarted."""

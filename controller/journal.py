@@ -32,6 +32,22 @@ outside the table PC as well.  The chain is unkeyed: someone with write
 access who rewrites every later row and the head is detected only by such an
 outside record.
 
+**Verification at every start (P90).**  Recomputing every hash grows with the journal, so
+``verify(full=False)`` checks what is cheap over every row and what is costly only from the last
+verified point: every row's link to the row before it, the seq numbers and the head are checked
+in one SQL pass over the whole journal (catches a deleted, inserted or reordered row anywhere);
+the contents are rehashed only after the point the last check recorded (``meta.verified``, kept
+by ``verify(remember=True)``, which the daemon does at start).  An edit of a row's contents before
+that point is found by the full check (``verify()``, ``tablectl journal verify --full``).  The
+first bad row is named with what is wrong (``JournalIntegrityError.what``): ``edited``,
+``deleted``, ``reordered`` or ``unreadable``.
+
+**Whose journal (P90).**  ``meta`` records the table id and game the journal was begun for
+(``claim``, by the daemon at start on a journal with no event yet); ``owner()`` reads them back and
+``check_owner`` refuses a journal of another table or game.  A journal begun before the labels
+existed has events and no label: it stays *unlabelled* (accepted, and reported so), since
+labelling it afterwards would take any table's word for it.
+
 **Secrecy.**  The journal holds every card dealt (it must: hands and
 settlements are reconstructed from it), so it is readable by the service user
 only: the file is created with mode 0600 (SQLite gives its ``-wal`` and
@@ -99,6 +115,7 @@ METER_KINDS = frozenset(e.kind for e in events.METERS)
 FILE_MODE = 0o600
 
 _ROWS = "SELECT seq, at, round_id, kind, who, data FROM events"
+_CHAINED_ROWS = "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -132,11 +149,20 @@ class JournalError(Exception):
 class JournalIntegrityError(JournalError):
     """``verify()`` found the journal altered: ``seq`` is the first row that does not check."""
 
-    def __init__(self, seq: int | None, reason: str) -> None:
+    WHAT = ("edited", "deleted", "reordered", "unreadable")
+
+    def __init__(self, seq: int | None, reason: str, what: str = "edited") -> None:
+        if what not in self.WHAT:
+            raise ValueError(what)
         self.seq = seq
         self.reason = reason
-        super().__init__(f"journal fails verification at seq {seq}: {reason}" if seq is not None
-                         else f"journal fails verification: {reason}")
+        self.what = what  # one of WHAT: for machines; the reason says it for people
+        super().__init__(f"journal fails verification at seq {seq}: {what}: {reason}" if seq is not None
+                         else f"journal fails verification: {what}: {reason}")
+
+
+class JournalOwnerError(JournalError):
+    """The journal was begun for another table or game than the configuration's."""
 
 
 @dataclass(frozen=True)
@@ -462,32 +488,154 @@ class Journal:
                 meters[data["meter"]] = Decimal(data["after"])
         return meters
 
-    # -- integrity ---------------------------------------------------------------------------------
+    # -- whose journal -----------------------------------------------------------------------------
 
-    def verify(self) -> int:
-        """Recompute the hash chain; return the number of events, or raise ``JournalIntegrityError``."""
+    def owner(self) -> tuple[str, str] | None:
+        """(table id, game) the journal was begun for; None for an unlabelled one (P90)."""
+        rows = dict(self._query("SELECT key, value FROM meta WHERE key IN ('table', 'game')"))
+        return (rows["table"], rows["game"]) if "table" in rows and "game" in rows else None
+
+    def claim(self, table: str, game: str) -> None:
+        """Label a journal with no event yet as ``table``'s, playing ``game``; check any other (``check_owner``)."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events ORDER BY seq")
-            prev, expected, n = GENESIS, 1, 0
-            for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
-                if seq != expected:
-                    raise JournalIntegrityError(expected, f"missing (the next row is seq {seq})")
-                if prev_hash != prev:
-                    raise JournalIntegrityError(seq, "does not link to the row before it")
-                try:
-                    recomputed = _row_hash(prev, seq, at, round_id, kind, who, data)
-                except (ValueError, TypeError):
-                    raise JournalIntegrityError(seq, "data is not valid JSON") from None
-                if recomputed != digest:
-                    raise JournalIntegrityError(seq, "contents do not match its hash")
-                prev, expected, n = digest, expected + 1, n + 1
-            head = self._db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
-        head_seq, head_hash = head if head else (0, GENESIS)
-        if (head_seq, head_hash) != (n, prev):
-            raise JournalIntegrityError(n + 1 if head_seq > n else head_seq,
-                                        f"the journal head says seq {head_seq}, the rows end at seq {n}")
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                empty = db.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None
+                labelled = db.execute("SELECT 1 FROM meta WHERE key = 'table'").fetchone() is not None
+                if empty and not labelled:
+                    db.executemany("INSERT INTO meta VALUES (?, ?)", (("table", table), ("game", game)))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        self.check_owner(table, game)
+
+    def check_owner(self, table: str, game: str) -> tuple[str, str] | None:
+        """Raise ``JournalOwnerError`` when the journal is another table's or game's; return its labels."""
+        owner = self.owner()
+        if owner is not None and owner != (table, game):
+            raise JournalOwnerError(f"the journal {self.path} is table {owner[0]}'s ({owner[1]}), "
+                                    f"not table {table}'s ({game})")
+        return owner
+
+    # -- integrity ---------------------------------------------------------------------------------
+    def check_at_start(self, table: str, game: str) -> int:
+        """The daemon's start (P90): verify from the last verified point and remember the new one,
+        label a new journal, refuse a broken or foreign one (``JournalIntegrityError``, ``JournalOwnerError``)."""
+        n = self.verify(full=False, remember=True)
+        self.claim(table, game)
         return n
+
+
+    def verify(self, full: bool = True, *, remember: bool = False) -> int:
+        """Check the hash chain; return the number of events, or raise ``JournalIntegrityError``
+        naming the first bad seq and what is wrong (see the module docstring, P90).
+
+        ``full``: rehash every row; otherwise only the rows after the last verified point (every
+        row's link, seq and the head are checked either way).  ``remember``: record the journal's
+        end as the verified point once it checks (a writable journal: the daemon at start)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")  # one snapshot: the daemon may append while a tool checks
+            try:
+                n, last_hash = self._verify_snapshot(db, full)
+            finally:
+                db.execute("COMMIT")
+            if remember:
+                db.execute("INSERT INTO meta VALUES ('verified', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                           "excluded.value", (f"{n}:{last_hash}",))
+        return n
+
+    @staticmethod
+    def _verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
+        try:
+            head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
+            count, last = db.execute("SELECT COUNT(*), MAX(seq) FROM events").fetchone()
+            link = db.execute(_FIRST_BROKEN_LINK, (GENESIS,)).fetchone()
+            # unreadable data anywhere (cheap, in SQLite): every reader of the journal would stop on it
+            unreadable = db.execute("SELECT seq FROM events WHERE data IS NULL OR NOT json_valid(data) "
+                                    "ORDER BY seq LIMIT 1").fetchone()
+            mark = db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise JournalIntegrityError(None, f"the journal cannot be read: {exc}", "unreadable") from None
+        first_bad: JournalIntegrityError | None = None
+        if link is not None:
+            first_bad = Journal._broken_link(db, *link)
+        if unreadable is not None:
+            first_bad = _first(first_bad, JournalIntegrityError(unreadable[0], "its data is not readable JSON",
+                                                                "unreadable"))
+        # the rows to rehash: all, or those after the verified point (which must still be as recorded)
+        after = 0
+        mark_seq, _, mark_hash = str(mark[0]).partition(":") if mark else ("0", "", "")
+        if not full and mark_seq.isdigit() and int(mark_seq) > 0:
+            row = db.execute("SELECT hash FROM events WHERE seq = ?", (int(mark_seq),)).fetchone()
+            if row is None or row[0] != mark_hash:
+                bad = JournalIntegrityError(int(mark_seq), "the row the last check verified has changed",
+                                            "deleted" if row is None else "edited")
+                first_bad = _first(first_bad, bad)
+            else:
+                after = int(mark_seq)
+        stop = first_bad.seq if first_bad is not None and first_bad.seq is not None else None
+        rows = db.execute(f"{_CHAINED_ROWS} WHERE seq > ? AND seq < ? ORDER BY seq",
+                          (after, stop if stop is not None else (last or 0) + 1))
+        for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
+            fault = _content_fault(seq, at, round_id, kind, who, data, prev_hash, digest)
+            if fault is not None:
+                first_bad = fault  # rows come in order, below any link fault
+                break
+        if first_bad is not None:
+            raise first_bad
+        n = int(count)
+        last_hash = db.execute("SELECT hash FROM events WHERE seq = ?", (last,)).fetchone()[0] if n else GENESIS
+        head_seq, head_hash = head if head else (0, GENESIS)
+        if head_seq > n:
+            raise JournalIntegrityError(n + 1, f"the journal head says seq {head_seq}, the rows end at seq {n}",
+                                        "deleted")
+        if (head_seq, head_hash) != (n, last_hash):
+            raise JournalIntegrityError(min(head_seq + 1, n), f"the journal head says seq {head_seq}, the rows end "
+                                        f"at seq {n} with another hash", "edited")
+        return n, last_hash
+
+    @staticmethod
+    def _broken_link(db: sqlite3.Connection, seq: int, prev_hash: str, before: int) -> JournalIntegrityError:
+        """What is wrong at the first row that does not follow the row before it."""
+        if seq != before + 1:
+            return JournalIntegrityError(before + 1, f"missing (the row after seq {before} is seq {seq})", "deleted")
+        elsewhere = db.execute("SELECT seq FROM events WHERE hash = ? AND seq != ?", (prev_hash, seq - 1)).fetchone()
+        if elsewhere is not None:
+            return JournalIntegrityError(seq, f"out of order: it follows seq {elsewhere[0]} in the chain", "reordered")
+        row = db.execute(f"{_CHAINED_ROWS} WHERE seq = ?", (seq,)).fetchone()
+        fault = _content_fault(*row)
+        if fault is not None:
+            return fault
+        # the row is whole and links to a row that is no longer there
+        return JournalIntegrityError(seq, "the row it follows in the chain is missing", "deleted")
+
+
+_FIRST_BROKEN_LINK = """
+    SELECT seq, prev_hash, before FROM (
+        SELECT seq, prev_hash, LAG(seq, 1, 0) OVER w AS before, LAG(hash, 1, ?) OVER w AS before_hash
+        FROM events WINDOW w AS (ORDER BY seq))
+    WHERE seq != before + 1 OR prev_hash IS NOT before_hash ORDER BY seq LIMIT 1
+"""
+
+
+def _content_fault(seq: int, at: Any, round_id: Any, kind: Any, who: Any, data: Any, prev_hash: Any,
+                   digest: Any) -> JournalIntegrityError | None:
+    """None when the row's contents match its hash; else what is wrong with it."""
+    try:
+        recomputed = _row_hash(prev_hash, seq, at, round_id, kind, who, data)
+    except (ValueError, TypeError, AttributeError):
+        return JournalIntegrityError(seq, "its data is not readable JSON", "unreadable")
+    if recomputed != digest:
+        return JournalIntegrityError(seq, "its contents do not match its hash", "edited")
+    return None
+
+
+def _first(a: JournalIntegrityError | None, b: JournalIntegrityError) -> JournalIntegrityError:
+    return b if a is None or (b.seq or 0) < (a.seq or 0) else a
 
 
 __all__ = [
@@ -496,6 +644,7 @@ __all__ = [
     "Journal",
     "JournalError",
     "JournalIntegrityError",
+    "JournalOwnerError",
     "METER_ADD",
     "METER_PAID",
     "METER_SET",

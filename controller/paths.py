@@ -48,6 +48,14 @@ def add_table_options(p: argparse.ArgumentParser, *, required: bool = True) -> N
 
 def load_table(args: argparse.Namespace) -> TableConfig:
     """The configuration named by ``--table`` or ``--config``; raises ConfigError."""
+    cfg = _load_table(args)
+    if cfg.journal.is_dir():  # e.g. TABLE_JOURNAL set empty: the path names the configuration's directory
+        raise ConfigError(str(args.config or config_file(args.table)),
+                          [f"journal: {cfg.journal} is a directory, not a journal file (is TABLE_JOURNAL empty?)"])
+    return cfg
+
+
+def _load_table(args: argparse.Namespace) -> TableConfig:
     if getattr(args, "table", None):
         cfg = load_config(config_file(args.table))
         if cfg.id != args.table:

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import json
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any, TextIO
 
 from controller.config import ConfigError, TableConfig
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
+STALE_BEATS = 3  # a status older than this many heartbeats: the daemon is not running
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,7 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="The table's state, its devices, meters and the open round's public view, "
                        "from the status file the daemon keeps beside its journal (no hole card is in it).")
     add_table_options(p)
-    p.add_argument("--json", action="store_true", help="the status file as it is, JSON")
+    p.add_argument("--json", action="store_true", help="the status file as it is, JSON, with `running` and "
+                   "`heartbeat_age` (seconds since the daemon last wrote it)")
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser("recall", help="the last rounds, card by card, from the journal",
@@ -55,13 +59,36 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--json", action="store_true", help="the history or report as JSON")
     p.set_defaults(handler=cmd_progressive)
 
+    p = sub.add_parser("journal", help="the journal itself: `journal verify` checks its hash chain",
+                       description="The table's journal as a file.")
+    jsub = p.add_subparsers(dest="journal_command", required=True, metavar="WHAT")
+    v = jsub.add_parser("verify", help="check the hash chain (exit 0; 2 names the first bad event)",
+                        description="Check the journal's hash chain read-only: exit 0, or 2 with the first bad "
+                        "sequence number and what is wrong (edited, deleted, reordered, unreadable), or when the "
+                        "journal is another table's or game's.  Without --full the contents are rehashed from "
+                        "the point the daemon last verified at its start (every row's place in the chain is "
+                        "checked either way); --full rehashes every row (P90).")
+    add_table_options(v)
+    v.add_argument("--full", action="store_true", help="rehash every row, not only those after the last "
+                   "verified point")
+    v.set_defaults(handler=cmd_journal_verify)
+
 
 def _config(args: argparse.Namespace, stderr: TextIO) -> TableConfig | None:
     try:
         return load_table(args)
     except ConfigError as e:
-        print(f"tablectl {args.command}: {e}", file=stderr)
+        one = f"{e.source}: {e.problems[0]}" if len(e.problems) == 1 else str(e)  # one problem: one line
+        print(f"tablectl {args.command}: {one}", file=stderr)
         return None
+
+
+def _refuse(args: argparse.Namespace, error: Exception | str, stderr: TextIO) -> int:
+    from controller.cli import one_line
+
+    text = one_line(error) if isinstance(error, Exception) else error
+    print(f"tablectl {args.command}: {text}", file=stderr)
+    return EXIT_REFUSED
 
 
 def _config_with_journal(args: argparse.Namespace, stderr: TextIO) -> TableConfig | None:
@@ -69,10 +96,28 @@ def _config_with_journal(args: argparse.Namespace, stderr: TextIO) -> TableConfi
     cfg = _config(args, stderr)
     if cfg is None:
         return None
-    if not Path(cfg.journal).exists():
-        print(f"tablectl {args.command}: no journal at {cfg.journal}", file=stderr)
+    if not Path(cfg.journal).is_file():
+        _refuse(args, f"no journal at {cfg.journal}", stderr)
         return None
     return cfg
+
+
+def _open_journal(args: argparse.Namespace, cfg: Any, stderr: TextIO, *, full: bool) -> Journal | None:
+    """The table's journal, read-only (nothing is written into it, not even a schema), once its chain
+    verifies and it is this table's and game's (P90); None after one line on stderr."""
+    try:
+        journal = Journal.read_only(cfg.journal)
+    except JournalError as e:
+        _refuse(args, e, stderr)
+        return None
+    try:
+        journal.verify(full=full)
+        journal.check_owner(cfg.id, cfg.game)
+    except JournalError as e:
+        journal.close()
+        _refuse(args, f"{cfg.journal}: {e}", stderr)
+        return None
+    return journal
 
 
 def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -83,7 +128,6 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if cfg is None:
         return EXIT_REFUSED
     logs.configure(cfg.log_format)
-    Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
 
     async def main() -> None:
         daemon = TableDaemon(cfg)
@@ -92,7 +136,27 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
             loop.add_signal_handler(sig, daemon.stop)
         await daemon.run()
 
-    asyncio.run(main())
+    try:
+        Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
+        asyncio.run(main())
+    except (JournalError, OSError) as e:
+        # a broken, foreign or unusable journal, an unwritable path: one line naming it, not a traceback
+        return _refuse(args, e, stderr)
+    return EXIT_OK
+
+
+def cmd_journal_verify(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    cfg = _config_with_journal(args, stderr)
+    if cfg is None:
+        return EXIT_REFUSED
+    journal = _open_journal(args, cfg, stderr, full=args.full)
+    if journal is None:
+        return EXIT_REFUSED
+    with journal:
+        n, owner = journal.last_seq(), journal.owner()
+    label = f"table {owner[0]} ({owner[1]})" if owner else "unlabelled (begun before journals named their table)"
+    stdout.write(f"{cfg.journal}: {n} events verified ({'every row' if args.full else 'from the last verified point'})"
+                 f"; {label}\n")
     return EXIT_OK
 
 
@@ -104,12 +168,34 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     if not path.exists():
         print(f"tablectl status: {cfg.id}: no status at {path} (is the daemon running?)", file=stderr)
         return EXIT_REFUSED
-    status = json.loads(path.read_text())
+    try:
+        status = json.loads(path.read_text())
+        if not isinstance(status, dict) or not isinstance(status.get("updated"), (int, float)):
+            raise ValueError("no heartbeat in it")
+    except (OSError, ValueError) as e:  # truncated, unreadable: the daemon's file is not what it should be
+        return _refuse(args, f"{cfg.id}: the status file {path} is not readable: {e}", stderr)
+    if (status.get("table"), status.get("game")) != (cfg.id, cfg.game):
+        return _refuse(args, f"{cfg.id}: the status file {path} is table {status.get('table')}'s "
+                       f"({status.get('game')}), not table {cfg.id}'s ({cfg.game})", stderr)
+    if Path(cfg.journal).exists():  # what the status shows came from the journal: it must verify (P90)
+        journal = _open_journal(args, cfg, stderr, full=False)
+        if journal is None:
+            return EXIT_REFUSED
+        journal.close()
+    age = max(0.0, time.time() - status["updated"])
+    every = status.get("heartbeat_every")
+    running = age <= STALE_BEATS * (every if isinstance(every, (int, float)) and every > 0 else 5.0)
     if args.json:
-        stdout.write(json.dumps(status, indent=2) + "\n")
+        stdout.write(json.dumps({**status, "running": running, "heartbeat_age": round(age, 1)}, indent=2) + "\n")
+        return EXIT_OK
+    seen = dt.datetime.fromtimestamp(status["updated"], dt.UTC).isoformat(timespec="seconds")
+    if not running:
+        # a stopped daemon's last words are not the table now: no devices, no watchdog, no round shown as live
+        stdout.write(f"table {status['table']} ({status['game']}): not running (last seen {seen}, {age:.0f} s ago; "
+                     f"it last said {status.get('state')})\n")
         return EXIT_OK
     r = status.get("round") or {}
-    stdout.write(f"table {status['table']} ({status['game']}): {status['state']}\n")
+    stdout.write(f"table {status['table']} ({status['game']}): {status['state']} (heartbeat {age:.0f} s ago)\n")
     stdout.write(f"devices: {', '.join(f'{k} {v}' for k, v in status['devices'].items())}\n")
     if status["meters"]:
         stdout.write(f"meters: {', '.join(f'{k} {v}' for k, v in status['meters'].items())}\n")
@@ -146,7 +232,10 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    with Journal(cfg.journal) as journal:
+    journal = _open_journal(args, cfg, stderr, full=True)  # an audit: every row rehashed
+    if journal is None:
+        return EXIT_REFUSED
+    with journal:
         if args.what == "history":
             rows = prog.history(journal, args.last)
             if args.json:
@@ -187,7 +276,10 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    with Journal(cfg.journal) as journal:
+    journal = _open_journal(args, cfg, stderr, full=True)  # the record of a dispute: every row rehashed
+    if journal is None:
+        return EXIT_REFUSED
+    with journal:
         if args.round:
             events = journal.events(args.round)
             if not events:

@@ -29,6 +29,8 @@ from controller.irregularities import clause
 from controller.round import Phase
 from controller.service.session import Session
 
+HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)
+
 
 def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -> dict[str, Any]:
     return {"action": action, "button": button, "key": key, "why": why, **more}
@@ -121,6 +123,7 @@ class Status:
             "validation": [h.public() for h in p.progressive.validation],
             "progressive_wagers": ("disabled: " + p.progressive.off) if p.progressive.off else "enabled",
             "updated": time.time(),
+            "heartbeat_every": HEARTBEAT_S,
         }
 
     def publish(self) -> None:
