@@ -32,6 +32,8 @@ from urllib.parse import urlsplit
 from controller.config import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
+# the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
+SUPERVISOR_ID = 4711
 SIM_MODULES = {
     "shuffler": "simulators.shuffler",
     "shoe": "simulators.shoe",
@@ -207,7 +209,7 @@ class Dealer:
             time.sleep(0.05)
 
     def with_key(self, s: dict, button: str) -> dict:
-        self.panel("key", on=True, supervisor=4711)
+        self.panel("key", on=True, supervisor=SUPERVISOR_ID)
         try:
             return self.press(s, button)
         finally:

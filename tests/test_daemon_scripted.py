@@ -178,6 +178,47 @@ def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
         assert s["message"].startswith("refused") and s["next_step"] is None
 
 
+def _with_key_of(t, supervisor_id: int, s: dict, button: str) -> dict:
+    """``button`` pressed with the supervisor's key turned by ``supervisor_id`` (0: no ID on the panel)."""
+    t.controls["panel"]("key", on=True, supervisor=supervisor_id)
+    try:
+        return t.dealer.press(s, button)
+    finally:
+        t.controls["panel"]("key", on=False)
+
+
+def test_the_supervisor_key_of_an_unknown_or_zero_id_is_refused_and_journaled(tmp_path, monkeypatch):
+    """P93: only a supervisor on the configured allow-list: an unknown ID or 0 does nothing and is journaled
+    with what it tried; the known supervisor (4711, the example tables' list) is taken and named."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.until(lambda s: s.get("next_step"), "the daemon's first status")
+        while (t.status()["next_step"] or {}).get("step") != "inspection_verified:A":  # ch.4 §A: the supervisor's
+            t.dealer.step()
+        s = t.status()
+        button = s["next_step"]["button"]
+        for unknown in (812, 0):
+            s = _with_key_of(t, unknown, s, button)
+            assert s["message"].startswith("refused") and s["next_step"]["step"] == "inspection_verified:A"
+        s = _with_key_of(t, 4711, s, button)
+        assert s["next_step"]["step"] != "inspection_verified:A"
+        t.open_table()
+        s = t.status()
+        assert _phase(s) == "wagers"
+        round_id = s["round"]["round_id"]
+        s = _with_key_of(t, 65535, s, "void_round")  # R7a: a void is the supervisor's; not by an unknown ID
+        assert s["message"].startswith("refused") and _phase(s) == "wagers"
+    with Journal(t.journal_path) as j:
+        table = j.events(None)
+        refused = [(e.data["action"], e.data["supervisor_id"], e.data.get("round")) for e in table
+                   if e.kind == "supervisor_refused"]
+        assert refused == [("inspection_verified:A", 812, None), ("inspection_verified:A", 0, None),
+                           ("void_round", 65535, round_id)]
+        verified = [e.who for e in table if e.kind == "step_done" and e.data["step"] == "inspection_verified:A"]
+        assert verified == ["supervisor 4711"]
+        assert not [e for e in j.events(round_id) if e.kind in ("round_voided", "voided")]
+
+
 def test_watchdog_pings_stop_while_a_device_is_offline(tmp_path, monkeypatch):
     """systemd Type=notify: READY=1 once the devices answer; WATCHDOG=1 only while none is offline."""
     import socket
