@@ -74,6 +74,7 @@ class Session:
         self.round: RoundController | None = None
         self.message = ""  # what the dealer is told now
         self.notice: str | None = None  # what the dealer must know until the round closes
+        self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self.parts = Parts()
         self._publish: Callable[[], None] = lambda: None
