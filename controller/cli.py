@@ -6,6 +6,7 @@ Subcommands:
   (shared/contracts/settle.md);
 * ``analyze``: the par sheet of one wager (shared/contracts/analyze.md; controller/analyzecli.py);
 * ``run``, ``status``, ``recall``, ``progressive``: the daemon and its journal (controller/tablecli.py);
+* ``supervisor hash``: an entry of the floor supervisors' allow-list (controller/supervisorcli.py);
 * ``check-config``: a configuration, and with ``--devices`` its devices (controller/checkcli.py);
 * ``sim``, ``inject``, ``watch``: the devices by hand (controller/devicecli.py, docs/devices.md);
 * ``web``: the dealer's screen and the floor's pages (web/).
@@ -20,7 +21,7 @@ import sys
 from decimal import Decimal
 from typing import Any, TextIO
 
-from controller import analyzecli, checkcli, devicecli, tablecli
+from controller import analyzecli, checkcli, devicecli, supervisorcli, tablecli
 from controller.version import describe
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
@@ -139,6 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     tablecli.register(sub)  # run, status, recall: the daemon and its journal
     analyzecli.register(sub)  # analyze: par sheets
     checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
+    supervisorcli.register(sub)  # supervisor hash: an entry of the supervisors' allow-list
     return parser
 
 

@@ -70,6 +70,9 @@ The schema (see ``config/*.toml`` for one complete example per game)::
     progressive = "tcp://127.0.0.1:7103"   # Modbus: tcp://HOST:PORT, rtu:///dev/..., /dev/...
     panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
 
+    [supervisors]                   # who may turn the supervisor's key (P93): required
+    ids = ["scrypt$16384$8$1$...$..."]    # one per supervisor: `tablectl supervisor hash` < ID
+
 An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
 UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured:
 the controller only knows the devices it talks to.
@@ -91,6 +94,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
+from controller.supervisors import entry_problem
 from games.game import Game
 from games.money import CENT, meter_display
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Push
@@ -310,6 +314,25 @@ class DevicesConfig(BaseModel):
     panel: ModbusUrl = None
 
 
+def _supervisor_entry(value: object) -> str:
+    problem = entry_problem(value)
+    if problem is not None:
+        raise PydanticCustomError("supervisor_hash", "{msg}", {"msg": problem})
+    assert isinstance(value, str)
+    return value
+
+
+SupervisorEntry = Annotated[str, BeforeValidator(_supervisor_entry)]
+
+
+class SupervisorsConfig(BaseModel):
+    """The floor supervisors whose key the table takes, each ID hashed (controller/supervisors.py, P93)."""
+
+    model_config = _STRICT
+
+    ids: tuple[SupervisorEntry, ...] = ()
+
+
 class WebConfig(BaseModel):
     """``tablectl web``: the dealer's screen and the floor's pages (web/).  The dealer's screen shows
     only the public state, on this machine by default; the floor's pages listen where this names."""
@@ -357,6 +380,7 @@ class TableConfig(BaseSettings):
     progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
     devices: DevicesConfig = Field(default_factory=DevicesConfig)
     web: WebConfig = Field(default_factory=WebConfig)
+    supervisors: SupervisorsConfig = Field(default_factory=SupervisorsConfig)
     journal: Path
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
@@ -587,6 +611,12 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
     if cfg.devices.progressive is None:
         add("devices.progressive", "required: the bet sensors every wager is read from are on the progressive "
             "system's unit, with or without the Progressive wager (P37, P46)")
+
+    # -- who may turn the supervisor's key (P93): with no one listed no validation, void, resume or
+    # opening step could ever be done, so the table does not start
+    if not cfg.supervisors.ids:
+        add("supervisors.ids", "required: the hashed IDs of the floor supervisors whose key the table takes "
+            "(`tablectl supervisor hash` prints one; P93)")
 
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:

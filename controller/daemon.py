@@ -2,8 +2,9 @@
 
 ``TableDaemon.run()`` is the service loop; it owns the tasks and nothing of the rules:
 
-1. opens the journal, starts every configured device driver and waits until
-   each answers (then tells systemd READY=1);
+1. opens the journal, starts every configured device driver and gives each
+   some seconds to answer (then tells systemd READY=1); one that does not is
+   named to the dealer and taken when it answers (P94);
 2. recovers an open round from the journal: resumes it when every fact is on
    disk, or voids it when cards may have left the shoe or shuffler unrecorded
    (P34), and tells the dealer which;
@@ -18,6 +19,7 @@ system, the remedies of chapter 13, the status.
 
 A device that stops answering during a round halts it in a safe state
 (fail closed); the dealer resumes once it is back, or voids the round.
+systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94).
 Cards are never logged; the status file holds the public view only.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import sqlite3
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -96,7 +99,6 @@ class TableDaemon:
         self.parts = parts
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._watchdog_paused_logged = False
 
     # the table as the command line and the tests look at it
     @property
@@ -170,19 +172,27 @@ class TableDaemon:
             self.session.publish()
 
     async def _watchdog(self) -> None:
-        """WATCHDOG=1 only while the devices are healthy: a stuck or blind daemon gets restarted."""
+        """WATCHDOG=1 while the daemon itself is healthy: its event loop runs (this task is scheduled) and
+        its journal reads.  A device fault is not the daemon's: the rules handle it (the round halted,
+        progressive wagers disabled, the dealer told), a restart would not make a cable answer (P94)."""
         usec = int(os.environ.get("WATCHDOG_USEC", "0"))
         if not usec:
             return
-        devices = self.parts.devices
+        s = self.session
         while True:
             await asyncio.sleep(usec / 2e6)
-            if devices.trouble is None:
+            try:
+                s.journal.last_seq()
+            except sqlite3.Error as e:
+                why: str | None = f"the journal cannot be read: {e}"
+            else:
+                why = None
                 sd_notify("WATCHDOG=1")
-                self._watchdog_paused_logged = False
-            elif not self._watchdog_paused_logged:
-                self._watchdog_paused_logged = True
-                self.session.log.error("watchdog pings paused", reason=devices.trouble)
+            if why != s.watchdog_trouble:
+                s.watchdog_trouble = why
+                if why is not None:
+                    s.log.error("watchdog pings paused", reason=why)
+                s.publish()
 
     # ------------------------------------------------------------------ recovery
 

@@ -35,6 +35,8 @@ from controller.config import TableConfig, load_config
 Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator's reply
 
 ROOT = Path(__file__).resolve().parent.parent
+# the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
+SUPERVISOR_ID = 4711
 SIM_MODULES = {
     "shuffler": "simulators.shuffler",
     "shoe": "simulators.shoe",
@@ -224,7 +226,7 @@ class Dealer:
             time.sleep(0.05)
 
     def with_key(self, s: Status, button: str) -> Status:
-        self.panel("key", on=True, supervisor=4711)
+        self.panel("key", on=True, supervisor=SUPERVISOR_ID)
         try:
             return self.press(s, button)
         finally:

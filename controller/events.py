@@ -413,6 +413,16 @@ class DeviceInputRefused(JournalEvent):
 
 
 @dataclass(frozen=True)
+class SupervisorRefused(JournalEvent):
+    """The supervisor's key turned with an ID the table does not know, or 0 (P93): ``action`` was not done."""
+
+    kind = "supervisor_refused"
+    action: str
+    supervisor_id: int
+    round: str | None = optional()
+
+
+@dataclass(frozen=True)
 class TableOpened(JournalEvent):
     kind = "table_opened"
 

@@ -21,6 +21,8 @@ from decimal import Decimal
 from typing import Any, get_args
 
 from controller.config import DealingConfig, TableConfig, check
+from controller.demo import SUPERVISOR_ID
+from controller.supervisors import hash_id
 from games.paytables import METER_MINIMUMS, letters, paytable
 from games.registry import GAMES
 
@@ -82,7 +84,7 @@ class Combination:
             "payout_limit": "10000000.00", "journal": "table.journal", "log_format": "json",
             "dealing": {"procedure": self.procedure, "decks": self.decks, "dealer_cards": self.dealer_cards,
                         "deck_change_hours": 4, "stub_count_rounds": 5},
-            "wagers": wagers, "devices": devices,
+            "wagers": wagers, "devices": devices, "supervisors": {"ids": [SUPERVISORS]},
         }
         if self.progressive:
             table = paytable(self.game, "progressive", self.progressive)
@@ -96,6 +98,9 @@ class Combination:
             if self.envy:
                 data["progressive"]["envy"] = self.envy
         return data
+
+
+SUPERVISORS = hash_id(SUPERVISOR_ID)  # the simulated panel's supervisor (P93)
 
 
 def dealing_candidates(game: str) -> Iterator[dict[str, Any]]:

@@ -19,6 +19,7 @@ from controller.config import (
     max_round_win,
     payout_limit_floor,
 )
+from controller.supervisors import hash_id
 from games.paytables import METER_MINIMUM_CLAUSES, METER_MINIMUMS, paytable
 from games.registry import GAMES
 
@@ -45,6 +46,8 @@ def _toml_value(v: Any) -> str:
         return str(v)
     if isinstance(v, str):
         return json.dumps(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     raise TypeError(v)
 
 
@@ -58,6 +61,8 @@ def dump(data: dict[str, Any], prefix: str = "") -> str:
             out += f"\n[{header}]\n" + dump(v, header + ".")
     return out
 
+
+SUPERVISOR = hash_id(4711)
 
 ANTES = {
     "ultimate_texas_holdem": {"ante": {"min": 5, "max": 500}, "blind": {"paytable": "A"}},
@@ -81,6 +86,7 @@ def base(game: str = "ultimate_texas_holdem") -> dict[str, Any]:
         "wagers": copy.deepcopy(ANTES[game]),
         "devices": {"shuffler": "socket://127.0.0.1:7101", "progressive": "tcp://127.0.0.1:7103",
                     "panel": "tcp://127.0.0.1:7104"},
+        "supervisors": {"ids": [SUPERVISOR]},
     }
 
 
@@ -584,6 +590,47 @@ def test_every_table_needs_its_panel_and_its_bet_sensors(device: str, tmp_path: 
     cfg = base()
     del cfg["devices"][device]
     refused(write(tmp_path, cfg), f"devices.{device}", "P46")
+
+
+def test_a_table_without_its_supervisors_allow_list_does_not_start(tmp_path: Path) -> None:
+    """P93: with no supervisor listed no opening step, validation, void or resume could be done."""
+    cfg = base()
+    del cfg["supervisors"]
+    refused(write(tmp_path, cfg), "supervisors.ids", "P93")
+    cfg["supervisors"] = {"ids": []}
+    refused(write(tmp_path, cfg), "supervisors.ids", "P93")
+
+
+@pytest.mark.parametrize("entry", ["4711", "scrypt$16384$8$1$00$11", "sha256$" + "0" * 64,
+                                   SUPERVISOR.replace("$16384$", "$1024$")])
+def test_a_supervisor_id_in_clear_or_weakly_hashed_is_refused(entry: str, tmp_path: Path) -> None:
+    """P93: the allow-list holds salted scrypt hashes only, at a cost of at least N = 2**14."""
+    cfg = base()
+    cfg["supervisors"] = {"ids": [SUPERVISOR, entry]}
+    refused(write(tmp_path, cfg), "supervisors.ids.1", "tablectl supervisor hash" if "1024" not in entry else "2**14")
+
+
+def test_supervisor_hash_prints_an_entry_the_table_takes(tmp_path: Path) -> None:
+    """``tablectl supervisor hash`` < ID: a salted entry (two runs differ) that matches that ID only; 0 refused."""
+    import io
+
+    from controller.cli import main
+    from controller.supervisors import matches
+
+    entries = []
+    for _ in range(2):
+        out = io.StringIO()
+        assert main(["supervisor", "hash"], stdin=io.StringIO("812\n"), stdout=out, stderr=io.StringIO()) == 0
+        entries.append(out.getvalue().strip())
+    assert entries[0] != entries[1]
+    assert all(matches(e, 812) and not matches(e, 813) for e in entries)
+    cfg = base()
+    cfg["supervisors"] = {"ids": entries}
+    assert load_config(write(tmp_path, cfg)).supervisors.ids == tuple(entries)
+    for bad in ("0", "65536", "x", ""):
+        err = io.StringIO()
+        assert main(["supervisor", "hash"], stdin=io.StringIO(bad), stdout=io.StringIO(), stderr=err) == 2
+        assert len(err.getvalue().splitlines()) == 1
 
 
 def test_envy_letters(tmp_path: Path) -> None:

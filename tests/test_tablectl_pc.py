@@ -54,7 +54,7 @@ def test_check_config_names_every_problem_at_once(tmp_path):
     code, out, err = run("check-config", str(path))
     assert code == 2 and out == ""
     keys = {line.strip().split(":")[0].split(" ")[0] for line in err.splitlines()[1:]}
-    assert keys == {"seats", "dealing.decks", "devices.colour"}  # (appended: under [devices])
+    assert keys == {"seats", "dealing.decks", "supervisors.colour"}  # (appended: under [supervisors], the last table)
     path.write_text(broken.replace('seats = 9', 'seats = 6').replace('decks = 3 ', 'decks = 2 ')
                     .replace('\ncolour = "red"\n', '\n').replace('adjacent_boxes = 2', 'adjacent_boxes = 7'))
     code, _, err = run("check-config", str(path))

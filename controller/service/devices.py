@@ -1,13 +1,14 @@
 """The table's devices: start-up, health, and the dealing mode while one is out of order (ch.13 §J; P43).
 
 Owns the drivers (panel, shuffler, shoe, progressive system), waits at start-up until each answers,
-listens to their health (a device offline halts nothing by itself but pauses the watchdog and is
-named to the dealer), and derives the configuration in use from the devices in service
+listens to their health (a device offline halts nothing by itself and is named to the dealer; one
+silent at start does not stop the daemon, P94), and derives the configuration in use from the devices in service
 (``apply_mode``): ``session.cfg``, ``no_card_source`` and ``closed_wagers``.
 """
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from typing import Any
 
@@ -19,7 +20,7 @@ from drivers.shoe import Shoe
 from drivers.shuffler import Shuffler
 from games.dealing import Procedure
 
-DEVICE_START_TIMEOUT = 20.0
+DEVICE_START_TIMEOUT = 10.0  # each device's time to answer at start; one that answers later is taken then
 HAND_DECK_CHANGE_HOURS = Decimal(4)  # ch.3 §C(1)
 # Wagers settled on a box only ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
 BOX_WAGERS = ("six_card_bonus",)
@@ -44,7 +45,7 @@ class Devices:
         self.no_card_source: str | None = None
         self.closed_wagers: list[str] = []  # offered, but closed while a fallback procedure cannot deal them (P55)
         self.procedure = PROCEDURES[s.cfg.dealing.procedure]
-        self.trouble: str | None = None  # the device not answering now (the watchdog pauses)
+        self.trouble: str | None = None  # the device not answering now
         self.stopping = False  # closing devices is not a device failure
 
     async def start(self) -> None:
@@ -63,22 +64,38 @@ class Devices:
             starting.append(self.progressive)
         for dev in starting:
             await dev.start()
+        named = {self.panel: "dealer panel", self.progressive: "progressive system", self.shuffler: "shuffler",
+                 self.shoe: "shoe"}
+        answered = await asyncio.gather(*(self._answers(dev) for dev in starting))
         for dev in starting:
-            try:
-                await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
-            except TimeoutError:
-                raise SystemExit(f"{s.cfg.id}: {type(dev).__name__} at its configured address does not answer") \
-                    from None
-        if self.progressive is not None:
-            self.progressive.add_health_listener(lambda h, reason: self.on_health("progressive system", h, reason))
-        self.panel.add_health_listener(lambda h, reason: self.on_health("dealer panel", h, reason))
+            dev.add_health_listener(lambda h, reason, name=named[dev]: self.on_health(name, h, reason))
         self.panel.add_fault_listener(self.on_panel_fault)
-        if self.shuffler is not None:
-            self.shuffler.add_health_listener(lambda h, reason: self.on_health("shuffler", h, reason))
-        if self.shoe is not None:
-            self.shoe.add_health_listener(lambda h, reason: self.on_health("shoe", h, reason))
-        s.log.info("devices online", devices=[type(d).__name__ for d in starting])
         self.apply_mode()
+        silent = [named[dev] for dev, ok in zip(starting, answered, strict=True) if not ok]
+        s.log.info("devices started", devices=[type(d).__name__ for d in starting], not_answering=silent)
+        # P94: a device that does not answer does not stop the daemon (a restart would not make it answer):
+        # the table comes up, says which one is silent and what waits for it; it is taken when it answers
+        # (a silent progressive system: its wagers disabled, NJAC 13:69E-1.39B; its bet sensors too, so no
+        # round until it answers, P37)
+        for name in silent:
+            self.on_health(name, Health.OFFLINE, "not answering at start")
+        if silent:
+            s.tell(f"not answering at start: {', '.join(silent)} -- {self.waiting_for()}")
+
+    def waiting_for(self) -> str:
+        """What the table cannot do while ``trouble`` lasts (said to the dealer)."""
+        if self.progressive is not None and self.progressive.health is Health.OFFLINE:
+            return ("progressive wagers disabled and no wager can be read (the bet sensors are on its unit): "
+                    "no round until it answers")
+        return "the table waits for it (a card device can be signed out of order, ch.13 §J)"
+
+    @staticmethod
+    async def _answers(dev: Any) -> bool:
+        try:
+            await dev.wait_health(Health.ONLINE, Health.DEGRADED, timeout=DEVICE_START_TIMEOUT)
+        except TimeoutError:
+            return False
+        return True
 
     @property
     def shoe_reads_the_cards(self) -> bool:

@@ -45,7 +45,7 @@ class Life:
             raise RoundRefused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button")
         who: str | None = "dealer"
         if needs_key:
-            who = await s.supervisor()
+            who = await s.supervisor(name)
             if who is None:
                 raise RoundRefused(f"{name} needs the floor supervisor's key ({where})")
         data: dict[str, object] = {"step": name}
@@ -79,7 +79,7 @@ class Life:
         the steps of chapter 4 (P67); with the supervisor's key it closes."""
         s = self.s
         r = s.open_round()
-        who = await s.supervisor()
+        who = await s.supervisor("no_play")
         idle = f"{s.game.short} {IDLE_CLAUSE[s.game.short]}"
         await r.void(f"no play at the table ({idle})")
         await r.confirm()
@@ -98,7 +98,7 @@ class Life:
     async def recut(self) -> None:
         """A floor supervisor requires the cards cut again (ch.5 §G)."""
         s = self.s
-        who = await s.supervisor()
+        who = await s.supervisor("recut")
         if who is None:
             raise RoundRefused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
         s.life.require(["cards_cut"], "recut required (ch.5 §G)", who=who)

@@ -169,7 +169,7 @@ class Panel:
         trouble = s.parts.devices.trouble
         if trouble:
             raise RoundRefused(f"{trouble}: resume once it is back, or void the round")
-        who = await s.supervisor()
+        who = await s.supervisor("resume_round")
         if who is None:
             raise RoundRefused("resuming a halted round needs the floor supervisor's key")
         await r.resume_round(who)

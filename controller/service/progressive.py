@@ -166,7 +166,7 @@ class ProgressiveSystem:
         s = self.s
         r = s.open_round()
         clause = prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11")
-        who = await s.supervisor()
+        who = await s.supervisor("validate_progressive")
         if who is None:
             seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))
             raise RoundRefused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "

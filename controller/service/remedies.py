@@ -160,7 +160,7 @@ class Remedies:
             return None
         if b != "confirm" or chosen is None or (chosen.needs_seat and m.seat is None):
             raise RoundRefused("the irregularity menu is open: pick an option with the seat buttons, or undo")
-        who = await s.supervisor()
+        who = await s.supervisor(chosen.what)
         if who is None:
             raise RoundRefused("an irregularity is confirmed with the floor supervisor's key")
         self.menu = None

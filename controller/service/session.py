@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
-from controller.round import Phase, RoundController
+from controller.round import Phase, RoundController, RoundRefused
+from controller.supervisors import SupervisorList
 from controller.table import Meters, TableLife
 from drivers.health import DeviceError
 from games.game import Game
@@ -64,6 +66,7 @@ class Session:
         self.cfg = cfg
         self.game: Game = cfg.game_rules
         self.journal = Journal(cfg.journal)
+        self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
         self.meters = Meters(cfg, self.journal)
         self.log = log.bind(table=cfg.id)
@@ -71,6 +74,7 @@ class Session:
         self.round: RoundController | None = None
         self.message = ""  # what the dealer is told now
         self.notice: str | None = None  # what the dealer must know until the round closes
+        self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self.parts = Parts()
         self._publish: Callable[[], None] = lambda: None
@@ -105,12 +109,24 @@ class Session:
             except DeviceError:
                 pass
 
-    async def supervisor(self) -> str | None:
-        """Who turned the floor supervisor's key, or None when it is off."""
+    async def supervisor(self, action: str) -> str | None:
+        """Who turned the floor supervisor's key for ``action``, or None when it is off.
+
+        Only a supervisor on the configured list (P93): a key turned with an unknown ID, or 0, is
+        refused and journaled with the action it tried; nothing of the action is done."""
         panel = self.parts.devices.panel
         assert panel is not None
         key = await panel.key_switch()
-        return f"supervisor {key.supervisor_id}" if key.on else None
+        if not key.on:
+            return None
+        if not await self.supervisors.known(key.supervisor_id):
+            r = self.round
+            self.journal.record(ev.SupervisorRefused(action=action, supervisor_id=key.supervisor_id,
+                                                     round=r.round_id if r else None))
+            self.log.warning("supervisor key refused", action=action, supervisor_id=key.supervisor_id)
+            raise RoundRefused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
+                               f"(P93): {action.replace('_', ' ')} not done")
+        return f"supervisor {key.supervisor_id}"
 
     # ------------------------------------------------------------------ the status
 

@@ -71,7 +71,7 @@ class Settling:
     async def void_pressed(self) -> None:
         """``void_round`` with the floor supervisor's key: all hands void (R7a)."""
         s = self.s
-        who = await s.supervisor()
+        who = await s.supervisor("void_round")
         if who is None:
             raise RoundRefused("voiding a round needs the floor supervisor's key")
         if s.round is None or s.round.phase in (Phase.SETTLED, Phase.COMPLETE, Phase.VOIDED):

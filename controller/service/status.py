@@ -115,8 +115,8 @@ class Status:
             "dealing": (s.cfg.dealing.procedure if not p.devices.no_card_source
                         else f"none: {p.devices.no_card_source}"),
             "irregularity_menu": [o.label for o in menu.options] if menu and menu.chosen is None else None,
-            # systemd's watchdog is pinged only while no device is offline (a blind daemon gets restarted)
-            "watchdog": "pinging" if p.devices.trouble is None else f"paused: {p.devices.trouble}",
+            # systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94)
+            "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             "round": s.round.public_view() if s.round else None,
             # progressive wins held until a floor supervisor validates them (public: the round is settled)
