@@ -6,12 +6,13 @@ import argparse
 import asyncio
 import json
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from controller.config import ConfigError
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
@@ -83,16 +84,27 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     if cfg is None:
         return EXIT_REFUSED
     logs.configure(cfg.log_format)
-    Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
+    unusable: list[str] = []
 
     async def main() -> None:
-        daemon = TableDaemon(cfg)
+        try:  # a journal that cannot be opened or written: one line naming it and why, no traceback (P97)
+            Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
+            daemon = TableDaemon(cfg)
+        except JournalError as e:
+            unusable.append(str(e))
+            return
+        except (OSError, sqlite3.Error) as e:
+            unusable.append(f"the journal {cfg.journal} is not usable: {e}")
+            return
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)
         await daemon.run()
 
     asyncio.run(main())
+    if unusable:
+        print(f"tablectl run: {cfg.id}: {unusable[0]}", file=stderr)
+        return EXIT_REFUSED
     return EXIT_OK
 
 
