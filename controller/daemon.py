@@ -237,7 +237,11 @@ class TableDaemon:
         if phase is Phase.HALTED:
             phase = r.halted_from or phase
         partial = parts.deal.recover_streets()
-        if phase is Phase.DEALING or partial:
+        # the street's cards were due (its last decision journaled) but none is: the deal had begun, a card
+        # may have left the shuffler or shoe unrecorded -- the same as a deal cut short (P34); resuming
+        # would wait for cards no press deals
+        due = phase is Phase.DECISIONS and r._needs_cards_for_street() > len(r.community)
+        if phase is Phase.DEALING or partial or due:
             # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
             if r.phase is Phase.HALTED:
                 await r.resume_round("restart")
