@@ -47,6 +47,7 @@ lint: $(STAMP)
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
+	KILLS=$${KILLS:-60} $(PY) -m pytest -n 2 -q -rA tests/test_kill_points.py -k sweep
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json

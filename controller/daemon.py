@@ -36,6 +36,7 @@ from typing import Any
 import structlog
 
 from controller.config import TableConfig
+from controller.events import JournalFault
 from controller.irregularities import clause
 from controller.journal import Journal
 from controller.round import Phase, RoundController
@@ -99,6 +100,7 @@ class TableDaemon:
         self.parts = parts
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.journal_fault: str | None = None  # why the journal cannot be written now (P97)
 
     # the table as the command line and the tests look at it
     @property
@@ -153,9 +155,47 @@ class TableDaemon:
 
     async def _take(self, press: ButtonPress) -> None:
         try:
+            if self.journal_fault is not None:
+                if not await self._journal_writable():
+                    await self.session.refuse(f"{press.button}: {self._fault_said()}")
+                return  # the press found the journal writable again: the dealer is told where the table is
             await self.parts.panel.on_press(press)
+        except sqlite3.Error as e:
+            await self._journal_failed(e)
         finally:
             self.session.presses_handled += 1
+
+    # ------------------------------------------------------------------ storage faults (fail closed, P97)
+
+    def _fault_said(self) -> str:
+        return (f"the journal cannot be written ({self.journal_fault}): the round is halted, nothing is dealt "
+                "or paid until it can -- call the floor supervisor")
+
+    async def _journal_failed(self, e: sqlite3.Error) -> None:
+        """A journal write failed (disk full, read-only, I/O error): what it would have recorded did not
+        happen (every event is journaled before it takes effect), so the table stops where the journal
+        stands; every press is refused until the journal takes a write again (P97)."""
+        s = self.session
+        self.journal_fault = f"{s.journal.path}: {e}"
+        s.log.error("journal write failed", path=str(s.journal.path), error=str(e))
+        await s.refuse(self._fault_said())
+
+    async def _journal_writable(self) -> bool:
+        """Try the write the fault waits for (the fault itself, journaled); once it is on disk the table is
+        recovered from the journal exactly as after a restart: a deal cut short is voided (P34), the
+        progressive system is made to say what the journal says."""
+        s = self.session
+        try:
+            s.journal.record(JournalFault(problem=self.journal_fault or ""))
+        except sqlite3.Error as e:
+            self.journal_fault = f"{s.journal.path}: {e}"
+            return False
+        s.log.warning("journal writable again", problem=self.journal_fault)
+        self.journal_fault = None
+        s.round = None
+        await self._recover()
+        s.tell(f"the journal can be written again: {s.message}")
+        return True
 
     def stop(self) -> None:
         self._stop.set()
@@ -198,6 +238,9 @@ class TableDaemon:
 
     async def _recover(self) -> None:
         s, parts = self.session, self.parts
+        finished = s.life.recover()
+        if finished is not None:
+            s.log.warning("table life recovered after a restart", what=finished)
         open_id = s.journal.open_round()
         if open_id is None:
             await parts.lockout.check_at_start()
@@ -213,7 +256,11 @@ class TableDaemon:
         if phase is Phase.HALTED:
             phase = r.halted_from or phase
         partial = parts.deal.recover_streets()
-        if phase is Phase.DEALING or partial:
+        # the street's cards were due (its last decision journaled) but none is: the deal had begun, a card
+        # may have left the shuffler or shoe unrecorded -- the same as a deal cut short (P34); resuming
+        # would wait for cards no press deals
+        due = phase is Phase.DECISIONS and r._needs_cards_for_street() > len(r.community)
+        if phase is Phase.DEALING or partial or due:
             # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
             if r.phase is Phase.HALTED:
                 await r.resume_round("restart")

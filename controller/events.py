@@ -480,5 +480,23 @@ class ProgressiveLockoutLost(JournalEvent):
     round: str
 
 
+@dataclass(frozen=True)
+class ProgressiveAcceptedReturned(JournalEvent):
+    """At start: the system held the lock-out and accepted flags of a no more bets the journal does not
+    have; the flags are cleared and those progressive wagers returned (P96)."""
+
+    kind = "progressive_accepted_returned"
+    round: str
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class JournalFault(JournalEvent):
+    """The journal could not be written (disk full, read-only); journaled once it can be again (P97)."""
+
+    kind = "journal_fault"
+    problem: str
+
+
 CLOSING = (RoundClosed, RoundVoided)
 METERS = (MeterSet, MeterAdd, MeterPaid)

@@ -256,6 +256,10 @@ def _check_meter_event(kind: str, data: Mapping[str, Any]) -> None:
 class Journal:
     """The append-only, hash-chained event journal of one table (see the module docstring)."""
 
+    # the test-only kill point's count of writes (tests/test_kill_points.py; nothing on a table reads them)
+    _test_writes: int = 0
+    _test_kind_at: int = 0
+
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
@@ -354,47 +358,62 @@ class Journal:
         """Journal one event and make it durable; return its seq.  Act on the event only after this returns.
 
         The kind and data as stored; ``record`` takes the declared event type instead."""
-        if round_id is not None and (not isinstance(round_id, str) or not round_id):
-            raise JournalError("round_id must be a non-empty string or None")
-        if not isinstance(kind, str) or not kind:
-            raise JournalError("kind must be a non-empty string")
-        if who is not None and (not isinstance(who, str) or not who):
-            raise JournalError(f"{kind}: who must be a non-empty string or None")
-        payload = _plain(dict(data or {}), kind)
-        if kind in METER_KINDS:
-            _check_meter_event(kind, payload)
-        text = _canonical(payload)
+        return self.append_many([(round_id, kind, data, who)])[0]
+
+    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
+        """Journal several events as one fact, in one transaction: all of them are on disk, or none
+        (no more bets with its meter contributions; the last opening step with the table opened).
+        Each entry is ``(round_id, kind, data, who)``; their seqs, in order."""
+        rows = []
+        for round_id, kind, data, who in entries:
+            if round_id is not None and (not isinstance(round_id, str) or not round_id):
+                raise JournalError("round_id must be a non-empty string or None")
+            if not isinstance(kind, str) or not kind:
+                raise JournalError("kind must be a non-empty string")
+            if who is not None and (not isinstance(who, str) or not who):
+                raise JournalError(f"{kind}: who must be a non-empty string or None")
+            payload = _plain(dict(data or {}), kind)
+            if kind in METER_KINDS:
+                _check_meter_event(kind, payload)
+            rows.append((round_id, kind, who, _canonical(payload)))
         # through _dt.timezone: tests set the clock by replacing _dt
         at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")  # noqa: UP017
+        _test_kill_point(self, "before", [r[1] for r in rows])
+        seqs: list[int] = []
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
-                if round_id is not None:
-                    closed = db.execute(
-                        "SELECT kind FROM events WHERE round_id = ? "
-                        f"AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
-                        (round_id, *sorted(CLOSING_KINDS)),
-                    ).fetchone()
-                    if closed is not None:
-                        raise JournalError(f"round {round_id} is closed ({closed[0]}): "
-                                           "nothing more can be journaled for it")
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-                seq, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-                digest = _row_hash(prev, seq, at, round_id, kind, who, text)
-                db.execute(
-                    "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (seq, at, round_id, kind, who, text, prev, digest),
-                )
+                seq, prev = (last[0], last[1]) if last else (0, GENESIS)
+                for round_id, kind, who, text in rows:
+                    if round_id is not None:
+                        closed = db.execute(
+                            "SELECT kind FROM events WHERE round_id = ? "
+                            f"AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
+                            (round_id, *sorted(CLOSING_KINDS)),
+                        ).fetchone()
+                        if closed is not None:
+                            raise JournalError(f"round {round_id} is closed ({closed[0]}): "
+                                               "nothing more can be journaled for it")
+                    seq += 1
+                    digest = _row_hash(prev, seq, at, round_id, kind, who, text)
+                    db.execute(
+                        "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (seq, at, round_id, kind, who, text, prev, digest),
+                    )
+                    seqs.append(seq)
+                    prev = digest
                 db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
-                           "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, digest))
+                           "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, prev))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
-        return seq
+        _test_kill_point(self, "after", [r[1] for r in rows])
+        return seqs
 
     # -- reading -----------------------------------------------------------------------------------
 
@@ -637,6 +656,39 @@ def _content_fault(seq: int, at: Any, round_id: Any, kind: Any, who: Any, data: 
 def _first(a: JournalIntegrityError | None, b: JournalIntegrityError) -> JournalIntegrityError:
     return b if a is None or (b.seq or 0) < (a.seq or 0) else a
 
+
+# -- test-only kill points -------------------------------------------------------------------------
+
+KILL_AT_ENV = "TABLECTL_TEST_KILL_AT"  # test-only: never set on a table (see tests/test_kill_points.py)
+
+
+class KilledForTest(BaseException):
+    """Raised by the test-only kill point (a BaseException: nothing in the daemon catches it)."""
+
+
+def _test_kill_point(journal: Journal, when: str, kinds: list[str]) -> None:
+    """The kill-point suite's hook: with ``TABLECTL_TEST_KILL_AT=K:before|after[:exit|raise|full]`` in the
+    environment, just before or just after this journal object's K-th write (K a number, or a kind: the
+    first write holding an event of that kind) the process dies (``exit``: ``os._exit(137)``, as from
+    SIGKILL), ``KilledForTest`` is raised (``raise``), or the write fails as on a full disk (``full``,
+    before only).  Unset (always, on a table) it does nothing; it never writes anything."""
+    spec = os.environ.get(KILL_AT_ENV)
+    if not spec:
+        return
+    k, _, rest = spec.partition(":")
+    at, _, how = rest.partition(":")
+    if when == "before":
+        journal._test_writes += 1
+        if not k.isdigit() and k in kinds and not journal._test_kind_at:
+            journal._test_kind_at = journal._test_writes
+    target = int(k) if k.isdigit() else journal._test_kind_at
+    if target != journal._test_writes or (at or "before") != when:
+        return
+    if how == "raise":
+        raise KilledForTest(f"killed {when} journal write {k}")
+    if how == "full":
+        raise sqlite3.OperationalError("database or disk is full")
+    os._exit(137)
 
 __all__ = [
     "CLOSING_KINDS",

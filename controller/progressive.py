@@ -37,6 +37,9 @@ LATE_WAGER = "late_progressive_wager"  # table event: {"round", "seats"}
 DISABLED = "progressive_disabled"  # table event: {"round", "reason"}
 ENABLED = "progressive_enabled"  # table event: {"round"}
 LOCKOUT_LOST = "progressive_lockout_lost"  # table event: {"round"}: found released mid-round, set again
+# table event: {"round", "seats"}: at start, the system held the lock-out and accepted flags of a no more bets
+# that was never journaled: the flags are cleared and those progressive wagers returned (P96)
+ACCEPTED_RETURNED = "progressive_accepted_returned"  # events.ProgressiveAcceptedReturned
 
 VALIDATION_CLAUSE = {
     "ultimate_texas_holdem": "UTH ch.11 §J(2)(c)",

@@ -255,6 +255,34 @@ class RoundController(Layout, ev.Applier):
         await self._record(ev.NoMoreBets(progressive_seats=tuple(seats),
                                       meters=dict(meters) if meters is not None else None))
 
+    async def close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]], progressive_seats: Iterable[int] = (),
+                           meters: Mapping[str, Decimal] | None = None,
+                           contributions: Mapping[str, Decimal] | None = None) -> None:
+        """The wagers sensed at no more bets, no more bets itself and the progressive contributions, journaled
+        as one fact in one transaction (ch.8 §C): a crash leaves all of them on disk or none, so a restarted
+        daemon never deals on wagers it does not know, nor loses a contribution the round was paid from (R4).
+        Everything is checked before anything is journaled."""
+        placed = [ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)) for seat, wager, amount in wagers]
+        for w in placed:
+            self.can_place_wager(w.seat, w.wager, w.amount).ensure()
+        seats = sorted(set(progressive_seats))
+        before = self.seats
+        self.seats = {n: SeatState(n, dict(st.wagers)) for n, st in before.items()}
+        for w in placed:
+            self.seats.setdefault(w.seat, SeatState(w.seat)).wagers[w.wager] = w.amount
+        try:
+            self.can_announce_no_more_bets(seats).ensure()
+        finally:
+            self.seats = before
+        closed = ev.NoMoreBets(progressive_seats=tuple(seats), meters=dict(meters) if meters is not None else None)
+        entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] = [
+            (self.round_id, e.kind, e.to_data(), None) for e in (*placed, closed)]
+        if contributions:
+            entries.append((self.round_id, "meter_add", {"meters": dict(contributions)}, None))
+        self.journal.append_many(entries)
+        for e in (*placed, closed):
+            await self.apply(e)
+
     @ev.applies(ev.NoMoreBets)
     async def _apply_no_more_bets(self, e: ev.NoMoreBets) -> None:
         if self.setup.progressive:

@@ -69,12 +69,18 @@ class RoundRefused(ValueError):
 class JournalLike(Protocol):
     def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
 
+    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
+        ...
+
 
 class NoJournal:
     """For replays and pure tests: records nothing."""
 
     def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
         return 0
+
+    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
+        return [0] * len(entries)
 
 
 @dataclass

@@ -211,6 +211,29 @@ class TableLife(ev.Applier):
         button, key, clause = STEPS[step.split(":")[0]]
         return step, button, key, clause.format(idle=IDLE_CLAUSE[self.cfg.game_rules.short])
 
+    def record_many(self, events: list[ev.JournalEvent], who: str | None = None) -> None:
+        """Journal table events as one fact, in one transaction (the last opening step with the table
+        opened: a crash between them would leave a table opening with no step left), then apply them."""
+        self.journal.append_many([(None, e.kind, e.to_data(), who) for e in events])
+        now = datetime.now(UTC)
+        for e in events:
+            self.apply(e, now)
+
+    def recover(self) -> str | None:
+        """At start: finish what a daemon stopped between two table events journaled before they were one
+        transaction left half done (journals of earlier versions).  Every opening step done but the table
+        not opened: it is opened; idle with no reopening step required: they are required (P67).  What was
+        done, or None."""
+        if self.required:
+            return None
+        if self.state is TableState.OPENING:
+            self.record(ev.TableOpened())
+            return "opened: every opening step was done"
+        if self.state is TableState.IDLE:
+            self.require(reopening_steps(self.cfg), "no play: the reopening steps (P67)")
+            return "idle: the reopening steps are required"
+        return None
+
     def record(self, event: ev.JournalEvent | str, data: Mapping[str, Any] | None = None,
                who: str | None = None) -> None:
         """Journal a table event, then apply it.  ``event`` is its declared type (``controller.events``);

@@ -7,6 +7,7 @@ import asyncio
 import datetime as dt
 import json
 import signal
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -139,8 +140,8 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     try:
         Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
         asyncio.run(main())
-    except (JournalError, OSError) as e:
-        # a broken, foreign or unusable journal, an unwritable path: one line naming it, not a traceback
+    except (JournalError, OSError, sqlite3.Error) as e:
+        # a broken, foreign or unusable journal, an unwritable path: one line naming it, not a traceback (P97)
         return _refuse(args, e, stderr)
     return EXIT_OK
 

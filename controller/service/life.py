@@ -14,6 +14,7 @@ import uuid
 
 import structlog
 
+from controller import events as ev
 from controller.irregularities import clause
 from controller.round import Phase, RoundController, RoundRefused
 from controller.service.session import Session
@@ -48,19 +49,22 @@ class Life:
             who = await s.supervisor(name)
             if who is None:
                 raise RoundRefused(f"{name} needs the floor supervisor's key ({where})")
-        data: dict[str, object] = {"step": name}
+        deck: str | None = None
+        count: int | None = None
         if name.startswith("shuffled") and s.parts.devices.shuffler is not None:
             result = await self.shuffle()
             if result is None:
                 return  # the deck was removed: the opening steps start again
-            data.update(deck=result.deck, count=result.count)
-        s.life.record("step_done", data, who=who)
-        s.tell(f"{name.replace('_', ' ')} ({where}) by {who}")
-        if s.life.required:
-            return
-        if s.life.state is not TableState.OPEN:
-            s.life.record("table_opened", {}, who=who)
-            s.tell("table open")
+            deck, count = result.deck, result.count
+        done = ev.StepDone(step=name, deck=deck, count=count)
+        if s.life.required[1:] or s.life.state is TableState.OPEN:
+            s.life.record(done, who=who)
+            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}")
+            if s.life.required:
+                return
+        else:  # the last step and the table opened: one fact (a crash between them wedged the table)
+            s.life.record_many([done, ev.TableOpened()], who=who)
+            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}: table open")
         if s.round is None or s.round.phase is Phase.COMPLETE:
             await self.new_round()
 
@@ -88,8 +92,8 @@ class Life:
             s.life.require(opening_steps(s.cfg), "the table reopens with decks received (ch.4)", who=who)
             s.tell(f"table closed by {who}")
         else:
-            s.life.record("table_idle", {}, who="dealer")
-            s.life.require(reopening_steps(s.cfg), f"no play ({idle})")
+            s.life.record_many([ev.TableIdle(), ev.StepsRequired(steps=tuple(reopening_steps(s.cfg)),
+                                                                 why=f"no play ({idle})")], who="dealer")
             step = s.life.next_step()
             assert step is not None
             s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of ch.4")

@@ -89,22 +89,42 @@ class WagerLockout:
             await self.release()  # the last round's accepted flags are not this round's wagers
 
     async def check_at_start(self) -> None:
-        """At start between rounds: a lock-out still on means the last round's reset never happened
-        (the daemon stopped, or the system did not answer): its flags are not new wagers."""
+        """At start, the progressive system made to say what the journal says, before any press (P96).
+
+        * The open round is past no more bets: the journal has its accepted seats; the lock-out is held
+          (set again if lost, journaled), a seat the system accepted that the journal does not have is a
+          late attempt (ch.8 §C(2)), the accepted lights are the journaled seats.
+        * Otherwise a lock-out still on means a no more bets or a reset that never finished.  Between
+          rounds it is the last round's reset.  In a round still taking wagers it is a no more bets the
+          journal does not have: the daemon stopped after the system locked out and before the fact was
+          journaled.  Those accepted flags are no wager of the round; they are journaled as returned (an
+          irregularity, never a wager silently dropped), the dealer told, and the system released so the
+          players wager again."""
+        s = self.s
         system = self._system
         if system is None:
             return
-        r = self.s.round
+        r = s.round
         if r is not None and r.phase is not Phase.WAGERS:
+            await self.check_late()
+            if r.phase not in (Phase.SETTLED, Phase.VOIDED, Phase.COMPLETE):  # a held win lights its winner
+                await self.light_accepted(r.progressive_seats())
             return
         try:
-            locked = await system.locked_out()
+            st = await system.status()
         except DeviceError:
             self.pending_release = True
             return
-        if locked:
-            self.pending_release = True
-            await self.release()
+        if not st.locked_out:
+            return  # accepted flags in a round taking wagers are its players' wagers: kept
+        if r is not None and st.accepted:
+            seats = sorted(st.accepted)
+            s.journal.append(None, prog.ACCEPTED_RETURNED, {"round": r.round_id, "seats": seats})
+            s.log.error("progressive accepted flags of an unjournaled no more bets returned", seats=seats)
+            s.notice = (f"restarted before no more bets was journaled: the progressive wager at seat "
+                        f"{', '.join(map(str, seats))} is returned (P96): the player wagers it again")
+        self.pending_release = True
+        await self.release()
 
     async def check_late(self) -> None:
         """Wagers tried after the lock-out (ch.8 §C(2)): not recognised, journaled with the round."""

@@ -100,8 +100,10 @@ class Panel:
                                    f"({clause('skipped', s.game.short)}): report a wrong number of cards")
         elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
             await p.life.table_step(press)
+        elif s.round is None:  # no step left and no round: a press must never stop the daemon
+            raise RoundRefused(f"{b}: no round is open")
         else:
-            r = s.open_round()
+            r = s.round
             handler = self.routes.get((r.phase, b))
             if handler is None:
                 raise RoundRefused(f"{b} does nothing in {r.phase.value}")

@@ -75,17 +75,17 @@ class Wagers:
                 if not low <= amount <= high:
                     raise RoundRefused(f"seat {seat}: {wager} {amount} is outside the table limits {low}-{high}")
                 sensed.append((seat, wager, amount))
-        for seat, wager, amount in sensed:  # all checked first: a refusal journals nothing
-            await r.place_wager(seat, wager, amount)
-        meters = None
+        meters = contributions = None
         if cfg.progressive.enabled:
             # the contributions go on the meters as the wagers are accepted (ch.8 §C); this round's
             # progressive hands are paid from the meters with them (R4)
             contributions = s.meters.contributions(len(accepted))
             meters = {m: v + contributions[m] for m, v in s.meters.values().items()}
-        await r.announce_no_more_bets(progressive_seats=accepted, meters=meters)
+        # the wagers, no more bets and the contributions: one fact, one transaction (all checked first: a
+        # refusal journals nothing; a crash leaves all or none of it on disk)
+        await r.close_wagers(sensed, progressive_seats=accepted, meters=meters,
+                             contributions=contributions if accepted else None)
         if accepted:
-            s.journal.append(r.round_id, "meter_add", {"meters": s.meters.contributions(len(accepted))})
             await p.progressive.show_meters()
         said = (f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted -- "
                 "check the chips and confirm")

@@ -1,0 +1,293 @@
+"""Kill points: the daemon dies just before or just after a journal write, restarts on the same journal,
+and play goes on with nothing lost, doubled, wedged or forged (issue: crash safety).
+
+The kill is the journal's test-only hook (``TABLECTL_TEST_KILL_AT``, ``controller.journal``): the
+daemon process ends with ``os._exit(137)`` as from SIGKILL, before or after its K-th write (or the
+first write holding an event of a kind).  The simulators and the scripted dealer keep going across
+the restarts, as a real table's devices and dealer would.
+
+``KILLS`` sets how many kill points the sweep plays (``make test``: a sample; ``make soak``: more).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+from decimal import Decimal
+
+import pytest
+from daemon_harness import ROOT, meter_sum, phase, simulated_table
+
+from controller import progressive as prog
+from controller.demo import Dealer
+from controller.journal import KILL_AT_ENV, Journal
+from controller.table import opening_steps
+
+KILLED = 137
+
+
+class DaemonDied(Exception):
+    pass
+
+
+def _watch(t) -> None:
+    """Make the dealer stop waiting as soon as the daemon is gone (not after its 30 s timeout)."""
+    dealer = t.dealer
+    plain = Dealer.wait_change
+
+    def wait_change(before, what, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if t.daemon is not None and t.daemon.poll() is not None:
+                raise DaemonDied(t.daemon.returncode)
+            try:
+                return plain(dealer, before, what, timeout=0.5)
+            except TimeoutError:
+                continue
+        raise TimeoutError(f"the daemon did not take '{what}': {dealer.status()}")
+
+    dealer.wait_change = wait_change
+
+
+def start(t, monkeypatch, kill: str | None) -> None:
+    if kill:
+        monkeypatch.setenv(KILL_AT_ENV, kill)
+    else:
+        monkeypatch.delenv(KILL_AT_ENV, raising=False)
+    before = t.status()
+    with open(t.state_dir / "daemon.err", "ab") as err:  # the daemon's log, kept for a failure's message
+        t.daemon = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--config", str(t.config_path)],
+                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, env=os.environ.copy())
+    t.procs.append(t.daemon)
+    monkeypatch.delenv(KILL_AT_ENV, raising=False)
+    try:  # up (it published its status), or dead already (killed at one of its first writes)
+        t.dealer.wait_change(before, "start", timeout=60)
+    except DaemonDied:
+        assert kill, "the daemon stopped at start"
+
+
+def play_until_killed(t, steps: int = 400) -> int:
+    for _ in range(steps):
+        if t.daemon.poll() is not None:
+            return t.daemon.returncode
+        try:
+            t.dealer.step()
+        except DaemonDied:
+            pass
+    t.daemon.wait(timeout=30)
+    return t.daemon.returncode
+
+
+def check_invariants(t, accepted_on_device: set[int] | None = None) -> None:
+    """The journal after a kill and a restart: the chain verifies, each round closed at most once, the
+    meters are reset + contributions - paid to the cent (journal against status), and every
+    round past no more bets has its contributions with it."""
+    cfg = t.cfg
+    with Journal(t.journal_path) as j:
+        j.verify()
+        for summary in j.rounds():
+            events = j.events(summary.round_id)
+            kinds = [e.kind for e in events]
+            assert sum(k in ("round_closed", "round_voided") for k in kinds) <= 1, summary.round_id
+            nmb = [e for e in events if e.kind == "no_more_bets"]
+            assert len(nmb) <= 1, summary.round_id
+            if nmb and nmb[0].data["progressive_seats"]:  # its contributions: the next row, same transaction
+                n = len(nmb[0].data["progressive_seats"])
+                after = next(e for e in events if e.seq > nmb[0].seq)
+                want = {m: (c.rate * cfg.progressive.unit * n).quantize(Decimal("0.01"))
+                        for m, c in cfg.progressive.meters.items()}
+                assert after.seq == nmb[0].seq + 1 and after.kind == "meter_add", summary.round_id
+                assert meter_sum([after]) == want, summary.round_id
+            if nmb:  # the wagers journaled with no more bets, in the same transaction
+                first = kinds.index("no_more_bets")
+                assert "wager_placed" not in kinds[first:], summary.round_id
+        meters = j.meter_values()
+    s = t.status()
+    if s.get("meters"):
+        assert {m: Decimal(str(v)) for m, v in s["meters"].items()} == {m: meters[m] for m in s["meters"]}
+
+
+def test_kill_point_hook_is_inert_without_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(KILL_AT_ENV, raising=False)
+    with Journal(tmp_path / "j") as j:
+        assert [j.append(None, "x", {}) for _ in range(3)] == [1, 2, 3]
+
+
+def test_a_table_left_opening_with_no_step_left_opens_at_restart(tmp_path, monkeypatch):
+    """Finding 1: a journal whose every opening step is done but whose ``table_opened`` never made it (a
+    daemon killed between them, before they were one transaction): the restarted daemon opens the table
+    and a round, and a press is handled -- it used to fail every press (``no open round``)."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        _watch(t)
+        with Journal(t.journal_path) as j:
+            for step in opening_steps(t.cfg):
+                j.append(None, "step_done", {"step": step}, who="dealer")
+        start(t, monkeypatch, None)
+        s = t.until(lambda s: phase(s) == "wagers", "a round opened")
+        assert s["state"] == "open"
+        t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
+        s = t.press("no_more_bets")
+        assert phase(s) == "no_more_bets" and t.daemon.poll() is None
+        with Journal(t.journal_path) as j:
+            assert [e.kind for e in j.events(None)].count("table_opened") == 1
+
+
+def test_the_last_opening_step_and_table_opened_are_one_write(tmp_path, monkeypatch):
+    """Finding 1: killed just before the write that opens the table, the step is still to do."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        _watch(t)
+        start(t, monkeypatch, "table_opened:before")
+        assert play_until_killed(t) == KILLED
+        with Journal(t.journal_path) as j:
+            kinds = [e.kind for e in j.events(None)]
+        assert "table_opened" not in kinds
+        start(t, monkeypatch, None)
+        t.open_table()
+        s = t.until(lambda s: phase(s) == "wagers", "a round opened")
+        assert s["state"] == "open"
+        check_invariants(t)
+
+
+def _bets_with_progressive(t) -> None:
+    t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}, "6": {"0": 1000, "1": 1000}})
+    t.controls["progressive"]("wager", seat=6)
+
+
+def test_no_more_bets_and_its_contributions_are_one_write(tmp_path, monkeypatch):
+    """Finding 2: killed just after the no more bets write, the round's contributions are on disk with it
+    (they used to be the next write: a kill between them lost the cents the round was paid from, R4)."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        _watch(t)
+        start(t, monkeypatch, None)
+        t.open_table()
+        t.until(lambda s: phase(s) == "wagers", "a round opened")
+        t.daemon.terminate()
+        t.daemon.wait(timeout=30)
+        start(t, monkeypatch, "no_more_bets:after")
+        t.until(lambda s: phase(s) == "wagers", "a round opened")
+        _bets_with_progressive(t)
+        t.controls["progressive"]("wager", seat=6)
+        with pytest.raises(DaemonDied):
+            t.press("no_more_bets")
+        assert t.daemon.wait(timeout=30) == KILLED
+        with Journal(t.journal_path) as j:
+            events = j.events(j.open_round())
+        assert [e.kind for e in events if e.kind in ("no_more_bets", "meter_add")] == ["no_more_bets", "meter_add"]
+        start(t, monkeypatch, None)
+        s = t.status()
+        assert phase(s) == "no_more_bets" and s["round"]["seats"]["6"]["wagers"]["progressive"] == "1.00"
+        state = t.controls["progressive"]("state")["state"]
+        assert state["lockout"] and [n for n in range(1, 7) if state[f"accepted.{n}"]] == [6]
+        check_invariants(t)
+
+
+def test_accepted_flags_of_an_unjournaled_no_more_bets_are_returned_not_dropped(tmp_path, monkeypatch):
+    """Finding 3: killed after the system locked out and accepted seat 6's wager, before no more bets was
+    journaled: the journal says the round still takes wagers.  The restarted daemon journals the
+    accepted flag as returned (an irregularity, P96), tells the dealer, and releases the lock-out -- it
+    used to take it for the last round's reset and clear it silently."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        _watch(t)
+        start(t, monkeypatch, "no_more_bets:before")
+        t.open_table()
+        round_id = t.until(lambda s: phase(s) == "wagers", "a round opened")["round"]["round_id"]
+        _bets_with_progressive(t)
+        with pytest.raises(DaemonDied):
+            t.press("no_more_bets")
+        assert t.daemon.wait(timeout=30) == KILLED
+        state = t.controls["progressive"]("state")["state"]
+        assert state["lockout"] and state["accepted.6"]
+        start(t, monkeypatch, None)
+        s = t.status()
+        assert phase(s) == "wagers" and s["round"]["round_id"] == round_id
+        with Journal(t.journal_path) as j:
+            returned = [e.data for e in j.events(None) if e.kind == prog.ACCEPTED_RETURNED]
+            assert not [e for e in j.events(round_id) if e.kind == "wager_placed"]  # all or nothing
+        assert returned == [{"round": round_id, "seats": [6]}]
+        assert "6" in (s.get("notice") or "")
+        state = t.controls["progressive"]("state")["state"]
+        assert not state["lockout"] and not state["accepted.6"]
+        t.controls["progressive"]("wager", seat=6)  # the player wagers again
+        s = t.press("no_more_bets")
+        assert s["round"]["seats"]["6"]["wagers"]["progressive"] == "1.00"
+        check_invariants(t)
+
+
+def test_disk_full_at_no_more_bets_halts_and_the_table_goes_on_once_it_can_write(tmp_path, monkeypatch):
+    """Finding 8: the no more bets write fails (disk full): no traceback, the daemon keeps running, the
+    round stays where the journal is (no wager dealt that the journal does not have), the dealer is told;
+    once the journal takes a write again the table recovers from it and play goes on (P97)."""
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        _watch(t)
+        start(t, monkeypatch, "no_more_bets:before:full")
+        t.open_table()
+        round_id = t.until(lambda s: phase(s) == "wagers", "a round opened")["round"]["round_id"]
+        _bets_with_progressive(t)
+        s = t.press("no_more_bets")
+        assert t.daemon.poll() is None
+        assert phase(s) == "wagers" and s["message"].startswith("refused") and "journal" in s["message"]
+        with Journal(t.journal_path) as j:
+            assert not [e for e in j.events(round_id) if e.kind in ("wager_placed", "no_more_bets")]
+        s = t.press("confirm")  # the next press finds the journal writable: the table recovers from it
+        assert t.daemon.poll() is None and phase(s) == "wagers"
+        with Journal(t.journal_path) as j:
+            assert [e.kind for e in j.events(None)].count("journal_fault") == 1
+        t.controls["progressive"]("wager", seat=6)
+        s = t.press("no_more_bets")
+        assert phase(s) == "no_more_bets" and s["round"]["seats"]["6"]["wagers"]["progressive"] == "1.00"
+        check_invariants(t)
+
+
+def test_an_unusable_journal_at_start_is_one_line(tmp_path):
+    """Finding 8: a journal path that cannot be written: one line naming it and the problem, exit 2."""
+    where = tmp_path / "a-directory.journal"
+    where.mkdir()
+    env = {**os.environ, "TABLE_JOURNAL": str(where), "TABLE_DEVICES__PANEL": "tcp://127.0.0.1:9"}
+    p = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--config",
+                        str(ROOT / "config" / "ultimate_texas_holdem.toml")],
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    lines = [x for x in p.stderr.splitlines() if x.strip()]
+    assert len(lines) == 1 and str(where) in lines[0]
+
+
+KILLS = int(os.environ.get("KILLS", "8"))
+
+
+# jackpot_holdem is not swept yet: a JHE round resumed in decisions after a restart counts the streets
+# already dealt one too many (Deal.recover_streets) and never deals the river: every decision is
+# refused "deal the community cards of this street first" (an open bug, reported with this suite)
+@pytest.mark.parametrize("game", ["ultimate_texas_holdem", "high_card_flush", "run_em_twice"])
+def test_kill_point_sweep(game, tmp_path, monkeypatch):
+    """Kill before or after a random journal write of each daemon's life, KILLS times, then play on: the
+    invariants hold after every restart, and rounds keep closing."""
+    rng = random.Random(f"{game}-{KILLS}")  # the same kill points every run
+    kills = 0
+    with simulated_table(game, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:
+        _watch(t)
+        while kills < KILLS:
+            spec = f"{rng.randint(1, 12)}:{rng.choice(['before', 'after'])}"
+            start(t, monkeypatch, spec)
+            code = play_until_killed(t)
+            assert code == KILLED, (spec, code, t.status())
+            kills += 1
+            start(t, monkeypatch, None)
+            check_invariants(t)
+            for _ in range(rng.randint(0, 6)):  # every press after a restart is handled
+                t.dealer.step()
+                assert t.daemon.poll() is None
+            t.daemon.terminate()
+            assert t.daemon.wait(timeout=30) == 0
+        start(t, monkeypatch, None)
+        closed = len(t.dealer.closed)
+        for _ in range(400):
+            if len(t.dealer.closed) > closed:
+                break
+            t.dealer.step()
+        assert len(t.dealer.closed) > closed and t.daemon.poll() is None
+        check_invariants(t)
+    print(f"{game}: {kills} kill points, no violation")
