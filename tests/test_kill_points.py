@@ -19,12 +19,12 @@ import time
 from decimal import Decimal
 
 import pytest
-from daemon_harness import ROOT, meter_sum, phase, simulated_table
 
 from controller import progressive as prog
 from controller.demo import Dealer
 from controller.journal import KILL_AT_ENV, Journal
 from controller.table import opening_steps
+from daemon_harness import ROOT, meter_sum, phase, simulated_table
 
 KILLED = 137
 
