@@ -73,14 +73,20 @@ def _configured(cfg: TableConfig) -> dict[str, str]:
 
 
 async def ask_devices(cfg: TableConfig) -> dict[str, tuple[str, bool, str]]:
-    """Each configured device: (url, answered, who it says it is or why not), one at a time."""
-    out: dict[str, tuple[str, bool, str]] = {}
-    for name, url in _configured(cfg).items():
+    """Each configured device: (url, answered, who it says it is or why not), in the registry's order.
+
+    All are asked at once: a table whose devices are all silent answers in one device timeout, not
+    one per device (devices on one Modbus line still take turns: one lock per bus, drivers.modbus)."""
+
+    async def ask(name: str, url: str) -> tuple[str, bool, str]:
         try:
-            out[name] = (url, True, await asyncio.wait_for(_identity(name, url), DEVICE_TIMEOUT + 1))
+            return url, True, await asyncio.wait_for(_identity(name, url), DEVICE_TIMEOUT + 1)
         except Exception as e:  # a device that is not there is the answer we are asked for
-            out[name] = (url, False, str(e) or type(e).__name__)
-    return out
+            return url, False, str(e) or type(e).__name__
+
+    configured = _configured(cfg)
+    answers = await asyncio.gather(*(ask(name, url) for name, url in configured.items()))
+    return dict(zip(configured, answers, strict=True))
 
 
 async def _identity(name: str, url: str) -> str:
