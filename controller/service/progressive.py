@@ -117,13 +117,8 @@ class ProgressiveSystem:
 
     async def take_back_contribution(self, meters: Mapping[str, Decimal] | None) -> None:
         """Journal the contribution taken back with the round's new meters (R7a) and show them."""
-        if meters is None:
-            return
-        s = self.s
-        r = s.open_round()
-        taken = {m: -v for m, v in s.meters.contributions(1).items()}
-        s.journal.append(r.round_id, "meter_add", {"meters": taken})
-        await self.show_meters()
+        if meters is not None:
+            await self.take_back_all(1)
 
     async def take_back_all(self, accepted: int) -> None:
         """A voided round returns its ``accepted`` progressive wagers: their contributions go back (R7a)."""
