@@ -239,3 +239,30 @@ def test_checkpoint_every_is_configured_and_checked(tmp_path):
     (tmp_path / "t.toml").write_text(text.replace("checkpoint_every = 5", "checkpoint_every = 250")
                                      .replace("../var/", str(tmp_path) + "/"))
     assert load_config(tmp_path / "t.toml").journal_options.checkpoint_every == 250
+
+
+@pytest.mark.parametrize("when", ["before:full", "after:raise"])
+def test_a_write_that_fails_or_dies_at_a_checkpoint_leaves_a_journal_that_starts(tmp_path, monkeypatch, when):
+    """The round's closing and its checkpoint are one transaction: a failed write leaves neither (the state
+    in memory unchanged, the write can be made again), a death after it leaves both."""
+    from controller.journal import KILL_AT_ENV, KilledForTest
+
+    path = tmp_path / "t.journal"
+    with Journal(path, checkpoint_every=2) as j:
+        j.record(ev.MeterSet(meters={"major": Decimal("100")}))
+        play(j, "r1")
+        j.append("r2", "round_opened", {"game": "ultimate_texas_holdem"})
+        j.append("r2", "meter_add", {"meters": {"major": "1.00"}})
+        before = (j.state().meters, j.open_round(), j.last_seq())
+        monkeypatch.setenv(KILL_AT_ENV, f"round_closed:{when}")
+        with pytest.raises(sqlite3.OperationalError if when == "before:full" else KilledForTest):
+            j.append("r2", "round_closed", {})
+        monkeypatch.delenv(KILL_AT_ENV)
+        if when == "before:full":
+            assert (j.state().meters, j.open_round(), j.last_seq()) == before and not checkpoints(j)
+            j.append("r2", "round_closed", {})  # made again
+    with Journal(path) as j:
+        assert j.check_at_start("uth-01", "ultimate_texas_holdem") == j.last_seq()
+        assert j.open_round() is None and j.meter_values() == {"major": Decimal("101.04")}
+        assert [cp.typed.last_round for cp in checkpoints(j)] == ["r2"]
+        assert j.verify(full=True) == j.last_seq()
