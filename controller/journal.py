@@ -364,10 +364,11 @@ class Journal(JournalReads):
     def _advance_verified(self) -> None:
         """At a checkpoint the daemon checks what it journaled since the verified point and moves the point to
         the end (P59), so that a start after months of play rehashes only the rounds since the last checkpoint.
-        A failure moves nothing: the next start finds it and refuses the journal."""
+        A failure moves nothing: the next start finds it and refuses the journal.  The events are on disk
+        by then: a storage fault here is not the write's (the point stays; the next start reads further)."""
         try:
             self.verify(full=False, remember=True)
-        except JournalIntegrityError:
+        except (JournalIntegrityError, sqlite3.Error):
             pass
 
     def checkpoint(self, why: str) -> int:

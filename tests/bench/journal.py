@@ -24,8 +24,10 @@ per round (``Meters.values`` for the status and the round's setup, ``TableLife.n
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
+import platform
 import resource
 import statistics
 import sys
@@ -98,7 +100,8 @@ def config(path: Path) -> TableConfig:
 BATCH = 50  # rounds per transaction in the builder: divides checkpoint_every, so checkpoints fall where a table's do
 
 
-def build(journal: Journal, start_round: int, rounds: int, clock: Clock, cfg: TableConfig) -> None:
+def build(journal: Journal, start_round: int, rounds: int, clock: Clock, cfg: TableConfig,
+          prefix: str = "r") -> None:
     """Append ``rounds`` rounds (numbered from ``start_round``) as the daemon would, ``BATCH`` rounds a
     transaction: the rounds' and the table's events in order, the table's also applied to the table's life
     (``TableLife``, whose state the journal's checkpoints hold) before the transaction that holds them."""
@@ -114,7 +117,7 @@ def build(journal: Journal, start_round: int, rounds: int, clock: Clock, cfg: Ta
         for first in range(start_round, start_round + rounds, BATCH):
             entries = []
             for i in range(first, min(first + BATCH, start_round + rounds)):
-                rid = f"r{i:07d}"
+                rid = f"{prefix}{i:07d}"
                 clock.now += timedelta(seconds=60)
                 for r, k, d, w in TEMPLATE:
                     data = {**d, "round": rid} if "round" in d else d
@@ -203,18 +206,21 @@ def run(sizes: tuple[int, ...] = (0, 10_000, 100_000, 500_000), rss_rounds: int 
             t = time.perf_counter()
             with Journal(path) as j:
                 if built == 0 and n:
-                    # one round first: the checkpoints then fall one round after each 500th, so that at N
-                    # rounds the start reads 499 rounds after the latest checkpoint (the most it ever does)
                     j.claim(cfg.id, cfg.game)
-                    build(j, 0, 1, clock, cfg)
-                    built = 1
                 build(j, built, n - built, clock, cfg)
+                # a few more rounds (at most checkpoint_every - 1), one transaction each: the start then reads
+                # checkpoint_every - 1 rounds after the latest checkpoint, the most it ever reads
+                tail = (j.checkpoint_every - 1 - j.state().since_checkpoint) % j.checkpoint_every if n else 0
+                for i in range(tail):
+                    build(j, n + i, 1, clock, cfg, prefix="t")
+                since = j.state().since_checkpoint
             took = time.perf_counter() - t
             built = n
+            rounds_behind = n + tail
             secs, s = startup(cfg)
             times = presses(s, PRESSES, str(n))
             s.journal.close()
-            what = (f"one press with {n} synthetic UTH rounds behind it (built in {took:.0f} s): its event "
+            what = (f"one press with {rounds_behind} synthetic UTH rounds behind it (built in {took:.0f} s): its event "
                     f"journaled (fsync) and the daemon's per-press and per-round derived-state reads; "
                     f"{PRESSES} presses")
             figures += [
@@ -223,16 +229,21 @@ def run(sizes: tuple[int, ...] = (0, 10_000, 100_000, 500_000), rss_rounds: int 
                 {"name": f"journal.press.rounds_{n}", "value": round(_p99(times), 3), "unit": "ms", "stat": "p99",
                  "what": what},
                 {"name": f"journal.startup.rounds_{n}", "value": round(secs, 3), "unit": "s",
-                 "what": "journal checked at start (P90, P59), Session and ProgressiveSystem built, open round "
-                         "found, no devices; 499 rounds after the latest checkpoint (the most there can be)"},
+                 "what": f"{rounds_behind} rounds, {since} of them after the latest checkpoint (the most there can "
+                         "be): journal checked at start (P90, P59), Session and ProgressiveSystem built, open round "
+                         "found; no devices"},
             ]
             print(f"  journal: {n} rounds built in {took:.1f} s, start {secs:.3f} s, press median "
                   f"{statistics.median(times):.3f} ms p99 {_p99(times):.3f} ms", file=sys.stderr, flush=True)
         if built:
+            with Journal(path) as j:
+                j._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the write-ahead log into the file
             size = _file_bytes(path)
             _, kinds = bytes_by_kind(path)
-            figures.append({"name": "journal.bytes_per_round", "value": round(size / built / 1024, 3), "unit": "KB",
-                            "what": f"the journal's files over {built} synthetic rounds (two seats, 31 events); "
+            figures.append({"name": "journal.bytes_per_round", "value": round(size / rounds_behind / 1024, 3),
+                            "unit": "KB",
+                            "what": f"the journal's file over {rounds_behind} synthetic rounds (two seats, "
+                                    f"{len(TEMPLATE)} events); "
                                     "stored bytes per round by kind: "
                                     + ", ".join(f"{k} {v:.0f}" for k, v in list(kinds.items())[:8])})
         # memory: the journal and the daemon's derived state over rss_rounds fast rounds
@@ -242,9 +253,11 @@ def run(sizes: tuple[int, ...] = (0, 10_000, 100_000, 500_000), rss_rounds: int 
             j.claim(rcfg.id, rcfg.game)
             build(j, 0, 1000, clock, rcfg)  # warm up: caches and the first checkpoint
         _, s = startup(rcfg)
+        gc.collect()
         before = rss_kb()
         build(s.journal, 1000, rss_rounds, clock, rcfg)
         s.meters.values()
+        gc.collect()
         after = rss_kb()
         s.journal.close()
         figures.append({"name": "daemon.rss_growth_per_1000_rounds", "value": round((after - before) / rss_rounds
@@ -259,10 +272,19 @@ def main() -> int:
     parser.add_argument("--rounds", default="0,10000,100000,500000")
     parser.add_argument("--rss-rounds", type=int, default=10_000)
     parser.add_argument("--work", default=None, help="where the synthetic journals are built (a temporary dir)")
+    parser.add_argument("--out", default=None, help="merge the figures into this bench.json (same names replaced)")
     args = parser.parse_args()
     sizes = tuple(int(x) for x in args.rounds.split(","))
-    for f in run(sizes, args.rss_rounds, Path(args.work) if args.work else None):
+    figures = run(sizes, args.rss_rounds, Path(args.work) if args.work else None)
+    for f in figures:
         print(f"{f['name']:<40} {f.get('stat', ''):<7} {f['value']:>12} {f['unit']}")
+    if args.out:
+        out = Path(args.out)
+        doc = json.loads(out.read_text()) if out.exists() else {
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": []}
+        ours = {(f["name"], f.get("stat")) for f in figures}
+        doc["figures"] = [f for f in doc["figures"] if (f["name"], f.get("stat")) not in ours] + figures
+        out.write_text(json.dumps(doc, indent=2) + "\n")
     return 0
 
 
