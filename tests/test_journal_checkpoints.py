@@ -18,10 +18,10 @@ from controller import events as ev
 from controller.config import ConfigError, load_config
 from controller.journal import Journal, JournalIntegrityError
 from controller.table import TableLife, TableState
+from test_journal_events import ROWS, old_journal  # noqa: F401  (the fixture: the v1 rows as an old journal)
 
 ROOT = Path(__file__).resolve().parents[1]
 UTH = ROOT / "config" / "ultimate_texas_holdem.toml"
-ROWS = [json.loads(line) for line in (Path(__file__).parent / "journal_rows_v1.jsonl").read_text().splitlines()]
 
 
 def play(j: Journal, rid: str, contribution: str = "0.04") -> None:
@@ -183,22 +183,9 @@ def test_the_last_rounds_are_the_same_read_from_the_end(tmp_path):
             assert j.rounds(last=last) == (every[-last:] if last else [])
 
 
-@pytest.fixture
-def old_journal(tmp_path):
+def test_a_journal_written_before_checkpoints_loads_verifies_recalls_and_goes_on(old_journal):  # noqa: F811
     """The v1 rows (written before checkpoints and the derived state) as an old journal stored them."""
-    path = tmp_path / "old.journal"
-    Journal(path).close()
-    db = sqlite3.connect(path)
-    db.executemany("INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
-                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", ROWS)
-    db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?)", (ROWS[-1][0], ROWS[-1][7]))
-    db.commit()
-    db.close()
-    return path
-
-
-def test_a_journal_written_before_checkpoints_loads_verifies_recalls_and_goes_on(old_journal):
-    with Journal(old_journal, checkpoint_every=1) as j:
+    with Journal(old_journal.path, checkpoint_every=1) as j:
         assert j.check_at_start("uth-01", "ultimate_texas_holdem") == len(ROWS)
         assert [r.round_id for r in j.rounds(last=2)] == ["r1", "r2"] and j.open_round() is None
         assert j.meter_values() == {}  # the v1 rows hold no meter event
@@ -207,7 +194,7 @@ def test_a_journal_written_before_checkpoints_loads_verifies_recalls_and_goes_on
         cp = checkpoints(j)[-1].typed
         assert cp.rounds == 3 and cp.meters == {"major": Decimal("0.04")}
         assert j.verify(full=True) == len(ROWS) + 6
-    with Journal.read_only(old_journal) as j:
+    with Journal.read_only(old_journal.path) as j:
         assert [e.data for e in j.events("r1")] == [json.loads(r[5]) for r in ROWS if r[2] == "r1"]
 
 
