@@ -218,12 +218,12 @@ def test_a_journal_written_today_without_checkpoints_starts_the_same_as_with_the
 
 def test_checkpoint_every_is_configured_and_checked(tmp_path):
     text = UTH.read_text().replace('log_format = "auto"',
-                                   'log_format = "auto"\n\n[journal_options]\ncheckpoint_every = 5')
+                                   'log_format = "auto"\n\n[journal_options]\ncheckpoint_every = 0')
     (tmp_path / "t.toml").write_text(text.replace("../var/", str(tmp_path) + "/"))
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path / "t.toml")
     assert "journal_options.checkpoint_every" in str(caught.value)
-    (tmp_path / "t.toml").write_text(text.replace("checkpoint_every = 5", "checkpoint_every = 250")
+    (tmp_path / "t.toml").write_text(text.replace("checkpoint_every = 0", "checkpoint_every = 250")
                                      .replace("../var/", str(tmp_path) + "/"))
     assert load_config(tmp_path / "t.toml").journal_options.checkpoint_every == 250
 
