@@ -355,7 +355,7 @@ class JournalOptionsConfig(BaseModel):
     model_config = _STRICT
 
     #: rounds between two checkpoints (and at every table close): start-up reads at most this many rounds
-    checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 500
+    checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 250
 
 
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)

@@ -132,7 +132,7 @@ ROUND_VOIDED = events.RoundVoided.kind
 CLOSING_KINDS = frozenset(e.kind for e in events.CLOSING)
 
 FILE_MODE = 0o600
-CHECKPOINT_EVERY = 500  # rounds between two checkpoints unless configured ([journal_options] checkpoint_every)
+CHECKPOINT_EVERY = 250  # rounds between two checkpoints unless configured ([journal_options] checkpoint_every)
 
 _CLOSING_ORDER = tuple(sorted(CLOSING_KINDS))
 _CLOSED = f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({','.join('?' * len(_CLOSING_ORDER))}) LIMIT 1"

@@ -106,8 +106,9 @@ _FIRST_BROKEN_LINK = """
 def _content_fault(seq: int, at: Any, round_id: Any, kind: Any, who: Any, data: Any, prev_hash: Any,
                    digest: Any) -> JournalIntegrityError | None:
     """None when the row's contents match its hash; else what is wrong with it."""
-    if all(isinstance(v, str) for v in (at, kind, data, prev_hash)) and isinstance(seq, int) \
-            and (round_id is None or isinstance(round_id, str)) and (who is None or isinstance(who, str)) \
+    if type(seq) is int and type(at) is str and type(kind) is str and type(data) is str \
+            and type(prev_hash) is str and (round_id is None or type(round_id) is str) \
+            and (who is None or type(who) is str) \
             and chain_hash(prev_hash, seq, at, round_id, kind, who, data) == digest:
         return None  # the stored data is the canonical text that was hashed (as every append writes it)
     try:
