@@ -14,7 +14,9 @@ on a table that has not completed opening.
 
 The meters (issue: progressive system) live in the journal: contributions when
 progressive wagers are accepted, taken back when a round is voided (R7a), the
-meters after each settlement.  ``meters()`` replays them.
+meters after each settlement.  ``Meters.values()`` reads them from the journal's state, kept
+current as they are appended (P58); the table's life is checkpointed with it and rebuilt at start
+from the latest checkpoint and the table events after it.
 """
 
 from __future__ import annotations
