@@ -172,6 +172,15 @@ class WebConfig(BaseModel):
     session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
 
 
+class JournalOptionsConfig(BaseModel):
+    """How the journal keeps its derived state (issue 14, P58): a checkpoint every so many rounds."""
+
+    model_config = _STRICT
+
+    #: rounds between two checkpoints (and at every table close): start-up reads at most this many rounds
+    checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 250
+
+
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 
 
@@ -205,6 +214,7 @@ class TableConfig(BaseSettings):
     web: WebConfig = Field(default_factory=WebConfig)
     supervisors: SupervisorsConfig = Field(default_factory=SupervisorsConfig)
     journal: Path
+    journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.

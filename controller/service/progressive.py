@@ -31,11 +31,7 @@ class ProgressiveSystem:
         self.off: str | None = None  # why progressive wagers are disabled now, or None
         self.sign_trouble: str | None = None  # the last meter sign update failed
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
-        for e in s.journal.events(None):  # progressive wagers disabled when the daemon stopped stay so
-            if e.kind == prog.DISABLED:
-                self.off = e.data["reason"]
-            elif e.kind == prog.ENABLED:
-                self.off = None
+        self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
 
     @property
     def offered(self) -> bool:
