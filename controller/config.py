@@ -175,7 +175,7 @@ class WebConfig(BaseModel):
 class JournalOptionsConfig(BaseModel):
     """How the journal keeps its derived state (issue 14, P58): a checkpoint every so many rounds."""
 
-    model_config = _STRICT
+    model_config = STRICT
 
     #: rounds between two checkpoints (and at every table close): start-up reads at most this many rounds
     checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 250
