@@ -247,7 +247,7 @@ class TableConfig(BaseSettings):
         return self.devices.shuffler is not None
 
     def limits(self, wager: str) -> tuple[Decimal, Decimal]:
-        """(min, max) of an offered wager; the Ante's companions share the Ante's (ch.7)."""
+        """(min, max) of an offered wager; the Ante's companions share the Ante's (UTH ch.7)."""
         return limits(self.game_rules, self.wagers, wager)
 
     def paytable_letters(self) -> dict[str, str]:

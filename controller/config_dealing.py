@@ -1,7 +1,8 @@
 """The ``[dealing]`` section: the dealing procedure, the decks, their age, the stub count.
 
-Owns the dealing model and its checks against the game's rules (ch.3, ch.8-ch.10 of each game,
-cited with the game's prefix from ``Game.clauses`` and ``Game.dealing``).
+Owns the dealing model and its checks against the game's rules (the decks and the dealing procedures:
+UTH ch.3, UTH ch.8-ch.10 and the same chapters of every game); each problem cites the configured
+game's own clause (``Game.clauses``, ``Game.dealing``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ Procedure = Literal["manual_shoe", "hand", "automated_shoe", "shuffler"]
 class DealingConfig(BaseModel):
     model_config = STRICT
 
-    #: ch.8 manual dealing shoe, ch.9 from the hand, ch.10 automated dealing shoe or shuffler
+    #: UTH ch.8 manual dealing shoe, UTH ch.9 from the hand, UTH ch.10 automated dealing shoe or shuffler
     procedure: Procedure
     #: "in_shuffler": the shuffler holds the dealer's cards until every player has acted
     #: (UTH ch.10 §B(4), JHE ch.10 §B(3), HCF ch.11 §B(4)(b)); "dealt": delivered with the players'.

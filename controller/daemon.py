@@ -262,7 +262,7 @@ class TableDaemon:
         due = phase is Phase.DECISIONS and r.street_cards_missing()
         if phase is Phase.DEALING or partial or due:
             # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
-            if r.phase is Phase.HALTED:
+            if r.can_resume():
                 await r.resume_round("restart")
             where = clause("deal_failed", s.game.short)
             await parts.settling.void(f"the daemon restarted during the deal (P34; {where})")

@@ -179,7 +179,7 @@ class RoundController(Layout, ev.Applier):
     # ------------------------------------------------------------------ wagers
 
     def can_place_wager(self, seat: int, wager: str, amount: Decimal) -> Answer:
-        """May this wager be placed now (ch.7 §D-§E)?"""
+        """May this wager be placed now (UTH ch.7 §D-§E)?"""
         if not (a := self._in(Phase.WAGERS)):
             return a
         if not 1 <= seat <= 6:
@@ -194,7 +194,7 @@ class RoundController(Layout, ev.Applier):
         return ALLOWED
 
     async def place_wager(self, seat: int, wager: str, amount: Decimal) -> None:
-        """A wager on the layout before no more bets (ch.7 §D-§E)."""
+        """A wager on the layout before no more bets (UTH ch.7 §D-§E)."""
         self.can_place_wager(seat, wager, amount).ensure()
         await self._record(ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)))
 
@@ -204,7 +204,7 @@ class RoundController(Layout, ev.Applier):
         s.wagers[e.wager] = e.amount
 
     def can_announce_no_more_bets(self, progressive_seats: Iterable[int] = ()) -> Answer:
-        """May no more bets be announced with these progressive wagers accepted (ch.7 §F, ch.8 §C)?"""
+        """May no more bets be announced with these progressive wagers accepted (UTH ch.7 §F, UTH ch.8 §C)?"""
         if not (a := self._in(Phase.WAGERS)):
             return a
         seats = sorted(set(progressive_seats))
@@ -224,12 +224,12 @@ class RoundController(Layout, ev.Applier):
 
     async def announce_no_more_bets(self, progressive_seats: Iterable[int] = (),
                                     meters: Mapping[str, Decimal] | None = None) -> None:
-        """No more bets (ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
+        """No more bets (UTH ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
 
         ``progressive_seats`` are the seats whose progressive wager the system accepted;
         ``meters`` the progressive meters with their contributions added: the amounts
         this round's progressive hands are paid from (R4).
-        Each seat playing must have the game's required wagers (ch.7 §F(1)); a seat with a
+        Each seat playing must have the game's required wagers (UTH ch.7 §F(1)); a seat with a
         progressive wager but no Ante is refused.
         """
         seats = sorted(set(progressive_seats))
@@ -237,25 +237,33 @@ class RoundController(Layout, ev.Applier):
         await self._record(ev.NoMoreBets(progressive_seats=tuple(seats),
                                       meters=dict(meters) if meters is not None else None))
 
+    def can_close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]],
+                         progressive_seats: Iterable[int] = ()) -> Answer:
+        """May no more bets be announced on these wagers sensed at no more bets: each one a wager that may
+        be placed, and the round with them one that may close (UTH ch.7 §F, UTH ch.8 §C)?"""
+        placed = list(wagers)
+        for seat, wager, amount in placed:
+            if not (a := self.can_place_wager(seat, wager, amount)):
+                return a
+        before = self.seats
+        self.seats = {n: SeatState(n, dict(st.wagers)) for n, st in before.items()}
+        for seat, wager, amount in placed:
+            self.seats.setdefault(seat, SeatState(seat)).wagers[wager] = Decimal(amount)
+        try:
+            return self.can_announce_no_more_bets(progressive_seats)
+        finally:
+            self.seats = before
+
     async def close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]], progressive_seats: Iterable[int] = (),
                            meters: Mapping[str, Decimal] | None = None,
                            contributions: Mapping[str, Decimal] | None = None) -> None:
         """The wagers sensed at no more bets, no more bets itself and the progressive contributions, journaled
-        as one fact in one transaction (ch.8 §C): a crash leaves all of them on disk or none, so a restarted
+        as one fact in one transaction (UTH ch.8 §C): a crash leaves all of them on disk or none, so a restarted
         daemon never deals on wagers it does not know, nor loses a contribution the round was paid from (R4).
         Everything is checked before anything is journaled."""
         placed = [ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)) for seat, wager, amount in wagers]
-        for w in placed:
-            self.can_place_wager(w.seat, w.wager, w.amount).ensure()
         seats = sorted(set(progressive_seats))
-        before = self.seats
-        self.seats = {n: SeatState(n, dict(st.wagers)) for n, st in before.items()}
-        for w in placed:
-            self.seats.setdefault(w.seat, SeatState(w.seat)).wagers[w.wager] = w.amount
-        try:
-            self.can_announce_no_more_bets(seats).ensure()
-        finally:
-            self.seats = before
+        self.can_close_wagers([(w.seat, w.wager, w.amount) for w in placed], seats).ensure()
         closed = ev.NoMoreBets(progressive_seats=tuple(seats), meters=dict(meters) if meters is not None else None)
         entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] = [
             (self.round_id, e.kind, e.to_data(), None) for e in (*placed, closed)]
@@ -276,7 +284,7 @@ class RoundController(Layout, ev.Applier):
         await self.wagers_closed()
 
     def can_confirm_progressive_count(self, chips: int) -> Answer:
-        """Does the dealer's count of progressive chips match the wagers accepted (ch.8 §C(3))?"""
+        """Does the dealer's count of progressive chips match the wagers accepted (UTH ch.8 §C(3))?"""
         if not (a := self._in(Phase.NO_MORE_BETS)):
             return a
         if chips != self.progressive_count:
@@ -285,7 +293,7 @@ class RoundController(Layout, ev.Applier):
         return ALLOWED
 
     async def confirm_progressive_count(self, chips: int) -> None:
-        """The dealer counted the progressive chips (ch.8 §C(3)); a mismatch stops the round."""
+        """The dealer counted the progressive chips (UTH ch.8 §C(3)); a mismatch stops the round."""
         self.can_confirm_progressive_count(chips).ensure()
         await self._record(ev.CountConfirmed(chips=chips))
 
@@ -315,7 +323,7 @@ class RoundController(Layout, ev.Applier):
         return self._new_card(card)
 
     async def discard(self, card: str, reason: str) -> None:
-        """A card out of the deck that is not used (ch.13 §A: found face up): it goes to the discard
+        """A card out of the deck that is not used (UTH ch.13 §A: found face up): it goes to the discard
         rack, and the journal keeps it so the round can be reconstructed and a second copy detected."""
         self.can_discard(card).ensure()
         await self._record(ev.CardDiscarded(card=card, reason=reason))
@@ -357,7 +365,7 @@ class RoundController(Layout, ev.Applier):
 
     def can_decide(self, seat: int, *, multiple: int | None = None, fold: bool = False,
                    check: bool = False) -> Answer:
-        """May ``seat`` make this decision now (its turn, clockwise; legal at this street, ch.11)?"""
+        """May ``seat`` make this decision now (its turn, clockwise; legal at this street, UTH ch.11)?"""
         if not (a := self._in(Phase.DECISIONS)):
             return a
         s = self.to_act()
@@ -403,7 +411,7 @@ class RoundController(Layout, ev.Applier):
 
     async def abandon(self, seat: int, who: str, *, returned: bool = False,
                       meters: Mapping[str, Decimal] | None = None) -> None:
-        """A player left the table during the round (ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
+        """A player left the table during the round (UTH ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
         wager of that seat as losing, or (``returned``, its configured choice) returns them (P42).  The seat
         is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
         hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive
@@ -560,7 +568,7 @@ class RoundController(Layout, ev.Applier):
     # ------------------------------------------------------------------ views
 
     def visible_community(self) -> dict[int, Card]:
-        """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per ch.11 §C, §E, §G)."""
+        """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per RET ch.11 §C, §E, §G)."""
         return round_view.visible_community(self)
 
     def public_view(self) -> dict[str, Any]:

@@ -20,10 +20,10 @@ if TYPE_CHECKING:
 
 
 class Phase(enum.StrEnum):
-    WAGERS = "wagers"  # open for wagers (ch.7 §D)
-    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (ch.8 §C)
-    DEALING = "dealing"  # cards leaving the shoe or shuffler (ch.8-ch.10)
-    DECISIONS = "decisions"  # players decide, street by street (ch.11)
+    WAGERS = "wagers"  # open for wagers (UTH ch.7 §D)
+    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (UTH ch.8 §C)
+    DEALING = "dealing"  # cards leaving the shoe or shuffler (UTH ch.8-ch.10)
+    DECISIONS = "decisions"  # players decide, street by street (UTH ch.11)
     REVEAL = "reveal"  # every player has acted: the dealer's hand is exposed (UTH ch.11 §G)
     SETTLED = "settled"  # settlement computed; the dealer pays and takes, then confirms
     COMPLETE = "complete"
@@ -112,7 +112,7 @@ class SeatState:
     multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
-    abandoned: bool = False  # the player left mid-round (ch.7 §C(2), P42)
+    abandoned: bool = False  # the player left mid-round (UTH ch.7 §C(2), P42)
     abandoned_returned: bool = False  # ... and the facility returns abandoned wagers instead of taking them (P42)
     skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
 

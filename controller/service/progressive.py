@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from controller import progressive as prog
-from controller.round import RoundRefused
 from controller.service.lockout import NOT_ANSWERING
+from controller.service.refused import Refused
 from controller.service.session import Session
 from drivers.health import DeviceError, Health
 
@@ -160,8 +160,8 @@ class ProgressiveSystem:
         who = await s.supervisor("validate_progressive")
         if who is None:
             seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))
-            raise RoundRefused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
-                               f"key ({clause})")
+            raise Refused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
+                            f"key ({clause})")
         prog.record_validation(s.journal, r.round_id, self.validation, who)
         paid = "; ".join(h.describe() for h in self.validation)
         self.validation = []

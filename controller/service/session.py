@@ -22,7 +22,8 @@ import structlog
 from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
-from controller.round import Phase, RoundController, RoundRefused
+from controller.round import Phase, RoundController
+from controller.service.refused import Refused
 from controller.supervisors import SupervisorList
 from controller.table import Meters, TableLife
 from drivers.health import DeviceError
@@ -124,7 +125,7 @@ class Session:
             self.journal.record(ev.SupervisorRefused(action=action, supervisor_id=key.supervisor_id,
                                                      round=r.round_id if r else None))
             self.log.warning("supervisor key refused", action=action, supervisor_id=key.supervisor_id)
-            raise RoundRefused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
+            raise Refused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
                                f"(P93): {action.replace('_', ' ')} not done")
         return f"supervisor {key.supervisor_id}"
 
