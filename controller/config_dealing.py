@@ -41,20 +41,20 @@ class DealingConfig(BaseModel):
 def check_dealing(cfg: TableConfig, add: Add) -> None:
     """The dealing section against the game and the devices configured."""
     game = cfg.game_rules
-    g = game.short
     c = game.clauses
     d = cfg.dealing
     shuffler = cfg.automated_shuffler
     if d.procedure == HAND and not shuffler:
-        add("dealing.procedure", f"dealing by hand needs an automated shuffler: set devices.shuffler ({g} ch.9 §A(1))")
+        add("dealing.procedure", f"dealing by hand needs an automated shuffler: set devices.shuffler "
+            f"({game.cite('hand_needs_shuffler')})")
     if d.procedure == SHUFFLER and not shuffler:
-        add("dealing.procedure", f"dealing from the shuffler needs devices.shuffler ({g} ch.10)")
+        add("dealing.procedure", f"dealing from the shuffler needs devices.shuffler ({c.procedure[SHUFFLER]})")
     if d.procedure in (MANUAL_SHOE, AUTO_SHOE) and cfg.devices.shoe is None:
-        chapter = "ch.8" if d.procedure == MANUAL_SHOE else "ch.10"
         add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read "
-            f"from ({g} {chapter})")
+            f"from ({c.procedure[d.procedure]})")
     if d.decks == 2 and not shuffler:
-        add("dealing.decks", f"two decks only with an automated shuffler: set devices.shuffler ({g} ch.3 §B)")
+        add("dealing.decks", "two decks only with an automated shuffler: set devices.shuffler "
+            f"({game.cite('two_decks')})")
     if d.dealer_cards == "in_shuffler":
         if not game.dealer_cards:
             add("dealing.dealer_cards", f"{game.name} has no dealer hand ({c.dealer_hand})")
@@ -68,8 +68,8 @@ def check_dealing(cfg: TableConfig, add: Add) -> None:
     if d.deck_change_hours > max_hours:
         how = ("when the cards are dealt by hand" if d.procedure == HAND
                else "when the cards are dealt from a shoe or shuffler")
-        sub = "(1)" if d.procedure == HAND else "(2)"
-        add("dealing.deck_change_hours", f"must be at most {max_hours} {how} ({g} ch.3 §C{sub})")
+        where = game.cite("deck_change_by_hand" if d.procedure == HAND else "deck_change_from_shoe")
+        add("dealing.deck_change_hours", f"must be at most {max_hours} {how} ({where})")
     if d.stub_count_rounds > 5:
         add("dealing.stub_count_rounds", f"must be at most 5 ({c.stub_count[d.procedure]})")
 

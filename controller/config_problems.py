@@ -62,7 +62,8 @@ def with_env(where: str, msg: str) -> str:
 _HINTS = {
     "seats": "at most six betting positions, UTH ch.2 §A, JHE ch.2 §A, HCF ch.2, RET ch.2; seats 1..6, RULINGS R1",
     "dealing.decks": "two decks only with an automated shuffler, UTH ch.3 §B and the same clause of every game",
-    "dealing.procedure": "a manual dealing shoe ch.8, the hand ch.9, an automated dealing shoe or shuffler ch.10",
+    "dealing.procedure": "a manual dealing shoe UTH ch.8, the hand UTH ch.9, an automated dealing shoe or shuffler "
+                         "UTH ch.10, and the same chapters of every game",
     "dealing.dealer_cards": "UTH ch.10 §B(4), JHE ch.10 §B(3)",
 }
 

@@ -44,7 +44,6 @@ class ProgressiveConfig(BaseModel):
 def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
     """A table offering the Progressive wager: its system, unit, paytable, Envy Bonus and meters."""
     game = cfg.game_rules
-    g = game.short
     p = cfg.progressive
     found: list[str] = []
 
@@ -72,7 +71,8 @@ def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
     # Envy Bonus (RULINGS R18a, R24, R29)
     if p.envy is not None:
         if not game.has_envy:
-            add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {g} ch.12, list none; RULINGS R24)")
+            add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {game.cite('paytables')}, "
+                "list none; RULINGS R24)")
         elif game.envy_letter_is_progressive_letter:
             if p.envy != p.paytable or p.envy not in game.letters("envy"):
                 envy = game.letters("envy")

@@ -41,14 +41,6 @@ LOCKOUT_LOST = "progressive_lockout_lost"  # table event: {"round"}: found relea
 # that was never journaled: the flags are cleared and those progressive wagers returned (P96)
 ACCEPTED_RETURNED = "progressive_accepted_returned"  # events.ProgressiveAcceptedReturned
 
-VALIDATION_CLAUSE = {
-    "ultimate_texas_holdem": "UTH ch.11 §J(2)(c)",
-    "jackpot_holdem": "JHE ch.11 §K(2)(c)",
-    "high_card_flush": "HCF ch.11 §B(9)(c)",
-    "run_em_twice": "RET ch.12 §F",
-}
-
-
 @dataclass(frozen=True)
 class Hit:
     index: int  # 0, 1, ... in settlement order
@@ -223,4 +215,4 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
     return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period}
 
 
-__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "parse_when", "VALIDATION_CLAUSE"]
+__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "parse_when"]

@@ -188,7 +188,7 @@ class RoundController(Layout, ev.Applier):
             return no("wager", f"{self.game.name} has no {wager} wager")
         if wager == "progressive":
             return no("wager", "progressive wagers come from the progressive wagering devices "
-                               "at no more bets (ch.2 §C)")
+                               f"at no more bets ({self.game.cite('progressive_system')})")
         if Decimal(amount) <= 0:
             return no("amount", f"{wager}: an amount must be more than zero")
         return ALLOWED
@@ -212,14 +212,15 @@ class RoundController(Layout, ev.Applier):
             return no("progressive", "progressive wagers accepted, but the table offers no progressive")
         for n in seats:
             if n not in self.seats:
-                return no("progressive", f"seat {n}: a progressive wager needs the Ante first (ch.7 §F(3)(a))")
+                return no("progressive", f"seat {n}: a progressive wager needs the Ante first "
+                                             f"({self.game.cite('progressive_needs_ante')})")
         if not any(any(s.wagers.get(a) for a in self.game.antes[:1]) for s in self.seats.values()):
             return no("no_players", "no seat has placed an Ante: nothing to deal")
         for s in self.seats.values():
             missing = [a for a in self.game.antes if a not in s.wagers]
             if missing:
                 return no("required_wager", f"seat {s.seat}: missing {', '.join(missing)} "
-                                            f"(required to play, {self.game.short} ch.7 §F)")
+                                            f"(required to play, {self.game.cite('ante')})")
         return ALLOWED
 
     async def announce_no_more_bets(self, progressive_seats: Iterable[int] = (),
@@ -289,7 +290,7 @@ class RoundController(Layout, ev.Applier):
             return a
         if chips != self.progressive_count:
             return no("count", f"{chips} progressive chips but {self.progressive_count} wagers accepted by the "
-                               "system: resolve before dealing (ch.8 §C(3))")
+                               f"system: resolve before dealing ({self.game.cite('progressive_count')})")
         return ALLOWED
 
     async def confirm_progressive_count(self, chips: int) -> None:

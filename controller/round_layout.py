@@ -11,6 +11,7 @@ from __future__ import annotations
 from controller.round_state import ALLOWED, Answer, RoundRefused, SeatState, no
 from games.cards import Card, parse_card
 from games.game import Game
+from games.registry import irregularity_clause
 
 
 class Layout:
@@ -78,7 +79,8 @@ class Layout:
             if s is None:
                 return no("place", f"{place}: no player at that seat (only seats with the required wagers get cards)")
             if len(s.cards) >= g.hole_cards:
-                return no("place", f"{place}: already has {g.hole_cards} cards (ch.13: incorrect number of cards)")
+                return no("place", f"{place}: already has {g.hole_cards} cards "
+                                   f"({irregularity_clause(g, 'wrong_number_of_cards')})")
         elif kind == "dealer":
             if len(self.dealer) >= g.dealer_cards:
                 return no("place", f"dealer already has {g.dealer_cards} cards")

@@ -31,20 +31,21 @@ from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
 from controller.round import TableSetup
+from games.facts import Cited
 from games.money import round_cents
 
-STEPS = {
-    # step: (button, needs the supervisor's key, clause)
-    "decks_inspected": ("confirm", False, "ch.4 §A"),
-    "inspection_verified": ("confirm", True, "ch.4 §A"),
-    "cards_spread_washed_stacked": ("deal", False, "ch.4 §B-§C"),
-    "preinspected_decks_received": ("confirm", False, "ch.4 §F"),
-    # reopening an idle table ({idle}: UTH, JHE ch.5 §H; HCF ch.5 §G; RET ch.5 §F), P67
-    "cards_removed_from_shoe_and_discard_rack": ("confirm", False, "{idle}(1)"),
-    "cards_spread_for_the_first_player": ("deal", False, "{idle}"),
-    "cards_turned_down_washed_stacked": ("deal", False, "ch.4 §C, {idle}"),
-    "shuffled": ("shuffle", False, "ch.5 §A"),
-    "cards_cut": ("deal", False, "ch.5 §F"),
+STEPS: dict[str, tuple[str, bool, tuple[Cited, ...]]] = {
+    # step: (button, needs the supervisor's key, the clauses, cited by the game's own numbers: Game.cite)
+    "decks_inspected": ("confirm", False, ("inspection",)),
+    "inspection_verified": ("confirm", True, ("inspection",)),
+    "cards_spread_washed_stacked": ("deal", False, ("spread",)),
+    "preinspected_decks_received": ("confirm", False, ("preinspected",)),
+    # reopening an idle table (UTH, JHE ch.5 §H; HCF ch.5 §G; RET ch.5 §F), P67
+    "cards_removed_from_shoe_and_discard_rack": ("confirm", False, ("idle_clears_shoe",)),
+    "cards_spread_for_the_first_player": ("deal", False, ("idle",)),
+    "cards_turned_down_washed_stacked": ("deal", False, ("turned_down", "idle")),
+    "shuffled": ("shuffle", False, ("shuffle",)),
+    "cards_cut": ("deal", False, ("cut",)),
 }
 
 
@@ -78,10 +79,6 @@ def between_round_steps(cfg: TableConfig) -> list[str]:
     An automated shuffler shuffles by itself (the daemon asks it) and needs no cut (ch.5 §D(1)).
     """
     return [] if cfg.automated_shuffler else ["shuffled", "cards_cut"]
-
-
-#: The clause of each game on a table with no gaming activity (the games letter chapter 5 differently).
-IDLE_CLAUSE = {"UTH": "ch.5 §H", "JHE": "ch.5 §H", "HCF": "ch.5 §G", "RET": "ch.5 §F"}
 
 
 def reopening_steps(cfg: TableConfig) -> list[str]:
@@ -135,7 +132,7 @@ class TableLife(ev.Applier):
                 self.apply(e.typed, datetime.fromisoformat(e.at))
         journal.checkpoint_parts["table"] = self.checkpoint
         if self.state is TableState.CLOSED and not self.required:
-            self.require(opening_steps(cfg), "the decks are received (ch.4)")
+            self.require(opening_steps(cfg), f"the decks are received ({cfg.game_rules.cite('opening')})")
 
     def checkpoint(self) -> dict[str, Any]:
         """The table's life as a checkpoint holds it (P58; ``restore`` reads it back)."""
@@ -240,8 +237,8 @@ class TableLife(ev.Applier):
         if not self.required:
             return None
         step = self.required[0]
-        button, key, clause = STEPS[step.split(":")[0]]
-        return step, button, key, clause.format(idle=IDLE_CLAUSE[self.cfg.game_rules.short])
+        button, key, clauses = STEPS[step.split(":")[0]]
+        return step, button, key, self.cfg.game_rules.cite(*clauses)
 
     def record_many(self, events: list[ev.JournalEvent], who: str | None = None) -> None:
         """Journal table events as one fact, in one transaction (the last opening step with the table

@@ -142,7 +142,7 @@ def _parse_paytables(game: Game, value: Any) -> dict[str, str]:
         if letter not in letters(game.name, wager):
             raise RoundError(
                 f"paytables.{wager}",
-                f"no paytable {shown(letter)} for {wager} in {game.short} ch.12; expected one of "
+                f"no paytable {shown(letter)} for {wager} in {game.cite('paytables')}; expected one of "
                 f"{', '.join(letters(game.name, wager))}",
             )
         out[wager] = letter
@@ -152,9 +152,9 @@ def _parse_paytables(game: Game, value: Any) -> dict[str, str]:
 def _parse_dealer(game: Game, obj: Mapping[str, Any]) -> tuple[Card, ...]:
     if game.dealer_cards == 0:
         if obj.get("dealer") not in (None, []):
-            raise RoundError("dealer", f"{game.name} has no dealer hand ({game.short} ch.11)")
+            raise RoundError("dealer", f"{game.name} has no dealer hand ({game.cite('dealer_hand')})")
         return ()
-    return _cards(obj.get("dealer"), "dealer", game.dealer_cards, f"{game.short} ch.8 §D: the dealer's cards")
+    return _cards(obj.get("dealer"), "dealer", game.dealer_cards, f"{game.cite('draw')}: the dealer's cards")
 
 
 def _parse_community(game: Game, obj: Mapping[str, Any]) -> tuple[Card, ...]:
@@ -176,7 +176,7 @@ def _parse_community(game: Game, obj: Mapping[str, Any]) -> tuple[Card, ...]:
             except CardError as e:
                 raise RoundError(f"community.{n}", str(e)) from None
         return tuple(out)
-    return _cards(value, "community", game.community_cards, f"{game.short} ch.11: five community cards")
+    return _cards(value, "community", game.community_cards, f"{game.cite('completion')}: five community cards")
 
 
 def _parse_bonus_cards(game: Game, obj: Mapping[str, Any]) -> tuple[Card, ...]:
@@ -192,7 +192,7 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
     if not isinstance(value, list) or not value:
         raise RoundError("seats", "must be a list of one to six seats")
     if len(value) > MAX_SEATS:
-        raise RoundError("seats", f"at most six seats, not {len(value)} ({game.short} ch.2 §A, RULINGS R1)")
+        raise RoundError("seats", f"at most six seats, not {len(value)} ({game.cite('seats')}, RULINGS R1)")
     seats: list[Seat] = []
     numbers: set[int] = set()
     allowed = {"seat", "cards", "wagers", *game.decision_keys}
@@ -206,7 +206,7 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
         if number in numbers:
             raise RoundError(f"{where}.seat", f"seat {number} appears twice")
         numbers.add(number)
-        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.short} ch.8 §D: each player's "
+        cards = _cards(raw.get("cards"), f"{where}.cards", game.hole_cards, f"{game.cite('draw')}: each player's "
             "cards")
         wagers_raw = _object(raw.get("wagers", {}), f"{where}.wagers")
         wagers: dict[str, Decimal] = {}
@@ -214,14 +214,15 @@ def _parse_seats(game: Game, value: Any) -> tuple[Seat, ...]:
             if w not in game.wagers:
                 raise RoundError(
                     f"{where}.wagers.{w}",
-                    f"{game.name} has no such wager; expected one of {', '.join(game.wagers)} ({game.short} ch.7 §F)",
+                    f"{game.name} has no such wager; expected one of {', '.join(game.wagers)} ({game.cite('wagers')})",
                 )
             wagers[w] = _money(amount, f"{where}.wagers.{w}", maximum=MAX_WAGER)
         first_ante = game.antes[0]
         if first_ante not in wagers:
             raise RoundError(
                 f"{where}.wagers.{first_ante}",
-                f"missing: only a player who placed the {first_ante} receives cards ({game.short} ch.8, ch.10)",
+                f"missing: only a player who placed the {first_ante} receives cards "
+                f"({game.clauses.procedure['manual_shoe']}, {game.clauses.procedure['shuffler']})",
             )
         decision = game.parse_decision(raw, where)
         seats.append(Seat(seat=number, cards=cards, wagers=wagers, decision=decision, index=i))

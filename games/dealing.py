@@ -195,7 +195,7 @@ def initial_deal(game: Game, procedure: Procedure, seats: Sequence[int]) -> list
     cards between decisions (:func:`street_deal`).
     """
     if _procedure(procedure) is Procedure.AUTOMATED:
-        raise ValueError(f"an automated shoe or shuffler delivers stacks: use stacks() ({game.short} ch.10 §B)")
+        raise ValueError(f"an automated shoe or shuffler delivers stacks: use stacks() ({game.cite('stacks')})")
     facts = _facts(game)
     order = clockwise(seats)
     places: list[Place] = []
@@ -272,7 +272,7 @@ def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -
     order = clockwise(seats)
     if dealer_in_shuffler and not facts.dealer_may_stay:
         raise ValueError(
-            f"{game.short} ch.10 §B gives no procedure that leaves the dealer's cards in the shuffler"
+            f"{game.cite('stacks')} gives no procedure that leaves the dealer's cards in the shuffler"
             + (" (there is no dealer hand)" if not game.dealer_cards else "")
         )
     out: list[Stack] = []
@@ -301,7 +301,7 @@ def dealer_release_stack(game: Game) -> Stack:
     """
     facts = _facts(game)
     if not facts.dealer_may_stay:
-        raise ValueError(f"{game.short} ch.10 §B gives no procedure that leaves the dealer's cards in the shuffler")
+        raise ValueError(f"{game.cite('stacks')} gives no procedure that leaves the dealer's cards in the shuffler")
     return Stack("dealer", tuple(("dealer", i) for i in range(game.dealer_cards)), clause=facts.held_clause)
 
 

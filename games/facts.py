@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -75,5 +76,74 @@ class TableClauses:
     progressive_validation: str
     #: a table with no gaming activity (chapter 5), P67
     idle: str
+    # -- the general chapters: the same rule in every game, lettered by each game as it prints it --
+    #: opening a table for gaming (chapter 4)
+    opening: str
+    #: the cards received at the table are inspected
+    inspection: str
+    #: spread face up, then turned down, washed and stacked
+    spread: str
+    #: turned face down, washed and stacked
+    turned_down: str
+    #: preinspected, preshuffled decks skip the inspection
+    preinspected: str
+    #: the table is played with one deck of cards
+    one_deck: str
+    #: two decks only with an automated shuffler, alternated every round
+    two_decks: str
+    #: the decks are changed at least every so many hours
+    deck_change: str
+    #: ... every four hours when dealt by hand
+    deck_change_by_hand: str
+    #: ... every eight hours when dealt from a shoe
+    deck_change_from_shoe: str
+    #: the cards are shuffled
+    shuffle: str
+    #: ... after each round of play
+    shuffle_after_round: str
+    #: the deck is removed when the automated shuffler counts anything but 52 cards
+    deck_count: str
+    #: the cards are cut
+    cut: str
+    #: a floorperson or above may require the cards recut
+    recut: str
+    #: the progressive wager is made after the Ante
+    progressive_needs_ante: str
+    #: "no more bets" before any card is dealt
+    no_more_bets: str
+    #: the progressive system prevents any further progressive wager (the lock-out)
+    lockout: str
+    #: the progressive chips counted against the wagers the system accepted
+    progressive_count: str
+    #: each card taken from the shoe and placed
+    draw: str
+    #: a card found face up while dealing is not used (RET: voids every hand)
+    found_face_up: str
+    #: dealing by hand needs an automated shuffler
+    hand_needs_shuffler: str
+    #: betting positions for no more than six players
+    seats: str
+    #: the stacks an automated shoe or shuffler delivers
+    stacks: str
+    #: completing a round of play (chapter 11)
+    completion: str
+    #: the paytables (chapter 12)
+    paytables: str
+    #: each dealing procedure's chapter, by ``DealingConfig.procedure``
+    procedure: Mapping[str, str]
     #: the stub counted when no automated shuffler is used, by dealing procedure (``DealingConfig.procedure``)
     stub_count: Mapping[str, str] = field(default_factory=dict)
+    #: reopening an idle table starts by removing the cards from the shoe and the discard rack (only where
+    #: ``Game.reopening_clears_shoe``)
+    idle_clears_shoe: str = ""
+
+
+#: The clauses ``Game.cite`` names: the ``TableClauses`` fields that are one citation each.
+Cited = Literal[
+    "ante", "wagers", "even_money", "payout_limit", "progressive_system", "adjacent_boxes", "dealer_hand",
+    "progressive_validation", "idle", "opening", "inspection", "spread", "turned_down", "preinspected",
+    "one_deck", "two_decks", "deck_change", "deck_change_by_hand", "deck_change_from_shoe", "shuffle",
+    "shuffle_after_round", "deck_count", "cut", "recut", "progressive_needs_ante", "no_more_bets", "lockout",
+    "progressive_count", "draw", "found_face_up", "hand_needs_shuffler", "seats", "stacks", "completion",
+    "paytables", "idle_clears_shoe",
+]

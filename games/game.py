@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from games.cards import Card
-from games.facts import DealingFacts, KeptAlive, TableClauses
+from games.facts import Cited, DealingFacts, KeptAlive, TableClauses
 from games.money import shown
 from games.paytable import Paytable
 from games.paytables import MeterMinimum, letters, paytable
@@ -90,6 +90,18 @@ class Game:
     reopening_clears_shoe: ClassVar[bool] = False
     #: the clauses the configuration check and the controller cite
     clauses: ClassVar[TableClauses]
+
+    def cite(self, *clauses: Cited) -> str:
+        """The game's own citation of each clause named (a ``TableClauses`` field), joined: ``cite("recut")``
+        is ``"UTH ch.5 §G"`` at UTH and ``"RET ch.5 §E"`` at RET.  Every citation the table gives as it runs
+        (what the dealer is told, a status's ``why``, a journal event's ``clause``) comes from here or, for
+        chapter 13, from ``games.registry.irregularity_clause``: always with its game, in the game's own
+        numbering.  Where a game prints no such clause the citation is refused (``ValueError``)."""
+        cited = [getattr(self.clauses, c) for c in clauses]
+        missing = [c for c, text in zip(clauses, cited, strict=True) if not text]
+        if missing:
+            raise ValueError(f"{self.name} prints no clause for {', '.join(missing)}")
+        return ", ".join(cited)
 
     def wagers_kept_alive(self, what: str) -> frozenset[str]:
         """The wagers irregularity ``what`` keeps alive and settles on the cards (RULINGS R7a, R10);

@@ -271,6 +271,8 @@ class HighCardFlush(Game):
                                                                     "progressive"})),
     }
     reopening_clears_shoe = True  # HCF ch.5 §G(1)
+    # HCF ch.5 letters the count of the deck §C, the cut §E, the recut §F; HCF ch.8 §C numbers the lock-out (1)
+    # and the count of the progressive chips (2)(b).
     clauses = TableClauses(
         ante="HCF ch.7 §F(1)",
         wagers="HCF ch.7 §F",
@@ -281,6 +283,17 @@ class HighCardFlush(Game):
         dealer_hand="HCF ch.7 §F(1)",
         progressive_validation="HCF ch.11 §B(9)(c)",
         idle="HCF ch.5 §G",
+        opening="HCF ch.4", inspection="HCF ch.4 §A", spread="HCF ch.4 §B-§C", turned_down="HCF ch.4 §C",
+        preinspected="HCF ch.4 §F", one_deck="HCF ch.3 §A", two_decks="HCF ch.3 §B", deck_change="HCF ch.3 §C",
+        deck_change_by_hand="HCF ch.3 §C(1)", deck_change_from_shoe="HCF ch.3 §C(2)", shuffle="HCF ch.5 §A",
+        shuffle_after_round="HCF ch.5 §A(2)", deck_count="HCF ch.5 §C", cut="HCF ch.5 §E", recut="HCF ch.5 §F",
+        progressive_needs_ante="HCF ch.7 §F(4)(a)", no_more_bets="HCF ch.8 §C",
+        lockout="HCF ch.8 §C(1)", progressive_count="HCF ch.8 §C(2)(b)", draw="HCF ch.8 §D",
+        found_face_up="HCF ch.13 §A", hand_needs_shuffler="HCF ch.9 §A(1)", completion="HCF ch.11",
+        paytables="HCF ch.12", seats="HCF ch.2 §A", stacks="HCF ch.10 §B",
+        procedure={"manual_shoe": "HCF ch.8", "hand": "HCF ch.9", "automated_shoe": "HCF ch.10",
+                   "shuffler": "HCF ch.10"},
+        idle_clears_shoe="HCF ch.5 §G(1)",
         stub_count={"manual_shoe": "HCF ch.8 §G", "hand": "HCF ch.9 §C(1)", "automated_shoe": "HCF ch.10 §C",
                     "shuffler": "HCF ch.10 §C"},
     )

@@ -133,7 +133,7 @@ class RunEmTwice(Game):
     reopening_clears_shoe = True  # RET ch.5 §F(1)
     # RET ch.10 has no stub-count clause; its RET ch.8 §E and RET ch.9 §C set the same five rounds.  RET prints
     # no adjacent-boxes clause: its boxes are the seats (R1).  RET has no validation clause in RET ch.11:
-    # read like the others, RET ch.12 §F.
+    # read like the others, RET ch.12 §F.  RET ch.5 prints the shuffler's count of the deck under its §B.
     clauses = TableClauses(
         ante="RET ch.7 §E(1)",
         wagers="RET ch.7 §E",
@@ -144,6 +144,17 @@ class RunEmTwice(Game):
         dealer_hand="RET ch.7 §E(1)",
         progressive_validation="RET ch.12 §F",
         idle="RET ch.5 §F",
+        opening="RET ch.4", inspection="RET ch.4 §A", spread="RET ch.4 §B-§C", turned_down="RET ch.4 §C",
+        preinspected="RET ch.4 §F", one_deck="RET ch.3 §A", two_decks="RET ch.3 §B", deck_change="RET ch.3 §C",
+        deck_change_by_hand="RET ch.3 §C(1)", deck_change_from_shoe="RET ch.3 §C(2)", shuffle="RET ch.5 §A",
+        shuffle_after_round="RET ch.5 §A(2)", deck_count="RET ch.5 §B", cut="RET ch.5 §D", recut="RET ch.5 §E",
+        progressive_needs_ante="RET ch.7 §E(2)(c)", no_more_bets="RET ch.8 §C",
+        lockout="RET ch.8 §C(2)", progressive_count="RET ch.8 §C(3)", draw="RET ch.8 §D",
+        found_face_up="RET ch.13 §A", hand_needs_shuffler="RET ch.9 §A(1)", completion="RET ch.11",
+        paytables="RET ch.12", seats="RET ch.2 §A(1)", stacks="RET ch.10 §B",
+        procedure={"manual_shoe": "RET ch.8", "hand": "RET ch.9", "automated_shoe": "RET ch.10",
+                   "shuffler": "RET ch.10"},
+        idle_clears_shoe="RET ch.5 §F(1)",
         stub_count={"manual_shoe": "RET ch.8 §E", "hand": "RET ch.9 §C", "automated_shoe": "RET ch.8 §E, RET ch.9 §C",
                     "shuffler": "RET ch.8 §E, RET ch.9 §C"},
     )

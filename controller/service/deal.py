@@ -238,13 +238,15 @@ class Deal:
         self.face_up_this_round += 1
         r = s.open_round()
         ask(r.can_discard(card))
-        await r.discard(card, "found face up while dealing (ch.13 §A)")  # journaled: the round stays reconstructable
+        # journaled: the round stays reconstructable
+        await r.discard(card, f"found face up while dealing ({s.game.cite('found_face_up')})")
         if s.game.name == "run_em_twice" or self.face_up_this_round > 1:
             what = "a card" if s.game.name == "run_em_twice" else f"{self.face_up_this_round} cards"
             await s.parts.remedies.irregular_void(f"{what} found face up while dealing "
                                                   f"({clause('face_up', s.game.short)})")
             return
-        s.tell("a card came out face up: it is not used, place it in the discard rack (ch.13 §A)")
+        s.tell(f"a card came out face up: it is not used, place it in the discard rack "
+               f"({s.game.cite('found_face_up')})")
 
     async def release_dealer_cards(self) -> bool:
         """The dealer's cards held in the shuffler (UTH ch.10 §B(4)) come out now.  False: the round was

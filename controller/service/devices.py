@@ -12,6 +12,7 @@ import asyncio
 from decimal import Decimal
 from typing import Any
 
+from controller.irregularities import clause
 from controller.service.session import Session
 from drivers.device import DEVICE_TYPES
 from drivers.health import Health
@@ -93,7 +94,8 @@ class Devices:
         if self.progressive is not None and self.progressive.health is Health.OFFLINE:
             return ("progressive wagers disabled and no wager can be read (the bet sensors are on its unit): "
                     "no round until it answers")
-        return "the table waits for it (a card device can be signed out of order, ch.13 §J)"
+        return ("the table waits for it (a card device can be signed out of order, "
+                f"{clause('out_of_order', self.s.game.short)})")
 
     @staticmethod
     async def _answers(dev: Any) -> bool:

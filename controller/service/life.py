@@ -20,7 +20,6 @@ from controller.round import Phase, RoundController
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.table import (
-    IDLE_CLAUSE,
     TableState,
     between_round_steps,
     opening_steps,
@@ -85,21 +84,23 @@ class Life:
         s = self.s
         r = s.open_round()
         who = await s.supervisor("no_play")
-        idle = f"{s.game.short} {IDLE_CLAUSE[s.game.short]}"
+        idle = s.game.cite("idle")
         ask(r.can_void())
         await r.void(f"no play at the table ({idle})")
         ask(r.can_confirm())
         await r.confirm()
         if who is not None:
             s.life.record("table_closed", {}, who=who)
-            s.life.require(opening_steps(s.cfg), "the table reopens with decks received (ch.4)", who=who)
+            s.life.require(opening_steps(s.cfg), f"the table reopens with decks received ({s.game.cite('opening')})",
+                           who=who)
             s.tell(f"table closed by {who}")
         else:
             s.life.record_many([ev.TableIdle(), ev.StepsRequired(steps=tuple(reopening_steps(s.cfg)),
                                                                  why=f"no play ({idle})")], who="dealer")
             step = s.life.next_step()
             assert step is not None
-            s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of ch.4")
+            s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, "
+                   f"then the opening steps of {s.game.cite('opening')}")
         s.round = None
 
     async def recut(self) -> None:
@@ -107,9 +108,9 @@ class Life:
         s = self.s
         who = await s.supervisor("recut")
         if who is None:
-            raise Refused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
-        s.life.require(["cards_cut"], "recut required (ch.5 §G)", who=who)
-        s.tell(f"recut required by {who} (ch.5 §G): cut the cards again")
+            raise Refused(f"a recut is required by a floor supervisor: turn the key ({s.game.cite('recut')})")
+        s.life.require(["cards_cut"], f"recut required ({s.game.cite('recut')})", who=who)
+        s.tell(f"recut required by {who} ({s.game.cite('recut')}): cut the cards again")
 
     async def close_round(self) -> None:
         s = self.s
@@ -132,7 +133,7 @@ class Life:
                 return
         steps = between_round_steps(s.cfg)
         if steps:  # shuffled and cut by hand before the next round (ch.5 §A(2), §D(2), §F)
-            s.life.require(steps, "after the round (ch.5 §A(2))")
+            s.life.require(steps, f"after the round ({s.game.cite('shuffle_after_round')})")
             s.round = None
             s.tell("shuffle the cards and cut them for the next round")
             return
@@ -148,9 +149,10 @@ class Life:
             s.life.record("deck_shuffled", {"deck": result.deck, "count": result.count})
             return result
         except CardCountError as e:
-            s.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": "ch.5 §E"})
-            s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted (ch.5 §E)")
-            s.tell(f"deck {e.deck} counted {e.count} cards: remove it from the table (ch.5 §E); "
+            counted = s.game.cite("deck_count")
+            s.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": counted})
+            s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted ({counted})")
+            s.tell(f"deck {e.deck} counted {e.count} cards: remove it from the table ({counted}); "
                    "new decks go through the opening steps")
             return None
         except DeviceError as e:
@@ -176,8 +178,9 @@ class Life:
         deck = s.life.last_shuffled
         if deck is not None and s.life.decks_in_use and deck not in s.life.decks_in_use:
             inspected = ", ".join(s.life.decks_in_use)
-            why = f"deck {deck} is in play, but the table inspected only deck {inspected} (ch.3 §A(1), ch.4 §A)"
-            s.life.record("deck_removed", {"deck": deck, "reason": why, "clause": "ch.3 §A(1), ch.4 §A"})
+            where = s.game.cite("one_deck", "inspection")
+            why = f"deck {deck} is in play, but the table inspected only deck {inspected} ({where})"
+            s.life.record("deck_removed", {"deck": deck, "reason": why, "clause": where})
             s.life.require(opening_steps(s.cfg), why)
             s.tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
                    "the decks go through the opening steps")
@@ -185,9 +188,10 @@ class Life:
         if s.cfg.dealing.decks != 2:
             return
         if deck is not None and deck == s.life.last_dealt:
-            s.life.require(["shuffled"], f"deck {deck} dealt the last round (ch.3 §B)")
+            s.life.require(["shuffled"], f"deck {deck} dealt the last round ({s.game.cite('two_decks')})")
             raise Refused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
-                               f"from it: the decks alternate every round (ch.3 §B) -- shuffle (the other deck)")
+                               f"from it: the decks alternate every round ({s.game.cite('two_decks')}) "
+                               "-- shuffle (the other deck)")
 
     def check_deck_age(self) -> None:
         """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
@@ -195,8 +199,9 @@ class Life:
         age = s.life.deck_age_hours()
         limit = float(s.cfg.dealing.deck_change_hours)
         if age is not None and age > limit:
+            where = s.game.cite("deck_change")
             s.life.record("deck_expired", {"hours": f"{age:.3f}", "limit": str(s.cfg.dealing.deck_change_hours),
-                                           "clause": "ch.3 §C"})
-            s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h (ch.3 §C)")
-            raise Refused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h (ch.3 §C): "
+                                           "clause": where})
+            s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h ({where})")
+            raise Refused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h ({where}): "
                                "change them (the opening steps) before dealing")

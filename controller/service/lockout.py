@@ -51,7 +51,7 @@ class WagerLockout:
             await system.lock_out(True)  # raises LockoutNotConfirmed if it does not read back
             return sorted(await system.accepted_seats()), None
         except LockoutNotConfirmed:
-            return [], "the progressive system's lock-out cannot be confirmed (ch.8 §C(2))"
+            return [], f"the progressive system's lock-out cannot be confirmed ({self.s.game.cite('lockout')})"
         except DeviceError:
             return [], NOT_ANSWERING
 
@@ -166,5 +166,5 @@ class WagerLockout:
             s.log.error("lock-out not set again", error=str(e))
         await s.parts.progressive.show_meters()
         s.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
-                    "again: a progressive wager placed meanwhile does not count (ch.8 §C(2))")
+                    f"again: a progressive wager placed meanwhile does not count ({s.game.cite('lockout')})")
         s.tell(f"{s.message} -- NOTE: {s.notice}")

@@ -167,7 +167,7 @@ class Panel:
         r = s.open_round()
         ask(r.can_halt())
         await r.halt_round(f"the progressive chips do not match the {r.progressive_count} wagers accepted "
-                           "(ch.8 §C(3))")
+                           f"({s.game.cite('progressive_count')})")
         s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids")
 
     async def _paid(self, press: ButtonPress) -> None:

@@ -138,7 +138,7 @@ class ProgressiveSystem:
         self.validation = prog.pending(s.journal, r.round_id, self.hits())
         if not self.validation:
             return
-        clause = prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11")
+        clause = s.game.cite("progressive_validation")
         wins = "; ".join(h.describe() for h in self.validation)
         s.tell(f"{'restarted: ' if restarted else ''}PROGRESSIVE WIN held for validation: {wins} -- verify the "
                f"hand and the winner light; a floor supervisor validates with the key and confirm ({clause})")
@@ -156,7 +156,7 @@ class ProgressiveSystem:
         """The floor supervisor validated the held payouts: journal them, pay the meters, update the signs."""
         s = self.s
         r = s.open_round()
-        clause = prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11")
+        clause = s.game.cite("progressive_validation")
         who = await s.supervisor("validate_progressive")
         if who is None:
             seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))

@@ -250,6 +250,7 @@ class Remedies:
             mode += (f"; {', '.join(w.replace('_', ' ') for w in devices.closed_wagers)} CLOSED: this procedure "
                      "deals no Six Card Bonus box (UTH ch.10 §B(1), P55) -- take no such wager")
         if s.cfg.dealing.deck_change_hours != s.base_cfg.dealing.deck_change_hours:
-            mode += f"; decks changed every {s.cfg.dealing.deck_change_hours:g} h dealt by hand (ch.3 §C(1))"
+            mode += (f"; decks changed every {s.cfg.dealing.deck_change_hours:g} h dealt by hand "
+                     f"({s.game.cite('deck_change_by_hand')})")
         state = "out of order: cover it or sign it" if kind == "out_of_order" else "back in service"
         s.tell(f"{device} {state} ({where}, {who}); {mode}")

@@ -7,13 +7,13 @@ in it: no hole card, no undealt card, no dealer card before the rules reveal it.
 ``next_action`` is the dealer's next action as data, for machines (the ``message`` says it in
 words, for people)::
 
-    {"action": "no_more_bets", "button": "no_more_bets", "key": false, "why": "ch.8 §C"}
+    {"action": "no_more_bets", "button": "no_more_bets", "key": false, "why": "UTH ch.8 §C"}
 
 ``action`` names what is to be done (a table step's name, ``draw_cards``, ``decide``,
 ``validate_progressive`` ...), ``button`` the panel button that does it (None when no button
 does: cards are drawn from the shoe, a device must answer again), ``key`` whether the floor
-supervisor's key must be turned, ``why`` the clause or ruling.  A decision adds ``seat`` and the
-``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
+supervisor's key must be turned, ``why`` the clause (the game's own, ``Game.cite``) or ruling.  A
+decision adds ``seat`` and the ``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller import progressive as prog
 from controller.irregularities import clause
 from controller.round import Phase
 from controller.service.session import Session
@@ -55,7 +54,7 @@ class Status:
                 return _action("pick_seat", None, False, where)
             return _action("confirm_irregularity", "confirm", True, where)
         if p.deal.expecting:
-            return _action("draw_cards", None, False, "ch.8 §D", cards=p.deal.expecting, to=p.deal.next_place)
+            return _action("draw_cards", None, False, s.game.cite("draw"), cards=p.deal.expecting, to=p.deal.next_place)
         r = s.round
         step = s.life.next_step()
         if step and (r is None or r.phase is Phase.WAGERS):
@@ -66,9 +65,9 @@ class Status:
         if phase is Phase.WAGERS:
             if p.devices.no_card_source:
                 return _action("device_in_service", "irregularity", True, clause("in_service", short))
-            return _action("no_more_bets", "no_more_bets", False, "ch.8 §C")
+            return _action("no_more_bets", "no_more_bets", False, s.game.cite("no_more_bets"))
         if phase is Phase.NO_MORE_BETS:
-            return _action("confirm_progressive_count", "confirm", False, "ch.8 §C(3)")
+            return _action("confirm_progressive_count", "confirm", False, s.game.cite("progressive_count"))
         if phase is Phase.DECISIONS:
             seat = r.to_act()
             if seat is None:
@@ -79,9 +78,9 @@ class Status:
             buttons += ["fold"] if choices.get("fold") else []
             return _action("decide", None, False, "R1", seat=seat.seat, buttons=buttons)
         if phase is Phase.REVEAL:
-            return _action("deal_and_settle", "confirm", False, "ch.11")
+            return _action("deal_and_settle", "confirm", False, s.game.cite("completion"))
         if phase in (Phase.SETTLED, Phase.VOIDED) and p.progressive.validation:
-            return _action("validate_progressive", "confirm", True, prog.VALIDATION_CLAUSE.get(s.game.name, "ch.11"))
+            return _action("validate_progressive", "confirm", True, s.game.cite("progressive_validation"))
         if phase is Phase.SETTLED:
             return _action("pay_and_collect", "confirm", False, "P65")
         if phase is Phase.VOIDED:
