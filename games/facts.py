@@ -125,6 +125,8 @@ class TableClauses:
     seats: str
     #: the stacks an automated shoe or shuffler delivers
     stacks: str
+    #: the irregularities (chapter 13): cited where the game has no clause of its own for one
+    irregularity_chapter: str
     #: completing a round of play (chapter 11)
     completion: str
     #: the paytables (chapter 12)
@@ -144,6 +146,6 @@ Cited = Literal[
     "progressive_validation", "idle", "opening", "inspection", "spread", "turned_down", "preinspected",
     "one_deck", "two_decks", "deck_change", "deck_change_by_hand", "deck_change_from_shoe", "shuffle",
     "shuffle_after_round", "deck_count", "cut", "recut", "progressive_needs_ante", "no_more_bets", "lockout",
-    "progressive_count", "draw", "found_face_up", "hand_needs_shuffler", "seats", "stacks", "completion",
-    "paytables", "idle_clears_shoe",
+    "progressive_count", "draw", "found_face_up", "hand_needs_shuffler", "seats", "stacks", "irregularity_chapter",
+    "completion", "paytables", "idle_clears_shoe",
 ]

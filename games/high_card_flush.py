@@ -291,6 +291,7 @@ class HighCardFlush(Game):
         lockout="HCF ch.8 §C(1)", progressive_count="HCF ch.8 §C(2)(b)", draw="HCF ch.8 §D",
         found_face_up="HCF ch.13 §A", hand_needs_shuffler="HCF ch.9 §A(1)", completion="HCF ch.11",
         paytables="HCF ch.12", seats="HCF ch.2 §A", stacks="HCF ch.10 §B",
+        irregularity_chapter="HCF ch.13",
         procedure={"manual_shoe": "HCF ch.8", "hand": "HCF ch.9", "automated_shoe": "HCF ch.10",
                    "shuffler": "HCF ch.10"},
         idle_clears_shoe="HCF ch.5 §G(1)",

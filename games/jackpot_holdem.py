@@ -134,6 +134,7 @@ class JackpotHoldem(Game):
         lockout="JHE ch.8 §C(2)", progressive_count="JHE ch.8 §C(3)", draw="JHE ch.8 §D",
         found_face_up="JHE ch.13 §A", hand_needs_shuffler="JHE ch.9 §A(1)", completion="JHE ch.11",
         paytables="JHE ch.12", seats="JHE ch.2 §A", stacks="JHE ch.10 §B",
+        irregularity_chapter="JHE ch.13",
         procedure={"manual_shoe": "JHE ch.8", "hand": "JHE ch.9", "automated_shoe": "JHE ch.10",
                    "shuffler": "JHE ch.10"},
         stub_count={"manual_shoe": "JHE ch.8 §E", "hand": "JHE ch.9 §C", "automated_shoe": "JHE ch.10 §C",

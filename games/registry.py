@@ -24,4 +24,4 @@ def irregularity_clause(game: Game, what: str) -> str:
     nearest = next((g.irregularities[what] for g in GAMES.values() if what in g.irregularities), None)
     if nearest is None:
         raise KeyError(what)
-    return f"{game.short} ch.13 (no clause of its own; as {nearest})"
+    return f"{game.cite('irregularity_chapter')} (no clause of its own; as {nearest})"

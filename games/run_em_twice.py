@@ -152,6 +152,7 @@ class RunEmTwice(Game):
         lockout="RET ch.8 §C(2)", progressive_count="RET ch.8 §C(3)", draw="RET ch.8 §D",
         found_face_up="RET ch.13 §A", hand_needs_shuffler="RET ch.9 §A(1)", completion="RET ch.11",
         paytables="RET ch.12", seats="RET ch.2 §A(1)", stacks="RET ch.10 §B",
+        irregularity_chapter="RET ch.13",
         procedure={"manual_shoe": "RET ch.8", "hand": "RET ch.9", "automated_shoe": "RET ch.10",
                    "shuffler": "RET ch.10"},
         idle_clears_shoe="RET ch.5 §F(1)",

@@ -150,6 +150,7 @@ class UltimateTexasHoldem(Game):
         lockout="UTH ch.8 §C(2)", progressive_count="UTH ch.8 §C(3)", draw="UTH ch.8 §D",
         found_face_up="UTH ch.13 §A", hand_needs_shuffler="UTH ch.9 §A(1)", completion="UTH ch.11",
         paytables="UTH ch.12", seats="UTH ch.2 §A", stacks="UTH ch.10 §B",
+        irregularity_chapter="UTH ch.13",
         procedure={"manual_shoe": "UTH ch.8", "hand": "UTH ch.9", "automated_shoe": "UTH ch.10",
                    "shuffler": "UTH ch.10"},
         stub_count={"manual_shoe": "UTH ch.8 §E", "hand": "UTH ch.9 §C", "automated_shoe": "UTH ch.10 §C",

@@ -293,7 +293,7 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
         t.controls["progressive"]("set_bets", bets={})
         s = t.press("confirm")  # the round closes; the shuffler shuffles and counts 51
         assert s["round"] is None and s["next_step"]["step"] == "decks_inspected:A", s["message"]
-        assert "51" in s["message"] and "ch.5 §E" in s["message"]
+        assert "51" in s["message"] and "UTH ch.5 §E" in s["message"]
         s = t.press("no_more_bets")
         assert s["message"].startswith("refused: first: decks inspected")  # no round on the removed deck
     with Journal(t.journal_path) as j:
@@ -389,7 +389,7 @@ def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
         s = t.until(lambda s: _phase(s) == "wagers", "the next round")
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
         s = t.press("no_more_bets")
-        assert s["message"].startswith("refused") and "ch.3 §B" in s["message"], s["message"]
+        assert s["message"].startswith("refused") and "UTH ch.3 §B" in s["message"], s["message"]
         assert _phase(s) == "wagers" and s["next_step"]["step"] == "shuffled"
         s = t.press("shuffle")
         s = t.press("no_more_bets")

@@ -57,9 +57,12 @@ GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_c
 SEAT = 2
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
 NOT_ANSWERING = "the progressive system is not answering"  # controller.daemon.NOT_ANSWERING
-LOCKOUT = "ch.8 §C(2)"  # the lock-out; the same clause in every game (docs/protocols-modbus.md)
+# the lock-out, each game's own clause (HCF ch.8 §C numbers it (1): its "no more bets" is §C itself)
+LOCKOUT = {"UTH": "UTH ch.8 §C(2)", "JHE": "JHE ch.8 §C(2)", "HCF": "HCF ch.8 §C(1)", "RET": "RET ch.8 §C(2)"}
+# the progressive chips counted against the wagers the system accepted, each game's own clause
+COUNT = {"UTH": "UTH ch.8 §C(3)", "JHE": "JHE ch.8 §C(3)", "HCF": "HCF ch.8 §C(2)(b)", "RET": "RET ch.8 §C(3)"}
 VALIDATION = {"UTH": "UTH ch.11 §J(2)(c)", "JHE": "JHE ch.11 §K(2)(c)", "HCF": "HCF ch.11 §B(9)(c)",
-              "RET": "RET ch.12 §F"}  # controller.progressive.VALIDATION_CLAUSE
+              "RET": "RET ch.12 §F"}  # the games' TableClauses.progressive_validation
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -443,7 +446,7 @@ def test_a_progressive_power_cycle_while_wagers_are_taken_loses_the_wager_it_acc
         s = _no_more_bets(t, progressive=False)
         assert s["progressive_wagers"] == "enabled" and "0 progressive wagers accepted" in s["message"], s["message"]
         s = t.press("undo")  # one progressive chip on the layout, none accepted
-        assert _phase(s) == "halted" and "ch.8 §C(3)" in s["round"]["halted"]["reason"], s["message"]
+        assert _phase(s) == "halted" and COUNT[game] in s["round"]["halted"]["reason"], s["message"]
         s = t.dealer.with_key(s, "void_round")
         assert _phase(s) == "voided", s["message"]
         _confirm(t)
@@ -476,7 +479,7 @@ def test_a_lock_out_not_confirmed_and_wagers_after_the_lock_out(game, tmp_path, 
         prog("stick_lockout", on=True)
         s = _no_more_bets(t, progressive=False)
         assert s["message"].startswith(f"progressive wagers disabled: the progressive system's lock-out cannot be "
-                                       f"confirmed ({LOCKOUT}) -- return any progressive chips"), s["message"]
+                                       f"confirmed ({LOCKOUT[game]}) -- return any progressive chips"), s["message"]
         assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
         out = prog("outputs")
         assert not out["lockout"] and out["lights"]["accepted"] == [], out
@@ -510,7 +513,7 @@ def test_a_lock_out_not_confirmed_and_wagers_after_the_lock_out(game, tmp_path, 
         ("progressive_disabled", first, None), ("progressive_enabled", second, None),
         ("late_progressive_wager", second, [3]), ("late_progressive_wager", second, [4])]
     disabled = next(d for k, d in _progressive_events(table) if k == "progressive_disabled")
-    assert LOCKOUT in disabled["reason"]
+    assert LOCKOUT[game] in disabled["reason"]
 
 
 # ------------------------------------------------------------------------ a progressive win held
