@@ -26,6 +26,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -133,7 +134,7 @@ class Dealer:
     daemon restarts in the middle of a round.
     """
 
-    def __init__(self, cfg: TableConfig, status_path: Path, controls: dict[str, Control],
+    def __init__(self, cfg: TableConfig, status_path: Path, controls: Mapping[str, Callable[..., Status]],
                  rng: random.Random) -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
@@ -150,16 +151,23 @@ class Dealer:
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
 
+    def next_status(self, s: Status, timeout: float) -> None:
+        """Wait (at most ``timeout``) for the daemon to publish a status after ``s``.  Here the file is
+        looked at again a moment later (a demo watching a file); a test's dealer waits on the publish."""
+        time.sleep(min(0.02, timeout))
+
     def wait_change(self, before: Status, what: str, timeout: float = 30.0) -> Status:
         """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             s = self.status()
             if s and s.get("updated") != before.get("updated"):
                 return s
             self.draw_requested(s)
-            time.sleep(0.02)  # a demo watching a file, not a test
-        raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
+            self.next_status(s, left)
 
     def draw_requested(self, s: Status) -> None:
         """Draw from the shoe exactly the cards the daemon asks for, once per request it publishes."""
@@ -189,7 +197,7 @@ class Dealer:
     def step(self) -> None:
         s = self.status()
         if not s:
-            time.sleep(0.05)
+            self.next_status(s, 30.0)  # the daemon has not published yet
             return
         if s.get("expecting_cards") and self.shoe is not None:
             self.draw_requested(s)
@@ -223,7 +231,7 @@ class Dealer:
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
             self.with_key(s, "void_round")
         else:
-            time.sleep(0.05)
+            self.next_status(s, 30.0)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
 
     def with_key(self, s: Status, button: str) -> Status:
         self.panel("key", on=True, supervisor=SUPERVISOR_ID)
