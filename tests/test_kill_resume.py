@@ -1,4 +1,4 @@
-"""A round resumed after a restart in the middle of its initial deal (P34), for every game and procedure.
+"""A round resumed after a restart in the middle of its initial deal (P47, P34), for every game and procedure.
 
 The decisions open as soon as every player has his cards, but the initial deal can go on after that:
 the dealer's last card (UTH ch.8 §D(2), ch.9 §B(2); HCF ch.8 §E, ch.9 §B(2)), JHE's five community

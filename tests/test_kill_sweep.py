@@ -68,3 +68,26 @@ def test_a_void_killed_before_its_contributions_were_taken_back_takes_them_back_
         assert events[-1].kind == "round_voided"
         added = meter_sum(events)
         assert added and all(v == 0 for v in added.values()), added  # R7a: taken back exactly, once
+
+
+def test_a_press_made_while_no_daemon_listened_is_not_acted_on_and_the_next_one_is(tmp_path, monkeypatch):
+    """P48: the dealer pressed no more bets while the daemon was down (killed, not yet restarted): the
+    restarted daemon takes the panel's counts as it finds them -- the press is not replayed onto a table
+    the dealer did not see -- the screen says where the round is, and the press made then is handled."""
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        round_id = t.until(lambda s: phase(s) == "wagers", "a round opened")["round"]["round_id"]
+        t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
+        t.daemon.kill()
+        t.daemon.wait(30)
+        t.controls["panel"]("press", button="no_more_bets")  # nobody listens
+        before = t.status()
+        t.start_daemon()
+        s = t.dealer.wait_change(before, "the restart")
+        assert phase(s) == "wagers" and s["presses_handled"] == 0
+        assert s["next_action"]["button"] == "no_more_bets"
+        with Journal(t.journal_path) as j:
+            assert not [e for e in j.events(round_id) if e.kind == "no_more_bets"]
+        s = t.press("no_more_bets")  # pressed again, once the screen shows the daemon back: taken
+        assert phase(s) == "no_more_bets" and s["presses_handled"] == 1

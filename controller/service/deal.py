@@ -141,7 +141,7 @@ class Deal:
         after the players'; from the automated shuffler the dealer's stack after the seats' (HCF
         ch.10 §B(2)).  A daemon stopped there has cards out of the deck it never journaled, and no press
         deals the rest (JHE: the decision after the river is refused for ever, "deal the community
-        cards of this street first"): the deal was cut short, P34.  The dealer's stack held in the
+        cards of this street first"): the deal was cut short (P47, P34).  The dealer's stack held in the
         shuffler (UTH ch.10 §B(4), JHE ch.10 §B(3)) is not yet due."""
         s = self.s
         r = s.open_round()

@@ -136,7 +136,7 @@ class Life:
         await self.new_round()
 
     async def finish_void(self) -> None:
-        """R7a: a voided round returns its progressive wagers, and their contributions go back off the
+        """R7a, P49: a voided round returns its progressive wagers, and their contributions go back off the
         meters.  The void and the take-back are two journal writes (``Settling.void``): a daemon killed
         between them left the round voided with the contributions still on the meters, and the
         returned wagers' cents were lost to the players' meters for good.  Before the voided round
