@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.journal import Journal, KilledForTest
+from controller.service.deal import place_key
+from controller.service.devices import PROCEDURES
 from daemon_harness import DaemonEnded, phase
+from games.dealing import Procedure, initial_deal, stacks, street_deal
 from kill_invariants import violations
 
 # kinds of journal write worth dying at (each: the next write holding one): the table's life, the
@@ -37,6 +40,44 @@ KINDS = ("step_done", "table_opened", "deck_shuffled", "deck_dealt", "no_more_be
          "voided", "round_voided", "meter_add", "card_discarded", "halted", "resumed", "deck_removed",
          "progressive_accepted_returned")
 MAX_STEPS = 80  # dealer steps to reach an armed kill point before it is given up (not counted)
+ROYAL = ["Ad", "Kd", "Qd", "Jd", "Td"]  # a royal flush of diamonds: the top Progressive line of every game
+WIN_EVERY = 6  # every so many rounds one player's Progressive hand is a royal flush (a meter hit)
+
+
+def progressive_hand(game: Any, seat: int) -> list[str]:
+    """The places of ``seat``'s Progressive hand, as the round's place strings (one per card): UTH and JHE
+    the two cards and the first three community cards (R24a), HCF the first five of the seven cards,
+    RET the two cards and the horizontal line of the cross (the 1st Run hand, R29)."""
+    cross = {"run_em_twice": ["community:left", "community:center", "community:right"],
+             "high_card_flush": []}.get(game.name, ["community:0", "community:1", "community:2"])
+    return [f"seat:{seat}"] * (5 - len(cross)) + cross
+
+
+def stacked_deck(cfg: Any, seat: int, rng: random.Random) -> list[str]:
+    """A deck that deals ``seat``, the only player, a royal flush in its Progressive hand: the places of
+    the deal in this table's order (games.dealing: the stacks of ch.10 §B, or card by card and the
+    streets of ch.8-ch.9), the royal at the hand's places, the other cards shuffled."""
+    game = cfg.game_rules
+    procedure = PROCEDURES[cfg.dealing.procedure]
+    if procedure is Procedure.AUTOMATED:
+        held = cfg.dealing.dealer_cards == "in_shuffler"
+        places = [p for st in stacks(game, [seat], dealer_in_shuffler=held) for p in st.places]
+    else:
+        places = initial_deal(game, procedure, [seat])
+        places += [p for k in range(1, len(game.streets) + 1) for p in street_deal(game, procedure, k)]
+    wanted = Counter(progressive_hand(game, seat))
+    royal = list(ROYAL)
+    rest = [f"{r}{su}" for su in "shdc" for r in "AKQJT98765432" if f"{r}{su}" not in ROYAL]
+    rng.shuffle(rest)
+    deck = []
+    for place in places:
+        key = place_key(place)
+        if wanted[key] and royal:
+            wanted[key] -= 1
+            deck.append(royal.pop(0))
+        else:
+            deck.append(rest.pop())
+    return deck + royal + rest
 
 
 class Killer:
@@ -80,10 +121,12 @@ class SweepResult:
     violations: list[str] = field(default_factory=list)
     rounds_closed: int = 0
     unreached: int = 0
+    stacked: int = 0  # rounds dealt a royal to a Progressive wager
 
     def line(self) -> dict[str, Any]:
         return {"variant": "in-process", "game": self.game, "kills": self.kills, "by_mode": dict(self.by_mode),
                 "kinds": dict(self.kinds), "rounds_closed": self.rounds_closed, "unreached": self.unreached,
+                "stacked": self.stacked,
                 "violations": self.violations}
 
 
@@ -102,12 +145,43 @@ class Sweep:
         self._bets_for: str | None = None
         self._jammed: str | None = None  # the card device armed to jam
         self.settled_ok: set[str] = set()  # closed rounds already re-settled identically
+        self._rounds = 0  # rounds whose bets were placed
+        self._win_seat: int | None = None  # the seat the next shuffle's stacked deck deals a royal to
 
     # -- the dealer's play, with the table's troubles --------------------------------------------
+
+    def _winner(self, s: dict[str, Any]) -> bool:
+        """Every WIN_EVERY rounds one seat plays alone on a stacked deck, its Progressive hand a royal
+        (its bets placed here, not by the dealer); for the shuffler, the deck is set for its next shuffle
+        one round ahead.  True when this step placed the bets."""
+        t, rng = self.t, self.rng
+        if phase(s) != "wagers" or t.dealer.bets_for == s["round"]["round_id"]:
+            return False
+        self._rounds += 1
+        if self._rounds % WIN_EVERY == WIN_EVERY - 1 and "shuffler" in t.controls and "shoe" not in t.controls:
+            self._win_seat = rng.randint(1, t.cfg.seats)  # the next shuffle's deck: the next round's
+            t.controls["shuffler"]("set_deck", cards=stacked_deck(t.cfg, self._win_seat, rng))
+            return False
+        if self._rounds % WIN_EVERY:
+            return False
+        seat = self._win_seat or rng.randint(1, t.cfg.seats)
+        self._win_seat = None
+        if "shoe" in t.controls:
+            t.controls["shoe"]("load", cards=stacked_deck(t.cfg, seat, rng))
+        low, _ = t.cfg.limits(t.cfg.game_rules.antes[0])
+        areas = [w for w in t.cfg.game_rules.wagers if w != "progressive"]
+        t.controls["progressive"]("set_bets", bets={str(seat): {str(areas.index(a)): int(low * 100)
+                                                                 for a in t.cfg.game_rules.antes}})
+        t.controls["progressive"]("wager", seat=seat)
+        t.dealer.bets_for = s["round"]["round_id"]
+        self.result.stacked += 1
+        return True
 
     def step(self) -> None:
         t, rng = self.t, self.rng
         s = t.status()
+        if self._winner(s):
+            return
         if phase(s) == "decisions" and rng.random() < 0.01:
             t.dealer.with_key(s, "void_round")  # the floor supervisor voids the round (R7a)
             return
