@@ -5,7 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium lint test soak bench run dist install clean
+.PHONY: help setup chromium postgresql lint test soak bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
@@ -34,10 +34,20 @@ chromium:
 	  else echo "note: $(CHROMIUM) is missing; the browser tests need it (as root: apt-get install chromium)"; fi; \
 	fi
 
-setup: $(STAMP) chromium
+# The linked-progressive tests start their own PostgreSQL server (tests/pg.py) from Debian's package:
+# installed here when no server binaries are found and we are root; otherwise say how to get it.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y --no-install-recommends postgresql >/dev/null || \
+	      { apt-get update >/dev/null && apt-get install -y --no-install-recommends postgresql >/dev/null; }; \
+	  else echo "note: PostgreSQL's server is missing; the linked-progressive tests need it (as root: apt-get install postgresql)"; fi; \
+	fi
+
+setup: $(STAMP) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
-test: $(STAMP) chromium lint
+test: $(STAMP) chromium postgresql lint
 	$(PY) -m pytest -n 2 -q
 
 lint: $(STAMP)
