@@ -12,10 +12,10 @@ import random
 from collections import defaultdict
 from decimal import Decimal as D
 
-import pg
 import psycopg
 import pytest
 
+import pg
 from controller.link.migrate import migrate, migrations, version
 from controller.link.store import Contribution, LinkStore, invariant
 from games.money import round_cents
