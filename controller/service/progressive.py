@@ -43,7 +43,7 @@ class ProgressiveSystem:
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
         self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
         if self.link is not None:
-            self.link.on_change = self.show_signs  # a change anywhere on the link: the signs within a second
+            self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
         for e in s.journal.events(None):  # progressive wagers disabled when the daemon stopped stay so
             if e.kind == prog.DISABLED:
                 self.off = e.data["reason"]
@@ -100,6 +100,11 @@ class ProgressiveSystem:
             if why is not None:
                 self.s.log.error("progressive link not reached at start", reason=why)
             await self.show_signs()
+
+    async def link_changed(self) -> None:
+        """The link's meters changed (another table's contribution or hit): the signs and the status."""
+        await self.show_signs()
+        self.s.publish()
 
     async def signs_ready(self) -> str | None:
         """None when the signs show the meters; else why progressive wagers cannot be taken on them.
