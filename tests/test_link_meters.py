@@ -8,6 +8,8 @@ with the contributions summed from the database and, separately, from the tables
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 from collections import defaultdict
 from decimal import Decimal as D
 from pathlib import Path
@@ -16,6 +18,7 @@ import pytest
 
 import pg
 from controller import events as ev
+from controller.cli import main as tablectl
 from controller.config import TableConfig, load_config
 from controller.journal import Journal
 from controller.link import table_meters
@@ -143,7 +146,7 @@ def test_tables_share_the_meters_and_hear_of_a_change_within_a_second(tmp_path, 
             taken = await m2.claim("r7", 0, 4, "royal_flush", "major", D("100"))
             assert taken.asset == "A-T2" and taken.paid == D("10000.12")
             for _ in range(100):
-                if m1.values()["major"] == D("1000.00"):
+                if m1.values()["major"] == D("1000.00") and m1.pending:
                     break
                 await asyncio.sleep(0.01)
             assert m1.values()["major"] == D("1000.00") and [h.seq for h in m1.pending] == [taken.seq]
@@ -188,5 +191,44 @@ def test_link_lost_then_back(tmp_path, monkeypatch, link_url):
             assert m.down is None and {r for r, *_ in await m.store.confirmed("T1")} == {"r1"}
             await check_invariant(m, [j])
             await m.close()
+
+    asyncio.run(main())
+
+
+def test_report_names_the_difference_to_the_cent_until_the_table_reconciles(tmp_path, monkeypatch, link_url):
+    """`tablectl progressive report --link`: a round journaled but not confirmed by the link is named per
+    meter, to the cent; once the table reached the link again, the journal and the link agree."""
+    cfg = linked_cfg(tmp_path, monkeypatch, "T1", link_url)
+    for key, value in (("TABLE_ID", "T1"), ("TABLE_PROGRESSIVE__LINK", link_url),
+                       ("TABLE_PROGRESSIVE__LINK_ID", "floor")):
+        monkeypatch.setenv(key, value)
+
+    def report() -> dict:
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["progressive", "report", "--link", "--json", "--config",
+                str(ROOT / "config" / "ultimate_texas_holdem.toml")]
+        assert tablectl(argv, stdout=out, stderr=err) == 0, err.getvalue()
+        return json.loads(out.getvalue())
+
+    async def main() -> None:
+        with Journal(cfg.journal) as j:
+            m = LinkedMeters(cfg, j)
+            assert await m.connect() is None
+            no_more_bets(m, j, "r1", [1, 2])
+            assert await m.sync("r1") is None
+            no_more_bets(m, j, "r2", [4])  # not sent: the table died
+            await m.close()
+        rep = await asyncio.to_thread(report)
+        diff = {(r["meter"], r["what"]): D(r["difference"]) for r in rep["reconciliation"]["T1"]}
+        assert diff == {("major", "contributions"): D("0.04"), ("minor", "contributions"): D("0.01"),
+                        ("major", "paid"): D(0), ("minor", "paid"): D(0)}
+        assert D(rep["meters"]["major"]["tables"]["T1"]["coin_in"]) == 2 * cfg.progressive.unit
+        assert all(D(row["invariant_difference"]) == 0 for row in rep["meters"].values())
+        with Journal(cfg.journal) as j:
+            again = LinkedMeters(cfg, j)
+            assert await again.connect() is None
+            await again.close()
+        rep = await asyncio.to_thread(report)
+        assert all(D(r["difference"]) == 0 for r in rep["reconciliation"]["T1"])
 
     asyncio.run(main())

@@ -8,6 +8,7 @@ tests/test_link_meters.py)."""
 from __future__ import annotations
 
 import asyncio
+import io
 import random
 from collections import defaultdict
 from decimal import Decimal as D
@@ -16,6 +17,7 @@ import psycopg
 import pytest
 
 import pg
+from controller.cli import main as tablectl
 from controller.link.migrate import migrate, migrations, version
 from controller.link.store import Contribution, LinkStore, invariant
 from games.money import round_cents
@@ -63,7 +65,12 @@ def test_migrate_applies_each_file_once_in_order(link_url):
     assert migrate(link_url) == []  # nothing again
     fresh = pg.cluster().new_database()
     assert version(fresh) is None
-    assert migrate(fresh) == [n for n, _ in migrations()]
+    out, err = io.StringIO(), io.StringIO()
+    assert tablectl(["link", "migrate", "--link", fresh], stdout=out, stderr=err) == 0, err.getvalue()
+    assert version(fresh) == max(n for n, _ in migrations())
+    assert migrate(fresh) == []
+    unreachable = f"postgresql://postgres@127.0.0.1:{pg.cluster().port}/no_such_database"
+    assert tablectl(["link", "migrate", "--link", unreachable], stdout=out, stderr=err) == 2
 
 
 def test_eight_tables_contribute_and_hit_concurrently(link_url):

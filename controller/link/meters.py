@@ -153,8 +153,9 @@ class LinkedMeters(Meters):
         return why
 
     async def refresh(self) -> None:
-        self.cache.update(await self.store.values())
-        self.pending = await self.store.hits("pending")
+        values, pending = await self.store.values(), await self.store.hits("pending")
+        self.cache.update(values)  # both at once: no one sees the reset meter without its pending hit
+        self.pending = pending
 
     async def sync(self, round_id: str | None = None) -> str | None:
         """Send ``round_id``'s contributions (journaled already) and any unconfirmed ones; read the meters
