@@ -3,13 +3,15 @@
 Every operation is one transaction; PostgreSQL's constraints and row locks do the work, no application
 lock stands in for them:
 
-* ``contribute``: the rows of one table's round are inserted with ``ON CONFLICT DO NOTHING`` on their key
-  (link, table, round, seat, meter, kind) and only the rows that were new move the meter, in the same
-  statement.  A replay after a crash of the table, the connection or the server adds nothing twice.
-* ``hit``: the meter row is locked (``SELECT ... FOR UPDATE``), so two tables hitting the same meter are
-  taken one after the other; the first is paid p x the meter, the second p x what the first left, and the
-  meter drops by what was paid but never below its reset (R4).  ``seq`` records the order.  A replay of
-  the same hit (table, round, hit) returns the hit already taken.
+* ``contribute``: one call of ``link_contribute`` (migrations/002), one statement on the server: the round's
+  meter rows locked in the order of their names (without that order two rounds moving two meters
+  deadlock: the benchmark found it), its rows inserted with ``ON CONFLICT DO NOTHING`` on their key
+  (link, table, round, seat, meter, kind), only the rows that were new moving the meter.  A replay after
+  a crash of the table, the connection or the server adds nothing twice.
+* ``hit``: the meter row is locked (``SELECT ... FOR NO KEY UPDATE``, the lock an UPDATE takes), so two
+  tables hitting the same meter are taken one after the other; the first is paid p x the meter, the
+  second p x what the first left, and the meter drops by what was paid but never below its reset (R4).
+  ``seq`` records the order.  A replay of the same hit (table, round, hit) returns the hit already taken.
 * every change is announced with ``NOTIFY link_meters, '<link>'`` (delivered at commit): ``listen``
   wakes every table of the link to read the meters again.
 """
@@ -76,23 +78,9 @@ class LinkHit:
         return {k: (str(v) if isinstance(v, Decimal | datetime) else v) for k, v in self.__dict__.items()}
 
 
-_CONTRIBUTE = """
-WITH new AS (
-    INSERT INTO link_contribution (link, table_id, round_id, seat, meter, kind, amount, coin_in)
-    SELECT %(link)s, %(table)s, %(round)s, u.seat, u.meter, u.kind, u.amount, u.coin_in
-    FROM unnest(%(seats)s::integer[], %(meters)s::text[], %(kinds)s::text[], %(amounts)s::numeric[],
-                %(coin_in)s::numeric[]) AS u(seat, meter, kind, amount, coin_in)
-    ON CONFLICT (link, table_id, round_id, seat, meter, kind) DO NOTHING
-    RETURNING meter, amount
-), moved AS (
-    UPDATE link_meter m SET value = m.value + s.total
-    FROM (SELECT meter, sum(amount) AS total FROM new GROUP BY meter) s
-    WHERE m.link = %(link)s AND m.meter = s.meter
-    RETURNING m.meter
-)
-SELECT (SELECT count(*) FROM new) AS new, (SELECT count(*) FROM moved) AS moved,
-       (SELECT pg_notify(%(channel)s, %(link)s) WHERE EXISTS (SELECT 1 FROM new)) AS notified
-"""
+# migrations/002_contribute_function.sql: one statement, one round trip, its own transaction
+_CONTRIBUTE = ("SELECT link_contribute(%(link)s, %(table)s, %(round)s, %(seats)s::integer[], %(meters)s::text[], "
+               "%(kinds)s::text[], %(amounts)s::numeric[], %(coin_in)s::numeric[])")
 
 
 class LinkStore:
@@ -108,7 +96,8 @@ class LinkStore:
         return AsyncConnectionPool(
             self.url, min_size=1, max_size=self.pool_size, open=False, timeout=CONNECT_TIMEOUT_S + 1,
             check=AsyncConnectionPool.check_connection,  # a connection cut or a server restarted: a new one
-            kwargs={"connect_timeout": CONNECT_TIMEOUT_S, "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"},
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S,
+                    "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"},
             name=f"link-{self.link}")
 
     async def open(self) -> None:
@@ -157,18 +146,14 @@ class LinkStore:
         rows = list(rows)
         if not rows:
             return 0
-        params = {"link": self.link, "table": table_id, "round": round_id, "channel": CHANNEL,
+        params = {"link": self.link, "table": table_id, "round": round_id,
                   "seats": [r.seat for r in rows], "meters": [r.meter for r in rows],
                   "kinds": [r.kind for r in rows], "amounts": [r.amount for r in rows],
                   "coin_in": [r.coin_in for r in rows]}
-        async with self.pool.connection() as conn, conn.transaction():
+        async with self.pool.connection() as conn:  # autocommit: the function's statement is the transaction
             row = await (await conn.execute(_CONTRIBUTE, params)).fetchone()
-            assert row is not None
-            new, moved = int(row[0]), int(row[1])
-            if new and moved != len({r.meter for r in rows}):
-                # a meter the link does not have: nothing of the round is written (the transaction is undone)
-                raise psycopg.DataError(f"link {self.link}: a contribution names a meter the link does not have")
-        return new
+        assert row is not None
+        return int(row[0])
 
     async def confirmed(self, table_id: str) -> set[tuple[str, int, str, str]]:
         """Every contribution key of ``table_id`` the database holds: (round, seat, meter, kind)."""
@@ -186,7 +171,7 @@ class LinkStore:
         async with self.pool.connection() as conn, conn.transaction():
             cur = conn.cursor(row_factory=dict_row)
             row = await (await cur.execute(
-                "SELECT value, reset FROM link_meter WHERE link = %s AND meter = %s FOR UPDATE",
+                "SELECT value, reset FROM link_meter WHERE link = %s AND meter = %s FOR NO KEY UPDATE",
                 (self.link, meter))).fetchone()
             if row is None:
                 raise psycopg.DataError(f"link {self.link} has no meter {meter!r}")
