@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.installed
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round)"
@@ -66,8 +67,14 @@ bench: $(STAMP)
 CONFIG ?= config/ultimate_texas_holdem.toml
 ROUNDS ?= 0
 
+# LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
+# database); docs/linked-progressive.md
+LINK ?=
+
 run: $(STAMP)
-	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
+	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
+	  $(PY) -m controller.link.demo --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
+	else $(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)
