@@ -21,7 +21,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -31,35 +30,28 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from controller.config import TableConfig, load_config
+from drivers.device import DEVICES
+from simulators.control import ControlClient, parse_listening
 
 Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator's reply
 
 ROOT = Path(__file__).resolve().parent.parent
 # the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
 SUPERVISOR_ID = 4711
-SIM_MODULES = {
-    "shuffler": "simulators.shuffler",
-    "shoe": "simulators.shoe",
-    "progressive": "simulators.progressive",
-    "panel": "simulators.panel",
-}
 
 
 class Control:
-    """A simulator's line-JSON control port."""
+    """A simulator the demo started: where its device listens (``url``, for the daemon's configuration)
+    and its control port, spoken through the one control client of ``simulators.control``: a reply's
+    fields, or ``ControlError`` when the simulator refuses or does not answer."""
 
-    def __init__(self, port: int, url: str | None = None) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.file = self.sock.makefile("rwb")
-        self.url = url  # where the simulated device itself listens
+    def __init__(self, url: str, control_url: str) -> None:
+        self.url = url
+        self.control_url = control_url
+        self.client = ControlClient(control_url)
 
-    def __call__(self, cmd: str, **kw: Any) -> Status:
-        self.file.write(json.dumps({"cmd": cmd, **kw}).encode() + b"\n")
-        self.file.flush()
-        reply: Status = json.loads(self.file.readline())
-        if not reply.get("ok", True):
-            raise RuntimeError(f"{cmd}: {reply}")
-        return reply
+    def __call__(self, cmd: str, **args: Any) -> Status:
+        return self.client(cmd, **args)
 
 
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
@@ -71,18 +63,15 @@ def simulator_options(name: str, cfg: TableConfig) -> list[str]:
 def start_simulator(name: str, port: int, procs: list[subprocess.Popen[str]],
                     options: tuple[str, ...] | list[str] = ()) -> Control:
     """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
-    args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0", *options]
+    args = [sys.executable, "-m", DEVICES[name].simulator, "--port", str(port), "--control-port", "0", *options]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
     assert p.stdout is not None
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
-    if not line.startswith("listening") or "control" not in line:
+    urls = parse_listening(line)
+    if urls is None:
         raise SystemExit(f"the {name} simulator did not start on port {port}: {line!r}")
-    url, control = line.removeprefix("listening").split("control", 1)
-    port_of_control = urlsplit(control.strip()).port
-    if port_of_control is None:
-        raise SystemExit(f"the {name} simulator gave no control port: {line!r}")
-    return Control(port_of_control, url.strip())
+    return Control(*urls)
 
 
 def stop_processes(procs: list[subprocess.Popen[str]], timeout: float = 10.0) -> None:
@@ -318,13 +307,13 @@ def main(argv: list[str] | None = None) -> int:
     procs: list[subprocess.Popen[str]] = []
     try:
         controls = {}
-        for name in SIM_MODULES:
+        for name in DEVICES:
             url = getattr(cfg0.devices, name)
             if url is not None:
                 controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs,
                                                  simulator_options(name, cfg0))
                 if args.free_ports:
-                    os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url or ""
+                    os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url
         cfg = load_config(args.config)
         for needed in ("panel", "progressive"):  # the dealer's buttons; the bet sensors
             if needed not in controls:

@@ -17,7 +17,9 @@ Ask before you act: every action has its question (``can_place_wager``,
 same question and raises ``RoundRefused`` carrying that answer.  The machine's
 triggers are declared on the class for the type checker.  The settle
 contract's input, the settlement and the void are built in
-``controller.round_settlement``; what may be shown, in ``controller.round_view``.
+``controller.round_settlement``; what may be shown, in ``controller.round_view``; whose turn it
+is and what they may do, in ``controller.round_decisions``; the phases and transitions, in
+``controller.round_state``.
 
 What the rules decide comes from ``games``: legal decisions per street
 (``Game.streets``, RULINGS R1: clockwise from seat 1), settlement
@@ -39,11 +41,12 @@ from typing import TYPE_CHECKING, Any
 from transitions.extensions.asyncio import AsyncMachine
 
 from controller import events as ev
-from controller import round_settlement, round_view
+from controller import round_decisions, round_settlement, round_view
 from controller.round_layout import Layout
 from controller.round_state import (
     ALLOWED,
     OPEN_PHASES,
+    TRANSITIONS,
     Answer,
     JournalLike,
     NoJournal,
@@ -57,27 +60,6 @@ from games.cards import Card, parse_card
 from games.game import Street
 from games.registry import GAMES
 from games.round import Settlement
-
-if TYPE_CHECKING:
-    from transitions.extensions.asyncio import AsyncTransitionConfigDict
-
-
-_RESUME: list[AsyncTransitionConfigDict] = [
-    # back to where the round was halted, once the dealer has dealt with the cause
-    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"} for p in OPEN_PHASES
-]
-TRANSITIONS: list[AsyncTransitionConfigDict] = [
-    {"trigger": "wagers_closed", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
-    {"trigger": "start_dealing", "source": Phase.NO_MORE_BETS, "dest": Phase.DEALING},
-    {"trigger": "open_decisions", "source": Phase.DEALING, "dest": Phase.DECISIONS},
-    {"trigger": "all_acted", "source": Phase.DECISIONS, "dest": Phase.REVEAL},
-    {"trigger": "settled", "source": Phase.REVEAL, "dest": Phase.SETTLED},
-    {"trigger": "finish", "source": [Phase.SETTLED, Phase.VOIDED], "dest": Phase.COMPLETE},
-    {"trigger": "voided", "source": [*OPEN_PHASES, Phase.HALTED], "dest": Phase.VOIDED},
-    {"trigger": "halt", "source": OPEN_PHASES, "dest": Phase.HALTED},
-    *_RESUME,
-]
-
 
 #: what turns cards face up: after these, the round journals the reveals due (P66)
 _REVEALING = (ev.CardDealt, ev.DecisionMade, ev.SeatAbandoned)
@@ -367,33 +349,11 @@ class RoundController(Layout, ev.Applier):
 
     def to_act(self) -> SeatState | None:
         """The next seat to decide at this street, clockwise (RULINGS R1), or None."""
-        if self.phase is not Phase.DECISIONS:
-            return None
-        for s in self.players:
-            if s.folded or s.acted_on_street >= self.street:
-                continue
-            if len(s.multiples) and not self._decides_every_street:
-                continue  # UTH/JHE/HCF: one wager per round; a seat that made it is not asked again
-            return s
-        return None
-
-    @property
-    def _decides_every_street(self) -> bool:
-        return len(self.game.decision_wagers) > 1  # RET: a wager at every decision (R26)
+        return round_decisions.to_act(self)
 
     def choices(self) -> dict[str, Any]:
         """What the seat to act may do now (for the dealer panel)."""
-        s = self.to_act()
-        if s is None:
-            return {}
-        st = self.current_street
-        return {
-            "seat": s.seat,
-            "street": st.name,
-            "multiples": list(self.game.legal_multiples(st, s.cards)),
-            "check": st.may_check,
-            "fold": st.may_fold,
-        }
+        return round_decisions.choices(self)
 
     def can_decide(self, seat: int, *, multiple: int | None = None, fold: bool = False,
                    check: bool = False) -> Answer:
@@ -413,20 +373,18 @@ class RoundController(Layout, ev.Applier):
         legal = list(self.game.legal_multiples(st, s.cards))
         if multiple is not None and multiple not in legal:
             return no("decision", f"{multiple}x is not allowed here; allowed: {legal} ({st.clause})")
-        if self._needs_cards_for_street() > len(self.community):
+        if self.street_cards_missing():
             return no("cards_missing", "deal the community cards of this street first")
         return ALLOWED
+
+    def street_cards_missing(self) -> bool:
+        """Are community cards this street's decisions need still to be dealt?"""
+        return round_decisions.needs_cards_for_street(self) > len(self.community)
 
     async def decide(self, seat: int, *, multiple: int | None = None, fold: bool = False, check: bool = False) -> None:
         """The decision of the seat to act, entered on the dealer panel."""
         self.can_decide(seat, multiple=multiple, fold=fold, check=check).ensure()
         await self._record(ev.DecisionMade(seat=seat, street=self.street, multiple=multiple, fold=fold, check=check))
-
-    def _needs_cards_for_street(self) -> int:
-        """Community cards that must be on the layout before this street's decisions."""
-        if self.game.community_names:  # RET: all five lie face down in the cross from the deal
-            return len(self.game.community_names)
-        return self.current_street.shown
 
     @ev.applies(ev.DecisionMade)
     async def _apply_decision(self, e: ev.DecisionMade) -> None:
@@ -436,7 +394,7 @@ class RoundController(Layout, ev.Applier):
             s.folded = True
         elif e.multiple is not None:
             s.multiples.append(e.multiple)
-        await self._advance()
+        await round_decisions.advance(self)
 
     def can_abandon(self, seat: int) -> Answer:
         if not (a := self._in(Phase.DECISIONS, Phase.REVEAL)):
@@ -500,16 +458,7 @@ class RoundController(Layout, ev.Applier):
         s.abandoned = True
         s.abandoned_returned = e.wagers == "returned"  # journals before P42's option: losing
         self._set_meters(e.meters)
-        await self._advance()
-
-    async def _advance(self) -> None:
-        while self.phase is Phase.DECISIONS and self.to_act() is None:
-            remaining = [s for s in self.players if not s.folded
-                         and (self._decides_every_street or not s.multiples)]
-            if self.street + 1 < len(self.game.streets) and remaining:
-                self.street += 1
-            else:
-                await self.all_acted()
+        await round_decisions.advance(self)
 
     # ------------------------------------------------------------------ settlement
 

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.service.session import Session
+from drivers.device import DEVICE_TYPES
 from drivers.health import Health
 from drivers.panel import InputFault, PanelDriver
 from drivers.progressive import ProgressiveDriver
@@ -25,6 +26,8 @@ HAND_DECK_CHANGE_HOURS = Decimal(4)  # ch.3 §C(1)
 # Wagers settled on a box only ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
 BOX_WAGERS = ("six_card_bonus",)
 BOX_PROCEDURES = ("automated_shoe", "shuffler")
+# the devices the cards come from: each can be signed out of order and dealt around (ch.13 §J, P43)
+CARD_DEVICES = ("shuffler", "shoe")
 
 PROCEDURES = {
     "manual_shoe": Procedure.MANUAL_SHOE,
@@ -37,7 +40,7 @@ PROCEDURES = {
 class Devices:
     def __init__(self, s: Session) -> None:
         self.s = s
-        self.drivers: dict[str, Any] = {}  # the configured card devices, in service or not
+        self.drivers: dict[str, Any] = {}  # the configured card devices (CARD_DEVICES), in service or not
         self.shuffler: Shuffler | None = None  # None while out of order
         self.shoe: Shoe | None = None
         self.progressive: ProgressiveDriver | None = None
@@ -49,23 +52,24 @@ class Devices:
         self.stopping = False  # closing devices is not a device failure
 
     async def start(self) -> None:
+        """Build each configured device's driver through the registry (``drivers.device``), start them and
+        wait until each answers or ``DEVICE_START_TIMEOUT`` passes."""
         s = self.s
-        d = s.cfg.devices
-        self.panel = PanelDriver(d.panel)
-        starting: list[Any] = [self.panel]
-        if d.shuffler:
-            self.shuffler = self.drivers["shuffler"] = Shuffler(d.shuffler)
-            starting.append(self.shuffler)
-        if d.shoe:
-            self.shoe = self.drivers["shoe"] = Shoe(d.shoe)
-            starting.append(self.shoe)
-        if d.progressive:
-            self.progressive = ProgressiveDriver(d.progressive)
-            starting.append(self.progressive)
+        types = [t for t in DEVICE_TYPES if getattr(s.cfg.devices, t.name, None)]
+        built = {t.name: t.driver()(getattr(s.cfg.devices, t.name)) for t in types}
+        named: dict[Any, str] = {built[t.name]: t.title for t in types}
+        panel = built["panel"]  # always configured (P46)
+        assert isinstance(panel, PanelDriver)
+        self.panel = panel
+        progressive = built.get("progressive")
+        assert progressive is None or isinstance(progressive, ProgressiveDriver)
+        self.progressive = progressive
+        self.drivers = {name: dev for name, dev in built.items() if name in CARD_DEVICES}
+        self.shuffler = self.drivers.get("shuffler")
+        self.shoe = self.drivers.get("shoe")
+        starting: list[Any] = [panel, *(dev for dev in built.values() if dev is not panel)]
         for dev in starting:
             await dev.start()
-        named = {self.panel: "dealer panel", self.progressive: "progressive system", self.shuffler: "shuffler",
-                 self.shoe: "shoe"}
         answered = await asyncio.gather(*(self._answers(dev) for dev in starting))
         for dev in starting:
             dev.add_health_listener(lambda h, reason, name=named[dev]: self.on_health(name, h, reason))

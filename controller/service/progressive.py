@@ -44,11 +44,7 @@ class ProgressiveSystem:
         self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
         if self.link is not None:
             self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
-        for e in s.journal.events(None):  # progressive wagers disabled when the daemon stopped stay so
-            if e.kind == prog.DISABLED:
-                self.off = e.data["reason"]
-            elif e.kind == prog.ENABLED:
-                self.off = None
+        self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
 
     @property
     def offered(self) -> bool:

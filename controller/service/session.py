@@ -66,7 +66,7 @@ class Session:
         self.base_cfg = cfg  # as configured; self.cfg is the mode in use (a device out of order: P43)
         self.cfg = cfg
         self.game: Game = cfg.game_rules
-        self.journal = Journal(cfg.journal)
+        self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
         self.meters = table_meters(cfg, self.journal)  # linked progressive: the link's (controller/link)
