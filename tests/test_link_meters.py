@@ -169,8 +169,9 @@ async def _listening(m: LinkedMeters) -> None:
 
 
 def test_link_lost_then_back(tmp_path, monkeypatch, link_url):
-    """The connections cut: the table knows it is lost (its progressive wagers are disabled at the next no
-    more bets, controller.service.progressive); what it journals meanwhile is sent when the link is back."""
+    """The connections cut, PostgreSQL restarted, then stopped for a while: the table knows when it is lost
+    (its progressive wagers are disabled at the next no more bets, controller.service.progressive); what it
+    journals meanwhile is sent when the link is back."""
     cfg = linked_cfg(tmp_path, monkeypatch, "T1", link_url)
     cluster = pg.cluster()
 
@@ -189,6 +190,18 @@ def test_link_lost_then_back(tmp_path, monkeypatch, link_url):
             why = await m.sync("r1")
             assert why is None  # reconnects at once: the server is up, only the connections were cut
             assert m.down is None and {r for r, *_ in await m.store.confirmed("T1")} == {"r1"}
+            await check_invariant(m, [j])
+            # PostgreSQL restarted between two rounds: the next round's write finds its connections gone,
+            # makes new ones and is confirmed; a round journaled while the server is down waits for it
+            await asyncio.to_thread(cluster.restart)
+            no_more_bets(m, j, "r2", [2, 3])
+            assert await m.sync("r2") is None
+            await asyncio.to_thread(cluster.stop)
+            no_more_bets(m, j, "r3", [5])
+            assert await m.sync("r3") is not None and m.down is not None  # lost: progressive wagers disabled
+            await asyncio.to_thread(cluster.start)
+            assert await m.sync() is None  # the next no more bets: reached, r3 sent from the journal
+            assert {r for r, *_ in await m.store.confirmed("T1")} == {"r1", "r2", "r3"}
             await check_invariant(m, [j])
             await m.close()
 

@@ -134,6 +134,7 @@ class LinkedMeters(Meters):
             self.unsent.clear()
             await self.refresh()
         except LinkError as e:
+            await self.store.close()  # tried again with new connections
             return self.lost(e)
         if resent:
             log.warning("link: contributions the link lacked sent from the journal", table=self.table_id,
@@ -171,7 +172,9 @@ class LinkedMeters(Meters):
                 self.unsent.discard(rid)
             await self.refresh()
         except LinkError as e:
-            return self.lost(e)
+            self.lost(e)
+            await self.store.close()  # the server restarted or the connections were cut: new ones at once
+            return await self.connect()
         return None
 
     async def claim(self, round_id: str, hit: int, seat: int, line: str, meter: str, percent: Decimal) -> LinkHit:
