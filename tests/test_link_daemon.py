@@ -76,3 +76,52 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
                            "FROM link_hit").fetchall()
         assert hit == [(1, "uth-a", "A-100", 1, Decimal("10000.04"), Decimal("1000.00"), "validated",
                         "supervisor 4711")]  # COMAR 36.05.03.24 F(3)(c): the winning table's asset number
+
+
+def test_link_lost_disables_progressive_wagers_until_it_returns(tmp_path, monkeypatch):
+    """NJAC 13:69E-1.39B, P70: the link's server stopped, the next no more bets takes no progressive wager,
+    journals why and tells the dealer; the round plays on. The server back, the next no more bets takes
+    them again (journaled) and the link has that round's contribution."""
+    cluster = pg.cluster()
+    url = cluster.new_database()
+    migrate(url)
+    monkeypatch.setenv("TABLE_PROGRESSIVE__LINK", url)
+    monkeypatch.setenv("TABLE_PROGRESSIVE__LINK_ID", "floor")
+    monkeypatch.setenv("TABLE_ID", "uth-c")
+    with simulated_table(GAME, tmp_path, monkeypatch, seed=3) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
+        lost_round = s["round"]["round_id"]
+        cluster.stop()
+        try:
+            t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
+            assert t.controls["progressive"]("wager", seat=1)["accepted"]
+            s = t.press("no_more_bets")
+            with Journal(t.journal_path) as j:
+                off = [e.data for e in j.events(None) if e.kind == "progressive_disabled"]
+                taken = [e.data for e in j.events(lost_round) if e.kind == "no_more_bets"]
+            assert [o["round"] for o in off] == [lost_round] and "link" in off[0]["reason"]
+            assert taken[0]["progressive_seats"] == []  # no progressive wager this round; the base game plays
+            assert s["message"].startswith("progressive wagers disabled")
+        finally:
+            cluster.start()
+        t.press("confirm")
+        s = t.press("bet_4x")
+        assert phase(s) == "settled", s
+        for _ in range(3):  # a progressive win of the base round is validated, then paid and collected
+            if phase(s) == "wagers":
+                break
+            s = t.dealer.with_key(s, "confirm") if s.get("validation") else t.press("confirm")
+        assert phase(s) == "wagers", s
+        back_round = s["round"]["round_id"]
+        t.controls["progressive"]("set_bets", bets={"2": {"0": 1000, "1": 1000}})
+        assert t.controls["progressive"]("wager", seat=2)["accepted"]
+        t.press("no_more_bets")
+        with Journal(t.journal_path) as j:
+            on = [e.data for e in j.events(None) if e.kind == "progressive_enabled"]
+            taken = [e.data for e in j.events(back_round) if e.kind == "no_more_bets"]
+        assert [o["round"] for o in on] == [back_round] and taken[0]["progressive_seats"] == [2]
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT round_id, seat FROM link_contribution WHERE table_id = 'uth-c'").fetchall()
+    assert set(rows) == {(back_round, 2)}
