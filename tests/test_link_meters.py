@@ -62,6 +62,16 @@ def journal_contributions(journals: list[Journal]) -> dict[str, D]:
     return dict(total)
 
 
+async def died_after_journaling(cfg: TableConfig, j: Journal) -> None:
+    """A table confirms round r1 (seats 1, 2), journals round r2 (seat 3) and dies before its link write."""
+    m = LinkedMeters(cfg, j)
+    assert await m.connect() is None
+    no_more_bets(m, j, "r1", [1, 2])
+    assert await m.sync("r1") is None
+    no_more_bets(m, j, "r2", [3])  # journaled; the process is killed here: no link write
+    await m.close()
+
+
 async def check_invariant(m: LinkedMeters, journals: list[Journal]) -> None:
     initial = {name: c.initial for name, c in m.cfg.progressive.meters.items()}
     values = await m.store.values()
@@ -100,12 +110,7 @@ def test_crash_between_the_journal_and_the_link_then_restart(tmp_path, monkeypat
 
     async def main() -> None:
         with Journal(cfg.journal) as j:
-            m = LinkedMeters(cfg, j)
-            assert await m.connect() is None
-            no_more_bets(m, j, "r1", [1, 2])
-            assert await m.sync("r1") is None
-            no_more_bets(m, j, "r2", [3])  # journaled; the process is killed here: no link write
-            await m.close()
+            await died_after_journaling(cfg, j)
             again = LinkedMeters(cfg, j)  # the restart
             assert await again.connect() is None
             held = await again.store.confirmed("T1")
@@ -225,12 +230,7 @@ def test_report_names_the_difference_to_the_cent_until_the_table_reconciles(tmp_
 
     async def main() -> None:
         with Journal(cfg.journal) as j:
-            m = LinkedMeters(cfg, j)
-            assert await m.connect() is None
-            no_more_bets(m, j, "r1", [1, 2])
-            assert await m.sync("r1") is None
-            no_more_bets(m, j, "r2", [4])  # not sent: the table died
-            await m.close()
+            await died_after_journaling(cfg, j)
         rep = await asyncio.to_thread(report)
         diff = {(r["meter"], r["what"]): D(r["difference"]) for r in rep["reconciliation"]["T1"]}
         assert diff == {("major", "contributions"): D("0.04"), ("minor", "contributions"): D("0.01"),
