@@ -19,7 +19,7 @@ import pytest
 import pg
 from controller import events as ev
 from controller.cli import main as tablectl
-from controller.config import TableConfig, load_config
+from controller.config import ConfigError, TableConfig, load_config
 from controller.journal import Journal
 from controller.link import table_meters
 from controller.link.meters import LinkedMeters, round_rows
@@ -245,3 +245,17 @@ def test_report_names_the_difference_to_the_cent_until_the_table_reconciles(tmp_
         assert all(D(r["difference"]) == 0 for r in rep["reconciliation"]["T1"])
 
     asyncio.run(main())
+
+
+def test_a_link_needs_its_id_and_a_postgresql_url(tmp_path, monkeypatch):
+    """Start-up errors name the key: a link without link_id, a link that is not a PostgreSQL URL."""
+    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "c.journal"))
+    monkeypatch.setenv("TABLE_PROGRESSIVE__LINK", "postgresql://db/link")
+    with pytest.raises(ConfigError) as e:
+        load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
+    assert [p.split(":")[0] for p in e.value.problems] == ["progressive.link_id"]
+    monkeypatch.setenv("TABLE_PROGRESSIVE__LINK", "mysql://db/link")
+    monkeypatch.setenv("TABLE_PROGRESSIVE__LINK_ID", "floor")
+    with pytest.raises(ConfigError) as e:
+        load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
+    assert [p.split(":")[0].split(" (")[0] for p in e.value.problems] == ["progressive.link"]
