@@ -153,8 +153,12 @@ class Dealer:
 
     def next_status(self, s: Status, timeout: float) -> None:
         """Wait (at most ``timeout``) for the daemon to publish a status after ``s``.  Here the file is
-        looked at again a moment later (a demo watching a file); a test's dealer waits on the publish."""
-        time.sleep(min(0.02, timeout))
+        looked at every 20 ms (a demo watching a file); a test's dealer waits on the publish itself."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(min(0.02, max(deadline - time.monotonic(), 0)))
+            if self.status().get("updated") != s.get("updated"):
+                return
 
     def wait_change(self, before: Status, what: str, timeout: float = 30.0) -> Status:
         """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""

@@ -26,7 +26,7 @@ import pytest
 
 import config_matrix as m
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks, street_deal
 from games.registry import GAMES
@@ -175,7 +175,7 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
     game = GAMES[c.game]
     procedure = fallback(c, out) if out else c.procedure
     order = dealt_order(c.game, procedure, [1, 2])
-    with simulated_table(c.game, tmp_path, monkeypatch, config=path) as t:
+    with table_in_process(c.game, tmp_path, monkeypatch, config=path) as t:
         if "shuffler" in t.controls:
             for deck in ("A", "B")[: c.decks]:
                 t.controls["shuffler"]("set_deck", cards=order, deck=deck)

@@ -18,7 +18,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import table_in_process
 from games.cards import DECK
 
 # UTH ch.10 §B: the Six Card Bonus stack, the community stack, the dealer's two (held, §B(4)),
@@ -33,7 +33,7 @@ ORDER = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 
 def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):  # the opening shuffles both decks (ch.4 §E); either deals this order
             t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
@@ -95,7 +95,7 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
 
 def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolves_it(tmp_path, monkeypatch):
     """ch.8 §C(3) / ch.10 §A(2)(b)(ii): the chips must match the wagers the system accepted."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         t.until(lambda s: (s.get("round") or {}).get("phase") == "wagers", "the first round")
@@ -129,7 +129,7 @@ def _table_steps(t) -> list[str]:
 
 def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
     """ch.4 §A-§E opening (two decks with the shuffler, each inspected and verified), ch.5 §H no play."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         s = t.until(lambda s: s.get("next_step"), "the daemon's first status")
         assert s["state"] == "closed" and s["round"] is None
@@ -163,7 +163,7 @@ def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
 
 def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
     """ch.5 §F-§G: a hand-shuffled deck is cut; a floor supervisor may require a recut before dealing."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.status()
@@ -190,7 +190,7 @@ def _with_key_of(t, supervisor_id: int, s: dict, button: str) -> dict:
 def test_the_supervisor_key_of_an_unknown_or_zero_id_is_refused_and_journaled(tmp_path, monkeypatch):
     """P93: only a supervisor on the configured allow-list: an unknown ID or 0 does nothing and is journaled
     with what it tried; the known supervisor (4711, the example tables' list) is taken and named."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.until(lambda s: s.get("next_step"), "the daemon's first status")
         while (t.status()["next_step"] or {}).get("step") != "inspection_verified:A":  # ch.4 §A: the supervisor's
@@ -230,7 +230,7 @@ def test_the_watchdog_pings_while_a_device_is_offline(tmp_path, monkeypatch):
     notify.settimeout(10)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
     monkeypatch.setenv("WATCHDOG_USEC", "400000")  # a ping every 0.2 s
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         assert notify.recv(64) == b"READY=1"
         assert notify.recv(64) == b"WATCHDOG=1"
@@ -255,7 +255,7 @@ def test_the_watchdog_pings_while_a_device_is_offline(tmp_path, monkeypatch):
 
 def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_path, monkeypatch):
     """HCF ch.13 §A: a card found face up is not used, goes to the discard rack (journaled), dealing goes on."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -280,7 +280,7 @@ def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_pat
 
 def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
     """ch.5 §E: the shuffler counts after each shuffle; a wrong count removes the deck from the table."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.status()
@@ -305,7 +305,7 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
 def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
     """ch.8 §E-§G (HCF ch.8 §G, ch.10 §C-§E): the card-reading shoe counts the stub each round; a
     count that disagrees with the cards the round took, or a deck that is not 52 cards, stops the round."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -341,7 +341,7 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
     for seat 1's royal flush ($1,000 for a $1 wager), validated with the progressive win."""
     first = BONUS + COMMUNITY + DEALER + SEAT_1 + ["4h", "4d"]
     order = first + [c.text for c in DECK if c.text not in first]
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):
             t.controls["shuffler"]("set_deck", cards=order, deck=deck)
         t.start_daemon()
@@ -371,7 +371,7 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
 def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
     """ch.3 §B: with two decks each is used every other round.  A shuffle that jams (UTH ch.13 §H) and
     is repeated brings the deck the last round used back into play: no round is dealt from it."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         while _phase(t.status()) != "settled":  # the first round, played out
@@ -404,7 +404,7 @@ def test_a_shuffler_count_of_52_the_shoe_disagrees_with_removes_the_deck(tmp_pat
     """A known real-world failure: the shuffler counts 52, but the deck it shuffled into the card-reading
     shoe is not a whole deck.  The shoe's stub count at the end of the round finds it (HCF ch.10 §C-§E,
     ch.8 §G(2)): all hands void and the deck removed; the reason names both counts (P40)."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch, add_devices=("shuffler",)) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch, add_devices=("shuffler",)) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -434,7 +434,7 @@ def test_the_daemon_starts_with_a_silent_progressive_system_and_takes_it_when_it
     notify.bind(str(tmp_path / "notify.sock"))
     notify.settimeout(60)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.controls["progressive"]("stop_answering")
         t.start_daemon()
         assert notify.recv(64) == b"READY=1"

@@ -16,7 +16,7 @@ import pytest
 from controller.journal import Journal
 from controller.round import RoundController
 from controller.table import setup_from_journal
-from daemon_harness import simulated_table
+from daemon_harness import table_in_process
 from games.cards import DECK
 from games.dealing import Procedure
 from games.paytables import paytable
@@ -71,7 +71,7 @@ def _report(t, option: str, seat: int | None = None) -> dict:
 def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monkeypatch):
     """UTH ch.13 §F-§G (RULINGS R7a): all hands void, Ante/Blind/Play returned; the Trips wagers are
     settled on the community cards."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         # areas: 0 ante, 1 blind, 2 trips
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000, "2": 1000}, "2": {"0": 1000, "1": 1000, "2": 500}})
         round_id = s["round"]["round_id"]
@@ -108,7 +108,7 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
 
 def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everything(tmp_path, monkeypatch):
     """UTH ch.13 §C: with no Trips wager on the layout nothing is kept alive: every wager returned."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000}})
         round_id = s["round"]["round_id"]
         _report(t, "face up after the initial")
@@ -123,7 +123,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
     """ch.7 §C(2) (P42): the facility treats the seat's abandoned wagers as losing (the default) or returns
     them (configuration ``abandoned_wagers``); a returned progressive wager takes its contribution back (R7a)."""
     monkeypatch.setenv("TABLE_ABANDONED_WAGERS", treatment)
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000, "2": 500}})
         round_id = s["round"]["round_id"]
         s = t.press("check")  # seat 1 checks before the flop
@@ -150,7 +150,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
 def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contribution_back(tmp_path, monkeypatch):
     """P42 "returned", R7a: the abandoned progressive wager is returned and its meter contribution taken back."""
     monkeypatch.setenv("TABLE_ABANDONED_WAGERS", "returned")
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):
             t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
@@ -177,7 +177,7 @@ def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contributio
 
 def test_a_wrong_number_of_cards_voids_the_run_em_twice_round(tmp_path, monkeypatch):
     """RET ch.13 §C, §F: all hands void, every wager returned, the cards reshuffled (by hand here)."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -202,7 +202,7 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
     settled on the player's seven cards."""
     wanted = {**{("seat", 1, i): c for i, c in enumerate(["2h", "3h", "4h", "5h", "6h", "9h", "Kh"])},
               **{("dealer", i): c for i, c in enumerate(["2c", "5d", "9s", "Jc", "Kd", "4s", "7d"])}}
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -228,7 +228,7 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
     """JHE ch.13 §J (P43): the shuffler is covered or signed out of order (journaled with the supervisor);
     the cards are then shuffled and cut by hand and dealt from the card-reading shoe; a dead shuffler no
     longer stops the table; back in service, the shuffler shuffles again before the next deal."""
-    with simulated_table("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
+    with table_in_process("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -261,7 +261,7 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
 
 def test_with_its_only_card_reader_out_of_order_the_table_deals_nothing(tmp_path, monkeypatch):
     """RET ch.13 §E (P43): no device can read the cards: no round is dealt (fail closed)."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")
@@ -275,7 +275,7 @@ def test_with_its_only_card_reader_out_of_order_the_table_deals_nothing(tmp_path
 
 
 def test_the_menu_is_cancelled_with_undo_and_refuses_other_buttons(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         _uth_round(t, {"1": {"0": 1000, "1": 1000}})
         s = t.press("irregularity")
         assert s["irregularity_menu"]
@@ -294,7 +294,7 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
     re-placed in the dealing order without seat 2 (ch.8 §D: the cross, then one card at a time to each
     player), seat 2's wagers are returned and it plays the next hand; the others play on."""
     deck = [c.text for c in DECK]
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: _phase(s) == "wagers", "the first round")

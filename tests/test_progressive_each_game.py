@@ -15,7 +15,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytables import paytable
@@ -62,7 +62,7 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
     procedure, wanted, line, meter = CASES[game]
     g = GAMES[game]
     deck = deal_order(game, procedure, wanted)
-    with simulated_table(game, tmp_path, monkeypatch) as t:
+    with table_in_process(game, tmp_path, monkeypatch) as t:
         cfg = t.cfg
         assert paytable(game, "progressive", cfg.progressive.paytable).lines[0].key == line
         if "shuffler" in t.controls:

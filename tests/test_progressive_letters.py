@@ -30,7 +30,7 @@ import pytest
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import ROOT, simulated_table
+from daemon_harness import ROOT, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds
@@ -147,8 +147,8 @@ def write_config(game: str, letter: str, unit: int, where: Path) -> tuple[Path, 
 
 
 def letter_table(config: Path, state_dir: Path, monkeypatch):
-    """daemon_harness.simulated_table with a configuration file of our own."""
-    return simulated_table("", state_dir, monkeypatch, config=config)
+    """daemon_harness.table_in_process with a configuration file of our own."""
+    return table_in_process("", state_dir, monkeypatch, config=config)
 
 
 # -- what the paytables say -----------------------------------------------------------------------

@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import simulated_table, table_in_process
 from games.cards import DECK
 
 BONUS = ["2c", "3c", "4c", "5c"]
@@ -75,7 +75,7 @@ def royal_round(t) -> str:
 
 
 def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         round_id = royal_round(t)
         major = Decimal("10000.04")  # initial + this round's contribution (R4)
         s = t.status()
@@ -143,7 +143,7 @@ def test_sigkill_between_the_win_and_the_validation(tmp_path, monkeypatch):
 def test_two_winners_of_one_meter_in_one_round(tmp_path, monkeypatch):
     """Two straight flushes on the Minor meter: seat 2 is settled first (R1) and takes the meter,
     seat 1 is paid from the meter as seat 2 left it, its reset (R4); each gets the other's Envy."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = start(t, order(["5s", "6s", "7s", "Kd", "2d"], ["3s", "4s"], ["8s", "9s"]))
         round_id = s["round"]["round_id"]
         bets(t, {1: 10, 2: 10}, [1, 2])
@@ -168,7 +168,7 @@ def test_two_winners_of_one_meter_in_one_round(tmp_path, monkeypatch):
 
 
 def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         # the lock-out cannot be confirmed: the round is taken without progressive wagers (ch.8 §C(2))
         t.controls["progressive"]("stick_lockout", on=True)
@@ -216,7 +216,7 @@ def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, 
 
 def test_no_more_bets_while_the_progressive_system_is_silent(tmp_path, monkeypatch):
     """Nothing is lost: the press is refused (not a halted round), the round stays open for wagers."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = start(t)
         round_id = s["round"]["round_id"]
         t.controls["progressive"]("stop_answering")
@@ -275,7 +275,7 @@ def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_ba
     """The signs show every meter (UTH ch.12 §D); a sign that stops taking the amounts disables
     progressive wagers for the following rounds, the dealer told and the journal saying why, until it
     shows the meters again; nothing is lost: the sign then shows the journal's meters."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         t.controls["progressive"]("sign", on=False)
         bets(t, {1: 10}, [1])
@@ -308,7 +308,7 @@ def test_a_lock_out_lost_mid_round_is_set_again_and_the_wager_taken_meanwhile_do
     """ch.8 §C(2): wagers are locked out from no more bets to the end of the round.  A progressive
     system power cycled mid-round comes back unlocked with dark signs: the daemon finds it, journals
     it, locks out again and shows the meters again; a wager the system took meanwhile is not counted."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         bets(t, {1: 10}, [1])
         s = t.press("no_more_bets")
