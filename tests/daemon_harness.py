@@ -233,6 +233,26 @@ class SimulatedTable:
             return self.dealer.with_key(self.status(), button)
         return self.dealer.press(self.status(), button)
 
+    def press_refused(self, button: str, *, supervisor: int | None = None, changes: tuple[str, ...] = ()) -> dict:
+        """Press ``button`` (with the key of ``supervisor`` turned, when given) where it must be refused:
+        the daemon takes the press, buzzes the panel once and leaves the table and the round as they
+        were (state, round, next step, next action; but ``changes``, when the refusal asks for a step).
+        The status after it."""
+        before = self.status()
+        buzzes = self.controls["panel"]("outputs")["buzz_count"]
+        if supervisor is None:
+            s = self.dealer.press(before, button)
+        else:
+            self.controls["panel"]("key", on=True, supervisor=supervisor)
+            try:
+                s = self.dealer.press(before, button)
+            finally:
+                self.controls["panel"]("key", on=False)
+        assert self.controls["panel"]("outputs")["buzz_count"] == buzzes + 1, s["message"]  # refused
+        unchanged = [k for k in ("state", "round", "next_step", "next_action") if k not in changes]
+        assert {k: s[k] for k in unchanged} == {k: before[k] for k in unchanged}, s["message"]
+        return s
+
     def until(self, predicate, what: str, steps: int = 200) -> dict:
         """Let the dealer draw cards (shoe tables) until ``predicate(status)``; no other action."""
         for _ in range(steps):

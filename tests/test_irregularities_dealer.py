@@ -16,7 +16,7 @@ import pytest
 from controller.journal import Journal
 from controller.round import RoundController
 from controller.table import setup_from_journal
-from daemon_harness import table_in_process
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure
 from games.paytables import paytable
@@ -32,9 +32,6 @@ FIRST = BONUS + COMMUNITY + DEALER + SEAT_1 + SEAT_2
 ORDER = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
 
 def _restored(journal_path, round_id: str) -> RoundController:
     with Journal(journal_path) as j:
@@ -48,11 +45,11 @@ def _uth_round(t, bets: dict) -> dict:
         t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
     t.start_daemon()
     t.open_table()
-    s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+    s = t.until(lambda s: phase(s) == "wagers", "the first round")
     t.controls["progressive"]("set_bets", bets=bets)
     t.press("no_more_bets")
     s = t.press("confirm")
-    assert _phase(s) == "decisions", s["message"]
+    assert phase(s) == "decisions", s["message"]
     return s
 
 
@@ -79,15 +76,15 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
         s = _report(t, "dealer card exposed")
         assert "UTH ch.13 §F-§G" in s["message"] and "key" in s["message"]
         s = t.press("confirm")
-        assert s["message"].startswith("refused") and _phase(s) == "decisions"  # not without the key
+        assert s["message"].startswith("refused") and phase(s) == "decisions"  # not without the key
         s = t.dealer.with_key(s, "confirm")
-        assert _phase(s) == "voided", s["message"]
+        assert phase(s) == "voided", s["message"]
         assert "settle trips as shown" in s["message"]
         shown = s["round"]["settlement"]  # what the dealer pays and returns, on the status
         assert shown["1"]["trips"]["result"] == "win" and shown["1"]["ante"] == {"result": "push", "net": "0"}
         assert shown["2"]["trips"] == {"result": "lose", "net": "-5"}
         s = t.press("confirm")
-        assert _phase(s) != "voided"
+        assert phase(s) != "voided"
     r = _restored(t.journal_path, round_id)
     by_seat = {seat.seat: seat.wagers for seat in r.settlement.seats}
     trips = paytable("ultimate_texas_holdem", "trips", t.cfg.wagers["trips"].paytable)
@@ -113,7 +110,7 @@ def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everythi
         round_id = s["round"]["round_id"]
         _report(t, "face up after the initial")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert _phase(s) == "voided" and "UTH ch.13 §C" in s["message"], s["message"]
+        assert phase(s) == "voided" and "UTH ch.13 §C" in s["message"], s["message"]
     r = _restored(t.journal_path, round_id)
     assert all(w.result == "push" and w.net == 0 for seat in r.settlement.seats for w in seat.wagers.values())
 
@@ -134,7 +131,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
         assert s["round"]["seats"]["2"].get("left") is True
         assert s["round"]["to_act"]["seat"] == 1  # seat 2 is asked nothing more: the flop, seat 1
         s = t.press("bet_2x")
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         events = Journal(t.journal_path).events(round_id)
         nets = {int(k): Decimal(v) for k, v in next(e.data for e in events if e.kind == "settled")["nets"].items()}
         left = next(e.data for e in events if e.kind == "seat_abandoned")
@@ -155,18 +152,18 @@ def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contributio
             t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
         t.open_table()
-        t.until(lambda s: _phase(s) == "wagers", "the first round")
+        t.until(lambda s: phase(s) == "wagers", "the first round")
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000}})
         assert t.controls["progressive"]("wager", seat=2)["accepted"]
         t.press("no_more_bets")
         t.press("confirm")  # the progressive chip count (ch.8 §C(3))
-        s = t.until(lambda s: _phase(s) == "decisions", "the deal")
+        s = t.until(lambda s: phase(s) == "decisions", "the deal")
         round_id = s["round"]["round_id"]
         t.press("check")
         s = _report(t, "player left", seat=2)
         s = t.dealer.with_key(s, "confirm")
         s = t.press("bet_2x")
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         events = Journal(t.journal_path).events(round_id)
     added = [e.data["meters"] for e in events if e.kind == "meter_add"]
     assert len(added) == 2  # the contribution at no more bets, then taken back
@@ -180,17 +177,17 @@ def test_a_wrong_number_of_cards_voids_the_run_em_twice_round(tmp_path, monkeypa
     with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", seed=3)
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
         t.dealer.bets_for = round_id
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         s = _report(t, "wrong number of cards")
         s = t.dealer.with_key(s, "confirm")
-        assert _phase(s) == "voided" and "RET ch.13 §C, §F" in s["message"], s["message"]
+        assert phase(s) == "voided" and "RET ch.13 §C, §F" in s["message"], s["message"]
         s = t.press("confirm")
         assert s["next_step"]["step"] == "shuffled"  # reshuffled (by hand: no shuffler at this table)
     r = _restored(t.journal_path, round_id)
@@ -205,7 +202,7 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
     with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", cards=deal_order("high_card_flush", Procedure.AUTOMATED, wanted))
         areas = [w for w in t.cfg.game_rules.wagers if w != "progressive"]
@@ -213,10 +210,10 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
         t.dealer.bets_for = round_id
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         _report(t, "dealer card exposed")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert _phase(s) == "voided" and "HCF ch.13 §E-§F" in s["message"], s["message"]
+        assert phase(s) == "voided" and "HCF ch.13 §E-§F" in s["message"], s["message"]
     r = _restored(t.journal_path, round_id)
     (seat,) = r.settlement.seats
     assert seat.wagers["flush_bonus"].result == "win", seat.wagers  # a seven-card flush (HCF ch.12 §C)
@@ -231,7 +228,7 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
     with table_in_process("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         assert s["dealing"] == "hand"
         t.controls["shuffler"]("unplug", mode="silent")
         s = _report(t, "shuffler is out of order")
@@ -244,7 +241,7 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
             t.dealer.step()
         t.controls["shuffler"]("plug")
         t.until(lambda s: s["devices"].get("shoe") == "online", "the shoe")
-        while _phase(t.status()) != "wagers" or t.status().get("next_step"):
+        while phase(t.status()) != "wagers" or t.status().get("next_step"):
             t.dealer.step()
         s = _report(t, "shuffler is back in service")
         s = t.dealer.with_key(s, "confirm")
@@ -264,14 +261,14 @@ def test_with_its_only_card_reader_out_of_order_the_table_deals_nothing(tmp_path
     with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         s = _report(t, "shoe is out of order")
         s = t.dealer.with_key(s, "confirm")
         assert s["dealing"].startswith("none"), s
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
         s = t.press("no_more_bets")
         assert s["message"].startswith("refused") and "RET ch.13 §E" in s["message"]
-        assert _phase(s) == "wagers"
+        assert phase(s) == "wagers"
 
 
 def test_the_menu_is_cancelled_with_undo_and_refuses_other_buttons(tmp_path, monkeypatch):
@@ -297,7 +294,7 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
     with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", cards=deck)
         t.controls["progressive"]("set_bets", bets={str(n): {"0": 1000, "1": 1000} for n in (1, 2, 3)})
@@ -314,11 +311,11 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
         assert "seat 2 was skipped (RET ch.13 §G" in s["message"], s["message"]
         assert s["round"]["seats"]["2"].get("skipped") is True and s["next_card_to"] == "seat:1"
         t.dealer.shoe = shoe  # the dealer draws the two cards still asked for
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")
-        while _phase(t.status()) == "decisions":
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")
+        while phase(t.status()) == "decisions":
             s = t.press("check" if t.status()["round"]["to_act"]["check"] else "bet_1x")
         s = t.status()
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
     r = _restored(t.journal_path, round_id)
     assert [c.text for c in r.seats[1].cards] == [deck[5], deck[7]]
     assert [c.text for c in r.seats[3].cards] == [deck[6], deck[8]]  # the card seat 2 was skipped for

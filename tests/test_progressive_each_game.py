@@ -15,7 +15,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import table_in_process
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytables import paytable
@@ -52,9 +52,6 @@ def deal_order(game: str, procedure: Procedure, wanted: dict) -> list[str]:
     rest = [c.text for c in DECK if c.text not in wanted.values()]
     return [wanted[p] if p in wanted else rest.pop(0) for p in places] + rest
 
-
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 @pytest.mark.parametrize("game", sorted(CASES))

@@ -30,7 +30,7 @@ import pytest
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import ROOT, table_in_process
+from daemon_harness import ROOT, phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds
@@ -165,9 +165,6 @@ def fixed_paid(pays, unit: Decimal) -> Decimal:
         return pays.dollars
     raise AssertionError(f"not a fixed line: {pays}")
 
-
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 def tablectl_out(*argv: str) -> str:

@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import simulated_table, table_in_process
+from daemon_harness import phase, simulated_table, table_in_process
 from games.cards import DECK
 
 BONUS = ["2c", "3c", "4c", "5c"]
@@ -34,9 +34,6 @@ def order(community: list[str], *seats: list[str]) -> list[str]:
     first = BONUS + community + DEALER + [c for s in seats for c in s]
     return first + [c.text for c in DECK if c.text not in first]
 
-
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 def start(t, cards: list[str] | None = None) -> dict:
