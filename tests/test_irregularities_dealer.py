@@ -74,9 +74,10 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
         round_id = s["round"]["round_id"]
         s = t.press("bet_4x")  # seat 1 has played: seat 2 has not
         s = _report(t, "dealer card exposed")
-        assert "UTH ch.13 §F-§G" in s["message"] and "key" in s["message"]
-        s = t.press("confirm")
-        assert s["message"].startswith("refused") and phase(s) == "decisions"  # not without the key
+        assert s["next_action"] == {"action": "confirm_irregularity", "button": "confirm", "key": True,
+                                    "why": "UTH ch.13 §F-§G"}
+        s = t.press_refused("confirm")  # not without the key
+        assert phase(s) == "decisions"
         s = t.dealer.with_key(s, "confirm")
         assert phase(s) == "voided", s["message"]
         assert "settle trips as shown" in s["message"]
@@ -266,24 +267,30 @@ def test_with_its_only_card_reader_out_of_order_the_table_deals_nothing(tmp_path
         s = t.dealer.with_key(s, "confirm")
         assert s["dealing"].startswith("none"), s
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused") and "RET ch.13 §E" in s["message"]
+        s = t.press_refused("no_more_bets")
+        assert s["next_action"] == {"action": "device_in_service", "button": "irregularity", "key": True,
+                                    "why": "RET ch.13 §E"}  # what is to be done before a deal: a card reader
         assert phase(s) == "wagers"
 
 
 def test_the_menu_is_cancelled_with_undo_and_refuses_other_buttons(tmp_path, monkeypatch):
     with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
-        _uth_round(t, {"1": {"0": 1000, "1": 1000}})
+        before = _uth_round(t, {"1": {"0": 1000, "1": 1000}})
         s = t.press("irregularity")
-        assert s["irregularity_menu"]
-        s = t.press("check")
-        assert s["message"].startswith("refused") and s["round"]["to_act"]["seat"] == 1
-        s = t.press("seat_6")
-        assert s["message"].startswith("refused: no option 6")
+        assert s["irregularity_menu"] and s["next_action"]["action"] == "pick_irregularity"
+        s = t.press_refused("check")
+        assert s["round"]["to_act"]["seat"] == 1
+        options = s["next_action"]["options"]
+        assert options < 6 and len(s["irregularity_menu"]) == options  # no option 6
+        s = t.press_refused("seat_6")
         s = t.press("undo")
-        assert s["irregularity_menu"] is None and "nothing changed" in s["message"]
+        assert s["irregularity_menu"] is None and s["round"] == before["round"]  # nothing changed
+        assert s["next_action"] == before["next_action"]
         s = t.press("check")  # the menu closed: the decision is taken again
-        assert s["message"] == "seat 1: check" and s["round"]["to_act"]["street"] != "before_the_flop"
+        assert s["round"]["to_act"]["seat"] == 1 and s["round"]["to_act"]["street"] != "before_the_flop"
+    with Journal(t.journal_path) as j:
+        decisions = [e.data for e in j.events(before["round"]["round_id"]) if e.kind == "decision"]
+    assert [(d["seat"], d["check"]) for d in decisions] == [(1, True)]  # seat 1 checked, once
 
 
 def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch):
