@@ -25,6 +25,7 @@ from decimal import Decimal
 
 import pytest
 
+from controller.demo import SUPERVISOR_ID
 from daemon_harness import (
     at_rest,
     bet,
@@ -270,8 +271,8 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
         else:
             assert s["next_step"]["step"] == "shuffled", s["message"]
             assert SHUFFLE_FAILED[case.game] in s["message"], s["message"]
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused: first:") and s["round"] is None  # no round from that deck
+        s = t.press_refused("no_more_bets")  # no round from that deck: its step first (unchanged, checked)
+        assert s["round"] is None and s["next_step"]
         for cmd, args in case.fix:
             t.controls["shuffler"](cmd, **args)
         steps, s = next_round(t, round_id)
@@ -326,8 +327,8 @@ def test_a_card_device_that_stops_answering_while_dealing_halts_the_round(case: 
         s = t.until(lambda s: phase(s) == "halted", "the round halted")
         assert s["round"]["halted"]["in"] == "dealing" and device in s["round"]["halted"]["reason"]
         assert s["message"].startswith("HALTED"), s["message"]
-        s = t.press("confirm", key=True)  # not while the device is still gone
-        assert phase(s) == "halted" and s["message"].startswith("refused") and "not answering" in s["message"]
+        s = t.press_refused("confirm", supervisor=SUPERVISOR_ID)  # not while the device is still gone
+        assert phase(s) == "halted" and s["next_action"]["action"] == "device_back"  # it must answer first
         if case.then == "void_round":
             s = t.press("void_round", key=True)
             assert phase(s) == "voided", s["message"]
@@ -483,8 +484,8 @@ def test_the_progressive_system_not_answering(game, tmp_path, monkeypatch):
         confirm(t)
         _, s = next_round(t, round_id)
         second = bet(t, s, progressive=())  # the player does not make the progressive wager again
-        s = t.press("no_more_bets")
-        assert phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
         no_more_bets(t, progressive=False)

@@ -295,9 +295,9 @@ def test_the_progressive_system_out_while_wagers_are_taken(game, fault, tmp_path
         s = _until_device(t, "progressive", True)
         assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["progressive_wagers"]
         assert s["message"] == f"progressive wagers disabled: {NOT_ANSWERING}", s["message"]
-        s = t.press("no_more_bets")
+        s = t.press_refused("no_more_bets")
         assert phase(s) == "wagers" and _round_id(s) == round_id, s["message"]
-        assert s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["message"]
         _fault(t, fault, False)
         s = t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
         assert "enabled again" in s["message"], s["message"]
@@ -338,8 +338,8 @@ def test_the_progressive_system_out_after_the_lock_out(game, fault, tmp_path, mo
         confirm(t)
         _, s = next_round(t, round_id)
         second = bet(t, s, progressive=())  # the player does not make the progressive wager again
-        s = t.press("no_more_bets")
-        assert phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         _fault(t, fault, False)
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
         no_more_bets(t, progressive=False)
@@ -509,8 +509,8 @@ def test_the_progressive_system_out_while_a_win_is_held(game, tmp_path, monkeypa
         confirm(t)
         _, s = next_round(t, round_id)
         second = bet(t, s, progressive=())
-        s = t.press("no_more_bets")
-        assert phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
         s = no_more_bets(t, progressive=False)

@@ -84,8 +84,8 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
         with Journal(t.journal_path) as j:
             assert not [e for e in j.events(round_id) if e.kind in ("meter_paid", "meter_set")]
 
-        s = t.press("confirm")  # the dealer alone cannot release it
-        assert s["message"].startswith("refused") and s["validation"] and phase(s) == "settled"
+        s = t.press_refused("confirm")  # the dealer alone cannot release it
+        assert s["validation"] and phase(s) == "settled"
         s = t.dealer.with_key(s, "confirm")
         assert s["validation"] == [] and phase(s) == "settled" and "validated by supervisor 4711" in s["message"]
         assert Decimal(s["meters"]["major"]) == Decimal("1000.00")  # back to its reset (R4)
