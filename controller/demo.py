@@ -201,7 +201,7 @@ class Dealer:
     def step(self) -> None:
         s = self.status()
         if not s:
-            self.next_status(s, 30.0)  # the daemon has not published yet
+            self.next_status(s, 0.05)  # the daemon has not published yet (a caller may look at its process)
             return
         if s.get("expecting_cards") and self.shoe is not None:
             self.draw_requested(s)
@@ -235,7 +235,7 @@ class Dealer:
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
             self.with_key(s, "void_round")
         else:
-            self.next_status(s, 30.0)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
+            self.next_status(s, 0.05)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
 
     def with_key(self, s: Status, button: str) -> Status:
         self.panel("key", on=True, supervisor=SUPERVISOR_ID)
