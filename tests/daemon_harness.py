@@ -166,6 +166,15 @@ def deal(t: SimulatedTable) -> dict:
     return t.until(lambda s: at_rest(s) and s["message"] != before, "the deal")
 
 
+def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[str, dict]:
+    """The first round dealt: seat 2's bets and progressive wager, no more bets, the deal.  The
+    round's id and the status once the cards are out."""
+    s = first_round(t, shoe_seed=shoe_seed)
+    rid = bet(t, s)
+    no_more_bets(t)
+    return rid, deal(t)
+
+
 def smallest_decision(to_act: dict) -> str:
     """The smallest decision that keeps the seat in: check, else the smallest bet (else fold)."""
     if to_act.get("check"):

@@ -32,6 +32,7 @@ from daemon_harness import (
     clause_id,
     confirm,
     deal,
+    deal_a_round,
     first_round,
     meter_sum,
     next_round,
@@ -256,10 +257,7 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
     the cards are shuffled again (the required step "shuffled").  ch.5 §E: a count other than 52
     removes the deck; new decks go through the opening steps."""
     with table_in_process(GAMES[case.game], tmp_path, monkeypatch) as t:
-        s = first_round(t)
-        round_id = bet(t, s)
-        no_more_bets(t)
-        deal(t)
+        round_id, s = deal_a_round(t)
         s = play_out(t)
         assert phase(s) == "settled", s["message"]
         t.controls["shuffler"](case.arm[0], **case.arm[1])  # every card of the round is out: this hits the shuffle
@@ -356,10 +354,7 @@ def test_the_shuffler_back_before_the_dealer_stack_is_released_resumes_the_round
     The shuffler stops answering before it releases them: the round halts in reveal; with the
     shuffler back, the supervisor resumes it and the round settles on the cards (nothing was lost)."""
     with table_in_process(GAMES["UTH"], tmp_path, monkeypatch) as t:
-        s = first_round(t)
-        round_id = bet(t, s)
-        no_more_bets(t)
-        s = deal(t)
+        round_id, s = deal_a_round(t)
         assert phase(s) == "decisions", s["message"]
         t.controls["shuffler"]("unplug", mode="silent")
         s = play_out(t)
@@ -384,10 +379,7 @@ def test_the_shuffler_not_answering_at_the_shuffle_between_rounds(game, tmp_path
     round is dealt, the shuffle is required (as for a shuffle that failed, UTH/JHE ch.13 §H), and once
     the shuffler is back the dealer shuffles and play goes on."""
     with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
-        s = first_round(t)
-        round_id = bet(t, s)
-        no_more_bets(t)
-        deal(t)
+        round_id, s = deal_a_round(t)
         s = play_out(t)
         assert phase(s) == "settled", s["message"]
         t.controls["shuffler"]("unplug", mode="silent")

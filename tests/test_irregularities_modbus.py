@@ -49,6 +49,7 @@ from daemon_harness import (
     clause_id,
     confirm,
     deal,
+    deal_a_round,
     first_round,
     meter_sum,
     next_round,
@@ -186,10 +187,7 @@ def test_a_panel_power_cycle_invents_no_press_and_loses_none(game, tmp_path, mon
     reboot alone: nothing taken (a known press after it is the only one); a reboot and a decision
     pressed right after it: the decision is taken once."""
     with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
-        s = first_round(t, shoe_seed=7)
-        round_id = bet(t, s)
-        no_more_bets(t)
-        s = deal(t)
+        round_id, s = deal_a_round(t, shoe_seed=7)
         assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         n = s["presses_handled"]
@@ -240,10 +238,7 @@ def test_a_panel_whose_heartbeat_stops_reports_no_press_until_it_runs_again(game
     and the daemon refuses it ("press it again"), as for a panel that does not answer at all.  The
     daemon's watchdog pings go on: the panel's fault is handled by the rules, not by a restart (P94)."""
     with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
-        s = first_round(t, shoe_seed=7)
-        round_id = bet(t, s)
-        no_more_bets(t)
-        s = deal(t)
+        round_id, s = deal_a_round(t, shoe_seed=7)
         assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         n = s["presses_handled"]
