@@ -83,7 +83,7 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
                 lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
             )
         assert phase(s) == "settled" and s["validation"], s["message"]
-        assert s["message"].startswith("PROGRESSIVE WIN")
+        assert s["next_action"]["action"] == "validate_progressive" and s["next_action"]["key"]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]  # the winner light is lit
         s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
         assert not s.get("validation")

@@ -78,7 +78,8 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
         s = t.status()
         assert s["validation"] == [{"hit": 0, "seat": 1, "wager": "progressive", "line": "royal_flush",
                                     "amount": str(major), "meter": "major"}]
-        assert "PROGRESSIVE WIN" in s["message"] and "seat 1" in s["message"] and "UTH ch.11 §J(2)(c)" in s["message"]
+        assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
+                                    "why": "UTH ch.11 §J(2)(c)"}  # seat 1's win, held (its validation above)
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]
         assert Decimal(s["meters"]["major"]) == major  # not paid yet
         with Journal(t.journal_path) as j:
@@ -87,7 +88,8 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
         s = t.press_refused("confirm")  # the dealer alone cannot release it
         assert s["validation"] and phase(s) == "settled"
         s = t.dealer.with_key(s, "confirm")
-        assert s["validation"] == [] and phase(s) == "settled" and "validated by supervisor 4711" in s["message"]
+        assert s["validation"] == [] and phase(s) == "settled"  # validated (by whom: the journal, below)
+        assert s["next_action"]["action"] == "pay_and_collect"
         assert Decimal(s["meters"]["major"]) == Decimal("1000.00")  # back to its reset (R4)
         outputs = t.controls["progressive"]("outputs")
         assert outputs["meters"][:2] == [100000, 50001]  # the signs: major, minor in cents
