@@ -345,10 +345,12 @@ class SimControl:
     def __call__(self, cmd: str, **kw: Any) -> dict[str, Any]:
         args = json.loads(json.dumps(kw))
         try:
-            reply = {"ok": True, **self._loop.run(self._handler(cmd, args))}
-        except (ControlError, ValueError, KeyError, TypeError) as exc:  # what the control port refuses
-            raise RuntimeError(f"{cmd}: {{'ok': False, 'error': '{type(exc).__name__}: {exc}'}}") from exc
-        return json.loads(json.dumps(reply))
+            reply = self._loop.run(self._handler(cmd, args))
+        except ControlError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:  # what the control port refuses
+            raise ControlError(f"{cmd} refused: {type(exc).__name__}: {exc}") from exc
+        return json.loads(json.dumps(reply))  # the reply's fields, without "ok", as ControlClient gives them
 
 
 class PublishedStatus:

@@ -413,7 +413,7 @@ def test_a_lock_out_not_confirmed_and_wagers_after_the_lock_out(game, tmp_path, 
         second = bet(t, s)
         s = no_more_bets(t)
         assert s["progressive_wagers"] == "enabled", s["progressive_wagers"]
-        assert prog("wager", seat=3) == {"ok": True, "accepted": False, "late": True}
+        assert prog("wager", seat=3) == {"accepted": False, "late": True}
         out = prog("outputs")
         assert out["lockout"] and out["lights"]["accepted"] == [SEAT] and out["late"] == [3], out
         s = deal(t)
