@@ -5,10 +5,11 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium lint test soak soak-kills bench run dist install clean
+.PHONY: help setup chromium postgresql lint test soak soak-kills bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points"
@@ -34,13 +35,23 @@ chromium:
 	  else echo "note: $(CHROMIUM) is missing; the browser tests need it (as root: apt-get install chromium)"; fi; \
 	fi
 
-setup: $(STAMP) chromium
+# The linked-progressive tests start their own PostgreSQL server (tests/pg.py) from Debian's package:
+# installed here when no server binaries are found and we are root; otherwise say how to get it.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y --no-install-recommends postgresql >/dev/null || \
+	      { apt-get update >/dev/null && apt-get install -y --no-install-recommends postgresql >/dev/null; }; \
+	  else echo "note: PostgreSQL's server is missing; the linked-progressive tests need it (as root: apt-get install postgresql)"; fi; \
+	fi
+
+setup: $(STAMP) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
 KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 
-test: $(STAMP) chromium lint
+test: $(STAMP) chromium postgresql lint
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
 	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 2 -q
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
@@ -69,8 +80,14 @@ bench: $(STAMP)
 CONFIG ?= config/ultimate_texas_holdem.toml
 ROUNDS ?= 0
 
+# LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
+# database); docs/linked-progressive.md
+LINK ?=
+
 run: $(STAMP)
-	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
+	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
+	  $(PY) -m controller.link.demo --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
+	else $(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

@@ -260,10 +260,10 @@ class TableDaemon:
         # the street's cards were due (its last decision journaled) but none is: the deal had begun, a card
         # may have left the shuffler or shoe unrecorded -- the same as a deal cut short (P34); resuming
         # would wait for cards no press deals
-        due = phase is Phase.DECISIONS and r._needs_cards_for_street() > len(r.community)
+        due = phase is Phase.DECISIONS and r.street_cards_missing()
         if phase is Phase.DEALING or partial or due:
             # P34: cards may have left the shoe or shuffler unrecorded: the deal cannot be trusted.
-            if r.phase is Phase.HALTED:
+            if r.can_resume():
                 await r.resume_round("restart")
             where = clause("deal_failed", s.game.short)
             await parts.settling.void(f"the daemon restarted during the deal (P34; {where})")

@@ -21,7 +21,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -32,35 +31,28 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from controller.config import TableConfig, load_config
+from drivers.device import DEVICES
+from simulators.control import ControlClient, parse_listening
 
 Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator's reply
 
 ROOT = Path(__file__).resolve().parent.parent
 # the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
 SUPERVISOR_ID = 4711
-SIM_MODULES = {
-    "shuffler": "simulators.shuffler",
-    "shoe": "simulators.shoe",
-    "progressive": "simulators.progressive",
-    "panel": "simulators.panel",
-}
 
 
 class Control:
-    """A simulator's line-JSON control port."""
+    """A simulator the demo started: where its device listens (``url``, for the daemon's configuration)
+    and its control port, spoken through the one control client of ``simulators.control``: a reply's
+    fields, or ``ControlError`` when the simulator refuses or does not answer."""
 
-    def __init__(self, port: int, url: str | None = None) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
-        self.file = self.sock.makefile("rwb")
-        self.url = url  # where the simulated device itself listens
+    def __init__(self, url: str, control_url: str) -> None:
+        self.url = url
+        self.control_url = control_url
+        self.client = ControlClient(control_url)
 
-    def __call__(self, cmd: str, **kw: Any) -> Status:
-        self.file.write(json.dumps({"cmd": cmd, **kw}).encode() + b"\n")
-        self.file.flush()
-        reply: Status = json.loads(self.file.readline())
-        if not reply.get("ok", True):
-            raise RuntimeError(f"{cmd}: {reply}")
-        return reply
+    def __call__(self, cmd: str, **args: Any) -> Status:
+        return self.client(cmd, **args)
 
 
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
@@ -72,18 +64,15 @@ def simulator_options(name: str, cfg: TableConfig) -> list[str]:
 def start_simulator(name: str, port: int, procs: list[subprocess.Popen[str]],
                     options: tuple[str, ...] | list[str] = ()) -> Control:
     """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
-    args = [sys.executable, "-m", SIM_MODULES[name], "--port", str(port), "--control-port", "0", *options]
+    args = [sys.executable, "-m", DEVICES[name].simulator, "--port", str(port), "--control-port", "0", *options]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
     assert p.stdout is not None
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
-    if not line.startswith("listening") or "control" not in line:
+    urls = parse_listening(line)
+    if urls is None:
         raise SystemExit(f"the {name} simulator did not start on port {port}: {line!r}")
-    url, control = line.removeprefix("listening").split("control", 1)
-    port_of_control = urlsplit(control.strip()).port
-    if port_of_control is None:
-        raise SystemExit(f"the {name} simulator gave no control port: {line!r}")
-    return Control(port_of_control, url.strip())
+    return Control(*urls)
 
 
 def stop_processes(procs: list[subprocess.Popen[str]], timeout: float = 10.0) -> None:
@@ -153,8 +142,12 @@ class Dealer:
 
     def next_status(self, s: Status, timeout: float) -> None:
         """Wait (at most ``timeout``) for the daemon to publish a status after ``s``.  Here the file is
-        looked at again a moment later (a demo watching a file); a test's dealer waits on the publish."""
-        time.sleep(min(0.02, timeout))
+        looked at every 20 ms (a demo watching a file); a test's dealer waits on the publish itself."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(min(0.02, max(deadline - time.monotonic(), 0)))
+            if self.status().get("updated") != s.get("updated"):
+                return
 
     def wait_change(self, before: Status, what: str, timeout: float = 30.0) -> Status:
         """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""
@@ -197,7 +190,7 @@ class Dealer:
     def step(self) -> None:
         s = self.status()
         if not s:
-            self.next_status(s, 30.0)  # the daemon has not published yet
+            self.next_status(s, 0.05)  # the daemon has not published yet (a caller may look at its process)
             return
         if s.get("expecting_cards") and self.shoe is not None:
             self.draw_requested(s)
@@ -231,7 +224,7 @@ class Dealer:
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
             self.with_key(s, "void_round")
         else:
-            self.next_status(s, 30.0)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
+            self.next_status(s, 0.05)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
 
     def with_key(self, s: Status, button: str) -> Status:
         self.panel("key", on=True, supervisor=SUPERVISOR_ID)
@@ -326,13 +319,13 @@ def main(argv: list[str] | None = None) -> int:
     procs: list[subprocess.Popen[str]] = []
     try:
         controls = {}
-        for name in SIM_MODULES:
+        for name in DEVICES:
             url = getattr(cfg0.devices, name)
             if url is not None:
                 controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs,
                                                  simulator_options(name, cfg0))
                 if args.free_ports:
-                    os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url or ""
+                    os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url
         cfg = load_config(args.config)
         for needed in ("panel", "progressive"):  # the dealer's buttons; the bet sensors
             if needed not in controls:

@@ -498,5 +498,21 @@ class JournalFault(JournalEvent):
     problem: str
 
 
+@dataclass(frozen=True)
+class Checkpoint(JournalEvent):
+    """The journal's derived state, in the chain (P58): what start-up and recovery begin from, so that they
+    read only the events after it (``controller.journal_state``).  Written at table close and every
+    ``[journal] checkpoint_every`` rounds, in the same transaction as the event it follows."""
+
+    kind = "checkpoint"
+    why: str  # "table_closed", "rounds"
+    meters: dict[str, Decimal]
+    open_rounds: dict[str, int]  # the rounds with no closing event -> the seq of their latest event
+    progressive_off: str | None  # why progressive wagers are disabled, or None
+    last_round: str | None
+    rounds: int  # rounds closed since the journal began
+    table: dict[str, Any] | None  # the table's life (``controller.table.TableLife.checkpoint``), when known
+
+
 CLOSING = (RoundClosed, RoundVoided)
 METERS = (MeterSet, MeterAdd, MeterPaid)

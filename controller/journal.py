@@ -35,10 +35,11 @@ outside record.
 **Verification at every start (P90).**  Recomputing every hash grows with the journal, so
 ``verify(full=False)`` checks what is cheap over every row and what is costly only from the last
 verified point: every row's link to the row before it, the seq numbers and the head are checked
-in one SQL pass over the whole journal (catches a deleted, inserted or reordered row anywhere);
-the contents are rehashed only after the point the last check recorded (``meta.verified``, kept
-by ``verify(remember=True)``, which the daemon does at start).  An edit of a row's contents before
-that point is found by the full check (``verify()``, ``tablectl journal verify --full``).  The
+in one SQL pass from the latest checkpoint at or before that point (P59; the full check: over every
+row); the contents are rehashed only after the point the last check recorded (``meta.verified``,
+kept by ``verify(remember=True)``, which the daemon does at start and at every checkpoint).  An edit
+of a row's contents before that point, or a row deleted before that checkpoint, is found by the full
+check (``verify()``, ``tablectl journal verify --full``; module ``controller.journal_verify``).  The
 first bad row is named with what is wrong (``JournalIntegrityError.what``): ``edited``,
 ``deleted``, ``reordered`` or ``unreadable``.
 
@@ -55,6 +56,15 @@ only: the file is created with mode 0600 (SQLite gives its ``-wal`` and
 group or others is refused.  Nothing from the journal's contents is ever
 logged: this module logs nothing, ``Event.__repr__`` leaves ``data`` out, and
 errors name seq numbers and kinds, never data.
+
+**Derived state and checkpoints (P58).**  The meters, the open rounds, whether progressive wagers are
+disabled and the last round are kept current as events are appended (``controller.journal_state``)
+and read in constant time (``meter_values``, ``open_round``, ``progressive_off``, ``state``); a reader
+in another process catches up with the rows appended since it last read.  A ``checkpoint`` event
+(``controller.events.Checkpoint``) holds that state and the parts kept outside the journal
+(``checkpoint_parts``: the table's life); it follows, in the same transaction, the closing of every
+``checkpoint_every``-th round and any ``append_many(..., checkpoint=why)``.  Opening starts from the
+latest one.
 
 **Kinds the journal reads.**  A round is *closed* by an event of a kind in
 ``CLOSING_KINDS`` (``round_closed``, ``round_voided``); after it, appending to
@@ -84,38 +94,48 @@ row back as its type.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.request import pathname2url
 
 from controller import events
+from controller.journal_reads import JournalReads
+from controller.journal_rows import (
+    GENESIS,
+    METER_ADD,
+    METER_KINDS,
+    METER_PAID,
+    METER_SET,
+    Event,
+    JournalError,
+    JournalIntegrityError,
+    JournalOwnerError,
+    RoundSummary,
+    _canonical,
+    _check_meter_event,
+    _plain,
+    _row_hash,  # noqa: F401  (re-exported: the chain's hash of one row)
+    chain_hash,
+)
+from controller.journal_state import CHECKPOINT, JournalState
+from controller.journal_verify import verify_snapshot
 
 SCHEMA_VERSION = 1
-GENESIS = "0" * 64
-
 # the kinds the journal reads, from their declared types (controller.events)
 ROUND_CLOSED = events.RoundClosed.kind
 ROUND_VOIDED = events.RoundVoided.kind
 CLOSING_KINDS = frozenset(e.kind for e in events.CLOSING)
 
-METER_SET = events.MeterSet.kind
-METER_ADD = events.MeterAdd.kind
-METER_PAID = events.MeterPaid.kind
-METER_KINDS = frozenset(e.kind for e in events.METERS)
-
 FILE_MODE = 0o600
+CHECKPOINT_EVERY = 250  # rounds between two checkpoints unless configured ([journal_options] checkpoint_every)
 
-_ROWS = "SELECT seq, at, round_id, kind, who, data FROM events"
-_CHAINED_ROWS = "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events"
+_CLOSING_ORDER = tuple(sorted(CLOSING_KINDS))
+_CLOSED = f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({','.join('?' * len(_CLOSING_ORDER))}) LIMIT 1"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (
@@ -142,127 +162,21 @@ CREATE TABLE IF NOT EXISTS head (
 """
 
 
-class JournalError(Exception):
-    """The journal cannot do what was asked (bad event, closed round, unusable file)."""
-
-
-class JournalIntegrityError(JournalError):
-    """``verify()`` found the journal altered: ``seq`` is the first row that does not check."""
-
-    WHAT = ("edited", "deleted", "reordered", "unreadable")
-
-    def __init__(self, seq: int | None, reason: str, what: str = "edited") -> None:
-        if what not in self.WHAT:
-            raise ValueError(what)
-        self.seq = seq
-        self.reason = reason
-        self.what = what  # one of WHAT: for machines; the reason says it for people
-        super().__init__(f"journal fails verification at seq {seq}: {what}: {reason}" if seq is not None
-                         else f"journal fails verification: {what}: {reason}")
-
-
-class JournalOwnerError(JournalError):
-    """The journal was begun for another table or game than the configuration's."""
-
-
-@dataclass(frozen=True)
-class Event:
-    seq: int
-    at: str
-    round_id: str | None
-    kind: str
-    who: str | None
-    data: dict[str, Any] = field(repr=False)  # cards: never in a repr, never in a log
-
-    @property
-    def typed(self) -> events.AnyEvent:
-        """The event as its declared type (``controller.events``); a kind not declared is ``Unrecognised``."""
-        return events.parse(self.kind, self.data)
-
-
-@dataclass(frozen=True)
-class RoundSummary:
-    round_id: str
-    first_seq: int
-    last_seq: int
-    started_at: str
-    events: int
-    closed_by: str | None  # the closing kind, or None while the round is open
-
-
-# -- JSON ------------------------------------------------------------------------------------------
-
-
-def _plain(value: Any, where: str) -> Any:
-    """``value`` with every Decimal as its exact string; refuse what JSON would not keep exactly."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            raise JournalError(f"{where}: not a finite amount")
-        return format(value, "f")
-    if isinstance(value, float):
-        raise JournalError(f"{where}: a binary float; journal amounts as Decimal (or str/int)")
-    if isinstance(value, Mapping):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise JournalError(f"{where}: keys must be strings")
-            out[k] = _plain(v, f"{where}.{k}")
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
-    raise JournalError(f"{where}: a {type(value).__name__} cannot be journaled")
-
-
-def _canonical(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _row_hash(prev_hash: str, seq: int, at: str, round_id: str | None, kind: str, who: str | None, data: str) -> str:
-    body = _canonical({"seq": seq, "at": at, "round_id": round_id, "kind": kind, "who": who, "data": json.loads(data)})
-    return hashlib.sha256(prev_hash.encode("ascii") + body.encode("utf-8")).hexdigest()
-
-
-def _amount(value: Any, where: str) -> Decimal:
-    if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
-        raise JournalError(f"{where}: must be an amount (Decimal)")
-    try:
-        d = Decimal(value)
-    except (InvalidOperation, ValueError, TypeError):
-        raise JournalError(f"{where}: not an amount") from None
-    if not d.is_finite():
-        raise JournalError(f"{where}: not a finite amount")
-    return d
-
-
-def _check_meter_event(kind: str, data: Mapping[str, Any]) -> None:
-    if kind in (METER_SET, METER_ADD):
-        meters = data.get("meters")
-        if not isinstance(meters, Mapping) or not meters:
-            raise JournalError(f"{kind}: data needs \"meters\": {{name: amount, ...}}")
-        for name, v in meters.items():
-            _amount(v, f"{kind}.meters.{name}")
-    else:
-        if not isinstance(data.get("meter"), str):
-            raise JournalError(f"{kind}: data needs \"meter\": name")
-        _amount(data.get("paid"), f"{kind}.paid")
-        _amount(data.get("after"), f"{kind}.after")
-
 
 # -- the journal -----------------------------------------------------------------------------------
 
 
-class Journal:
+class Journal(JournalReads):
     """The append-only, hash-chained event journal of one table (see the module docstring)."""
 
     # the test-only kill point's count of writes (tests/test_kill_points.py; nothing on a table reads them)
     _test_writes: int = 0
     _test_kind_at: int = 0
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._init_state(checkpoint_every)
         self._create_private(self.path)
         try:
             self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
@@ -290,6 +204,7 @@ class Journal:
         self = cls.__new__(cls)
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._init_state(CHECKPOINT_EVERY)
         try:
             self._db = sqlite3.connect(f"file:{pathname2url(str(self.path.resolve()))}?mode=ro", uri=True,
                                        isolation_level=None, check_same_thread=False)
@@ -298,6 +213,15 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
         return self
+
+    def _init_state(self, checkpoint_every: int) -> None:
+        if checkpoint_every < 1:
+            raise ValueError("checkpoint_every must be at least 1")
+        self.checkpoint_every = checkpoint_every
+        self._state: JournalState | None = None  # read at the first need (_synced)
+        #: the state kept outside the journal that a checkpoint holds: name -> its current value's maker
+        #: (``controller.table.TableLife`` adds "table")
+        self.checkpoint_parts: dict[str, Callable[[], Any]] = {}
 
     @staticmethod
     def _create_private(path: Path) -> None:
@@ -360,10 +284,14 @@ class Journal:
         The kind and data as stored; ``record`` takes the declared event type instead."""
         return self.append_many([(round_id, kind, data, who)])[0]
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
+    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]], *,
+                    checkpoint: str | None = None) -> list[int]:
         """Journal several events as one fact, in one transaction: all of them are on disk, or none
         (no more bets with its meter contributions; the last opening step with the table opened).
-        Each entry is ``(round_id, kind, data, who)``; their seqs, in order."""
+        Each entry is ``(round_id, kind, data, who)``; their seqs, in order.
+
+        A checkpoint (P58) follows them in the same transaction when ``checkpoint`` says why, or when
+        they close a round and ``checkpoint_every`` rounds have closed since the latest one."""
         rows = []
         for round_id, kind, data, who in entries:
             if round_id is not None and (not isinstance(round_id, str) or not round_id):
@@ -375,7 +303,7 @@ class Journal:
             payload = _plain(dict(data or {}), kind)
             if kind in METER_KINDS:
                 _check_meter_event(kind, payload)
-            rows.append((round_id, kind, who, _canonical(payload)))
+            rows.append((round_id, kind, who, _canonical(payload), payload))
         # through _dt.timezone: tests set the clock by replacing _dt
         at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")  # noqa: UP017
         _test_kill_point(self, "before", [r[1] for r in rows])
@@ -386,25 +314,40 @@ class Journal:
             try:
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
                 seq, prev = (last[0], last[1]) if last else (0, GENESIS)
-                for round_id, kind, who, text in rows:
+                state = self._synced_locked().copy()  # becomes the state once the transaction commits
+                closes = False
+                closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
+                inserts = []
+                for round_id, kind, who, text, payload in rows:
                     if round_id is not None:
-                        closed = db.execute(
-                            "SELECT kind FROM events WHERE round_id = ? "
-                            f"AND kind IN ({','.join('?' * len(CLOSING_KINDS))}) LIMIT 1",
-                            (round_id, *sorted(CLOSING_KINDS)),
-                        ).fetchone()
-                        if closed is not None:
-                            raise JournalError(f"round {round_id} is closed ({closed[0]}): "
+                        if round_id not in closed:
+                            found = db.execute(_CLOSED, (round_id, *_CLOSING_ORDER)).fetchone()
+                            closed[round_id] = found[0] if found else None
+                        if closed[round_id] is not None:
+                            raise JournalError(f"round {round_id} is closed ({closed[round_id]}): "
                                                "nothing more can be journaled for it")
+                        if kind in CLOSING_KINDS:
+                            closed[round_id] = kind
+                            closes = True
                     seq += 1
-                    digest = _row_hash(prev, seq, at, round_id, kind, who, text)
-                    db.execute(
-                        "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (seq, at, round_id, kind, who, text, prev, digest),
-                    )
+                    digest = chain_hash(prev, seq, at, round_id, kind, who, text)
+                    inserts.append((seq, at, round_id, kind, who, text, prev, digest))
                     seqs.append(seq)
                     prev = digest
+                    state.apply(seq, round_id, kind, payload)
+                if checkpoint is None and closes and state.since_checkpoint >= self.checkpoint_every:
+                    checkpoint = "rounds"
+                if checkpoint is not None:
+                    parts = {name: make() for name, make in self.checkpoint_parts.items()}
+                    payload = _plain(state.checkpoint(checkpoint, parts).to_data(), CHECKPOINT)
+                    text = _canonical(payload)
+                    seq += 1
+                    digest = chain_hash(prev, seq, at, None, CHECKPOINT, None, text)
+                    inserts.append((seq, at, None, CHECKPOINT, None, text, prev, digest))
+                    prev = digest
+                    state.apply(seq, None, CHECKPOINT, payload)
+                db.executemany("INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", inserts)
                 db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
                            "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, prev))
                 db.execute("COMMIT")
@@ -412,100 +355,30 @@ class Journal:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
+            self._state = state
+        if checkpoint is not None:
+            self._advance_verified()
         _test_kill_point(self, "after", [r[1] for r in rows])
         return seqs
 
-    # -- reading -----------------------------------------------------------------------------------
+    def _advance_verified(self) -> None:
+        """At a checkpoint the daemon checks what it journaled since the verified point and moves the point to
+        the end (P59), so that a start after months of play rehashes only the rounds since the last checkpoint.
+        A failure moves nothing: the next start finds it and refuses the journal.  The events are on disk
+        by then: a storage fault here is not the write's (the point stays; the next start reads further)."""
+        try:
+            self.verify(full=False, remember=True)
+        except (JournalIntegrityError, sqlite3.Error):
+            pass
 
-    @staticmethod
-    def _event(row: tuple[Any, ...]) -> Event:
-        seq, at, round_id, kind, who, data = row[:6]
-        return Event(seq, at, round_id, kind, who, json.loads(data))
-
-    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def checkpoint(self, why: str) -> int:
+        """Journal a checkpoint now (P58); its seq."""
         with self._lock:
-            return self._db.execute(sql, args).fetchall()
-
-    def events(self, round_id: str | None) -> list[Event]:
-        """The events of one round in order; ``None``: the table-level events."""
-        if round_id is None:
-            rows = self._query(f"{_ROWS} WHERE round_id IS NULL ORDER BY seq")
-        else:
-            rows = self._query(f"{_ROWS} WHERE round_id = ? ORDER BY seq", (round_id,))
-        return [self._event(r) for r in rows]
-
-    def iter_events(self, after: int = 0, batch: int = 1000) -> Iterator[Event]:
-        """Every event with seq > ``after``, in order (for export and replay)."""
-        while True:
-            rows = self._query(
-                f"{_ROWS} WHERE seq > ? ORDER BY seq LIMIT ?", (after, batch)
-            )
-            if not rows:
-                return
-            for r in rows:
-                yield self._event(r)
-            after = rows[-1][0]
-
-    def last_seq(self) -> int:
-        return int(self._query("SELECT COALESCE(MAX(seq), 0) FROM events")[0][0])
-
-    def head(self) -> tuple[int, str]:
-        """(last seq, its hash): record it elsewhere to anchor the chain; (0, 64 zeros) when empty."""
-        row = self._query("SELECT seq, hash FROM head WHERE one = 1")
-        return (row[0][0], row[0][1]) if row else (0, GENESIS)
-
-    def rounds(self, last: int | None = None) -> list[RoundSummary]:
-        """Round summaries in the order the rounds began; ``last=N``: the latest N."""
-        closing = sorted(CLOSING_KINDS)
-        marks = ",".join("?" * len(closing))
-        sql = f"""
-            WITH r AS (
-                SELECT round_id, MIN(seq) AS first, MAX(seq) AS last, COUNT(*) AS n
-                FROM events WHERE round_id IS NOT NULL GROUP BY round_id
-            )
-            SELECT r.round_id, r.first, r.last, r.n,
-                   (SELECT at FROM events WHERE seq = r.first),
-                   (SELECT kind FROM events c WHERE c.round_id = r.round_id AND c.kind IN ({marks})
-                    ORDER BY c.seq LIMIT 1)
-            FROM r ORDER BY r.first {"DESC LIMIT ?" if last is not None else ""}
-        """
-        args: tuple[Any, ...] = (*closing, last) if last is not None else tuple(closing)
-        if last is not None and (not isinstance(last, int) or last < 0):
-            raise ValueError("last must be a non-negative integer")
-        rows = self._query(sql, args)
-        out = [RoundSummary(r[0], r[1], r[2], r[4], r[3], r[5]) for r in rows]
-        return out[::-1] if last is not None else out
-
-    def open_round(self) -> str | None:
-        """The last round with no closing event (after a crash: the round to recover), or None."""
-        closing = sorted(CLOSING_KINDS)
-        marks = ",".join("?" * len(closing))
-        rows = self._query(
-            f"""SELECT round_id FROM events e WHERE round_id IS NOT NULL
-                AND NOT EXISTS (SELECT 1 FROM events c WHERE c.round_id = e.round_id AND c.kind IN ({marks}))
-                ORDER BY seq DESC LIMIT 1""",
-            tuple(closing),
-        )
-        return rows[0][0] if rows else None
-
-    def meter_values(self) -> dict[str, Decimal]:
-        """The progressive meters now: the replay of every meter event, in order."""
-        meters: dict[str, Decimal] = {}
-        rows = self._query(
-            f"SELECT kind, data FROM events WHERE kind IN ({','.join('?' * len(METER_KINDS))}) ORDER BY seq",
-            tuple(sorted(METER_KINDS)),
-        )
-        for kind, text in rows:
-            data = json.loads(text)
-            if kind == METER_SET:
-                for name, v in data["meters"].items():
-                    meters[name] = Decimal(v)
-            elif kind == METER_ADD:
-                for name, v in data["meters"].items():
-                    meters[name] = meters.get(name, Decimal(0)) + Decimal(v)
-            else:
-                meters[data["meter"]] = Decimal(data["after"])
-        return meters
+            before = self._synced_locked().seq
+        self.append_many([], checkpoint=why)
+        with self._lock:
+            assert self._state is not None and self._state.checkpoint_seq > before
+            return self._state.checkpoint_seq
 
     # -- whose journal -----------------------------------------------------------------------------
 
@@ -559,102 +432,13 @@ class Journal:
             db = self._db
             db.execute("BEGIN")  # one snapshot: the daemon may append while a tool checks
             try:
-                n, last_hash = self._verify_snapshot(db, full)
+                n, last_hash = verify_snapshot(db, full)
             finally:
                 db.execute("COMMIT")
             if remember:
                 db.execute("INSERT INTO meta VALUES ('verified', ?) ON CONFLICT (key) DO UPDATE SET value = "
                            "excluded.value", (f"{n}:{last_hash}",))
         return n
-
-    @staticmethod
-    def _verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
-        try:
-            head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
-            count, last = db.execute("SELECT COUNT(*), MAX(seq) FROM events").fetchone()
-            link = db.execute(_FIRST_BROKEN_LINK, (GENESIS,)).fetchone()
-            # unreadable data anywhere (cheap, in SQLite): every reader of the journal would stop on it
-            unreadable = db.execute("SELECT seq FROM events WHERE data IS NULL OR NOT json_valid(data) "
-                                    "ORDER BY seq LIMIT 1").fetchone()
-            mark = db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
-        except sqlite3.DatabaseError as exc:
-            raise JournalIntegrityError(None, f"the journal cannot be read: {exc}", "unreadable") from None
-        first_bad: JournalIntegrityError | None = None
-        if link is not None:
-            first_bad = Journal._broken_link(db, *link)
-        if unreadable is not None:
-            first_bad = _first(first_bad, JournalIntegrityError(unreadable[0], "its data is not readable JSON",
-                                                                "unreadable"))
-        # the rows to rehash: all, or those after the verified point (which must still be as recorded)
-        after = 0
-        mark_seq, _, mark_hash = str(mark[0]).partition(":") if mark else ("0", "", "")
-        if not full and mark_seq.isdigit() and int(mark_seq) > 0:
-            row = db.execute("SELECT hash FROM events WHERE seq = ?", (int(mark_seq),)).fetchone()
-            if row is None or row[0] != mark_hash:
-                bad = JournalIntegrityError(int(mark_seq), "the row the last check verified has changed",
-                                            "deleted" if row is None else "edited")
-                first_bad = _first(first_bad, bad)
-            else:
-                after = int(mark_seq)
-        stop = first_bad.seq if first_bad is not None and first_bad.seq is not None else None
-        rows = db.execute(f"{_CHAINED_ROWS} WHERE seq > ? AND seq < ? ORDER BY seq",
-                          (after, stop if stop is not None else (last or 0) + 1))
-        for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
-            fault = _content_fault(seq, at, round_id, kind, who, data, prev_hash, digest)
-            if fault is not None:
-                first_bad = fault  # rows come in order, below any link fault
-                break
-        if first_bad is not None:
-            raise first_bad
-        n = int(count)
-        last_hash = db.execute("SELECT hash FROM events WHERE seq = ?", (last,)).fetchone()[0] if n else GENESIS
-        head_seq, head_hash = head if head else (0, GENESIS)
-        if head_seq > n:
-            raise JournalIntegrityError(n + 1, f"the journal head says seq {head_seq}, the rows end at seq {n}",
-                                        "deleted")
-        if (head_seq, head_hash) != (n, last_hash):
-            raise JournalIntegrityError(min(head_seq + 1, n), f"the journal head says seq {head_seq}, the rows end "
-                                        f"at seq {n} with another hash", "edited")
-        return n, last_hash
-
-    @staticmethod
-    def _broken_link(db: sqlite3.Connection, seq: int, prev_hash: str, before: int) -> JournalIntegrityError:
-        """What is wrong at the first row that does not follow the row before it."""
-        if seq != before + 1:
-            return JournalIntegrityError(before + 1, f"missing (the row after seq {before} is seq {seq})", "deleted")
-        elsewhere = db.execute("SELECT seq FROM events WHERE hash = ? AND seq != ?", (prev_hash, seq - 1)).fetchone()
-        if elsewhere is not None:
-            return JournalIntegrityError(seq, f"out of order: it follows seq {elsewhere[0]} in the chain", "reordered")
-        row = db.execute(f"{_CHAINED_ROWS} WHERE seq = ?", (seq,)).fetchone()
-        fault = _content_fault(*row)
-        if fault is not None:
-            return fault
-        # the row is whole and links to a row that is no longer there
-        return JournalIntegrityError(seq, "the row it follows in the chain is missing", "deleted")
-
-
-_FIRST_BROKEN_LINK = """
-    SELECT seq, prev_hash, before FROM (
-        SELECT seq, prev_hash, LAG(seq, 1, 0) OVER w AS before, LAG(hash, 1, ?) OVER w AS before_hash
-        FROM events WINDOW w AS (ORDER BY seq))
-    WHERE seq != before + 1 OR prev_hash IS NOT before_hash ORDER BY seq LIMIT 1
-"""
-
-
-def _content_fault(seq: int, at: Any, round_id: Any, kind: Any, who: Any, data: Any, prev_hash: Any,
-                   digest: Any) -> JournalIntegrityError | None:
-    """None when the row's contents match its hash; else what is wrong with it."""
-    try:
-        recomputed = _row_hash(prev_hash, seq, at, round_id, kind, who, data)
-    except (ValueError, TypeError, AttributeError):
-        return JournalIntegrityError(seq, "its data is not readable JSON", "unreadable")
-    if recomputed != digest:
-        return JournalIntegrityError(seq, "its contents do not match its hash", "edited")
-    return None
-
-
-def _first(a: JournalIntegrityError | None, b: JournalIntegrityError) -> JournalIntegrityError:
-    return b if a is None or (b.seq or 0) < (a.seq or 0) else a
 
 
 # -- test-only kill points -------------------------------------------------------------------------

@@ -103,8 +103,9 @@ def hits(game: Game, settlement: Settlement, progressive: Mapping[str, Any] | No
 
 def validated(journal: Journal, round_id: str) -> set[int]:
     """The hits of ``round_id`` already validated (a ``progressive_hit`` journaled)."""
-    return {e.data["hit"] for e in journal.events(None)
-            if e.kind == PROGRESSIVE_HIT and e.data.get("round") == round_id}
+    first = journal.first_seq(round_id)  # a round's hits are validated after it began (the index on kind)
+    return {e.data["hit"] for e in journal.events_of(PROGRESSIVE_HIT, after=(first or 1) - 1)
+            if e.data.get("round") == round_id}
 
 
 def meter_paid(journal: Journal, round_id: str) -> set[int]:
@@ -132,7 +133,7 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
 
 def history(journal: Journal, last: int = 25) -> list[dict[str, Any]]:
     """The last ``last`` validated hits, newest first."""
-    rows = [e for e in journal.events(None) if e.kind == PROGRESSIVE_HIT]
+    rows = journal.events_of(PROGRESSIVE_HIT)
     out = []
     for e in reversed(rows[-last:] if last else rows):
         out.append({**e.data, "at": e.at, "validated_by": e.who})

@@ -17,7 +17,9 @@ Ask before you act: every action has its question (``can_place_wager``,
 same question and raises ``RoundRefused`` carrying that answer.  The machine's
 triggers are declared on the class for the type checker.  The settle
 contract's input, the settlement and the void are built in
-``controller.round_settlement``; what may be shown, in ``controller.round_view``.
+``controller.round_settlement``; what may be shown, in ``controller.round_view``; whose turn it
+is and what they may do, in ``controller.round_decisions``; the phases and transitions, in
+``controller.round_state``.
 
 What the rules decide comes from ``games``: legal decisions per street
 (``Game.streets``, RULINGS R1: clockwise from seat 1), settlement
@@ -39,11 +41,12 @@ from typing import TYPE_CHECKING, Any
 from transitions.extensions.asyncio import AsyncMachine
 
 from controller import events as ev
-from controller import round_settlement, round_view
+from controller import round_decisions, round_settlement, round_view
 from controller.round_layout import Layout
 from controller.round_state import (
     ALLOWED,
     OPEN_PHASES,
+    TRANSITIONS,
     Answer,
     JournalLike,
     NoJournal,
@@ -57,27 +60,6 @@ from games.cards import Card, parse_card
 from games.game import Street
 from games.registry import GAMES
 from games.round import Settlement
-
-if TYPE_CHECKING:
-    from transitions.extensions.asyncio import AsyncTransitionConfigDict
-
-
-_RESUME: list[AsyncTransitionConfigDict] = [
-    # back to where the round was halted, once the dealer has dealt with the cause
-    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"} for p in OPEN_PHASES
-]
-TRANSITIONS: list[AsyncTransitionConfigDict] = [
-    {"trigger": "wagers_closed", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
-    {"trigger": "start_dealing", "source": Phase.NO_MORE_BETS, "dest": Phase.DEALING},
-    {"trigger": "open_decisions", "source": Phase.DEALING, "dest": Phase.DECISIONS},
-    {"trigger": "all_acted", "source": Phase.DECISIONS, "dest": Phase.REVEAL},
-    {"trigger": "settled", "source": Phase.REVEAL, "dest": Phase.SETTLED},
-    {"trigger": "finish", "source": [Phase.SETTLED, Phase.VOIDED], "dest": Phase.COMPLETE},
-    {"trigger": "voided", "source": [*OPEN_PHASES, Phase.HALTED], "dest": Phase.VOIDED},
-    {"trigger": "halt", "source": OPEN_PHASES, "dest": Phase.HALTED},
-    *_RESUME,
-]
-
 
 #: what turns cards face up: after these, the round journals the reveals due (P66)
 _REVEALING = (ev.CardDealt, ev.DecisionMade, ev.SeatAbandoned)
@@ -197,7 +179,7 @@ class RoundController(Layout, ev.Applier):
     # ------------------------------------------------------------------ wagers
 
     def can_place_wager(self, seat: int, wager: str, amount: Decimal) -> Answer:
-        """May this wager be placed now (ch.7 §D-§E)?"""
+        """May this wager be placed now (UTH ch.7 §D-§E)?"""
         if not (a := self._in(Phase.WAGERS)):
             return a
         if not 1 <= seat <= 6:
@@ -212,7 +194,7 @@ class RoundController(Layout, ev.Applier):
         return ALLOWED
 
     async def place_wager(self, seat: int, wager: str, amount: Decimal) -> None:
-        """A wager on the layout before no more bets (ch.7 §D-§E)."""
+        """A wager on the layout before no more bets (UTH ch.7 §D-§E)."""
         self.can_place_wager(seat, wager, amount).ensure()
         await self._record(ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)))
 
@@ -222,7 +204,7 @@ class RoundController(Layout, ev.Applier):
         s.wagers[e.wager] = e.amount
 
     def can_announce_no_more_bets(self, progressive_seats: Iterable[int] = ()) -> Answer:
-        """May no more bets be announced with these progressive wagers accepted (ch.7 §F, ch.8 §C)?"""
+        """May no more bets be announced with these progressive wagers accepted (UTH ch.7 §F, UTH ch.8 §C)?"""
         if not (a := self._in(Phase.WAGERS)):
             return a
         seats = sorted(set(progressive_seats))
@@ -242,12 +224,12 @@ class RoundController(Layout, ev.Applier):
 
     async def announce_no_more_bets(self, progressive_seats: Iterable[int] = (),
                                     meters: Mapping[str, Decimal] | None = None) -> None:
-        """No more bets (ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
+        """No more bets (UTH ch.8 §C(1)): the lock-out is set and confirmed by the caller before this.
 
         ``progressive_seats`` are the seats whose progressive wager the system accepted;
         ``meters`` the progressive meters with their contributions added: the amounts
         this round's progressive hands are paid from (R4).
-        Each seat playing must have the game's required wagers (ch.7 §F(1)); a seat with a
+        Each seat playing must have the game's required wagers (UTH ch.7 §F(1)); a seat with a
         progressive wager but no Ante is refused.
         """
         seats = sorted(set(progressive_seats))
@@ -255,25 +237,33 @@ class RoundController(Layout, ev.Applier):
         await self._record(ev.NoMoreBets(progressive_seats=tuple(seats),
                                       meters=dict(meters) if meters is not None else None))
 
+    def can_close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]],
+                         progressive_seats: Iterable[int] = ()) -> Answer:
+        """May no more bets be announced on these wagers sensed at no more bets: each one a wager that may
+        be placed, and the round with them one that may close (UTH ch.7 §F, UTH ch.8 §C)?"""
+        placed = list(wagers)
+        for seat, wager, amount in placed:
+            if not (a := self.can_place_wager(seat, wager, amount)):
+                return a
+        before = self.seats
+        self.seats = {n: SeatState(n, dict(st.wagers)) for n, st in before.items()}
+        for seat, wager, amount in placed:
+            self.seats.setdefault(seat, SeatState(seat)).wagers[wager] = Decimal(amount)
+        try:
+            return self.can_announce_no_more_bets(progressive_seats)
+        finally:
+            self.seats = before
+
     async def close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]], progressive_seats: Iterable[int] = (),
                            meters: Mapping[str, Decimal] | None = None,
                            contributions: Mapping[str, Decimal] | None = None) -> None:
         """The wagers sensed at no more bets, no more bets itself and the progressive contributions, journaled
-        as one fact in one transaction (ch.8 §C): a crash leaves all of them on disk or none, so a restarted
+        as one fact in one transaction (UTH ch.8 §C): a crash leaves all of them on disk or none, so a restarted
         daemon never deals on wagers it does not know, nor loses a contribution the round was paid from (R4).
         Everything is checked before anything is journaled."""
         placed = [ev.WagerPlaced(seat=seat, wager=wager, amount=Decimal(amount)) for seat, wager, amount in wagers]
-        for w in placed:
-            self.can_place_wager(w.seat, w.wager, w.amount).ensure()
         seats = sorted(set(progressive_seats))
-        before = self.seats
-        self.seats = {n: SeatState(n, dict(st.wagers)) for n, st in before.items()}
-        for w in placed:
-            self.seats.setdefault(w.seat, SeatState(w.seat)).wagers[w.wager] = w.amount
-        try:
-            self.can_announce_no_more_bets(seats).ensure()
-        finally:
-            self.seats = before
+        self.can_close_wagers([(w.seat, w.wager, w.amount) for w in placed], seats).ensure()
         closed = ev.NoMoreBets(progressive_seats=tuple(seats), meters=dict(meters) if meters is not None else None)
         entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] = [
             (self.round_id, e.kind, e.to_data(), None) for e in (*placed, closed)]
@@ -294,7 +284,7 @@ class RoundController(Layout, ev.Applier):
         await self.wagers_closed()
 
     def can_confirm_progressive_count(self, chips: int) -> Answer:
-        """Does the dealer's count of progressive chips match the wagers accepted (ch.8 §C(3))?"""
+        """Does the dealer's count of progressive chips match the wagers accepted (UTH ch.8 §C(3))?"""
         if not (a := self._in(Phase.NO_MORE_BETS)):
             return a
         if chips != self.progressive_count:
@@ -303,7 +293,7 @@ class RoundController(Layout, ev.Applier):
         return ALLOWED
 
     async def confirm_progressive_count(self, chips: int) -> None:
-        """The dealer counted the progressive chips (ch.8 §C(3)); a mismatch stops the round."""
+        """The dealer counted the progressive chips (UTH ch.8 §C(3)); a mismatch stops the round."""
         self.can_confirm_progressive_count(chips).ensure()
         await self._record(ev.CountConfirmed(chips=chips))
 
@@ -333,7 +323,7 @@ class RoundController(Layout, ev.Applier):
         return self._new_card(card)
 
     async def discard(self, card: str, reason: str) -> None:
-        """A card out of the deck that is not used (ch.13 §A: found face up): it goes to the discard
+        """A card out of the deck that is not used (UTH ch.13 §A: found face up): it goes to the discard
         rack, and the journal keeps it so the round can be reconstructed and a second copy detected."""
         self.can_discard(card).ensure()
         await self._record(ev.CardDiscarded(card=card, reason=reason))
@@ -367,37 +357,15 @@ class RoundController(Layout, ev.Applier):
 
     def to_act(self) -> SeatState | None:
         """The next seat to decide at this street, clockwise (RULINGS R1), or None."""
-        if self.phase is not Phase.DECISIONS:
-            return None
-        for s in self.players:
-            if s.folded or s.acted_on_street >= self.street:
-                continue
-            if len(s.multiples) and not self._decides_every_street:
-                continue  # UTH/JHE/HCF: one wager per round; a seat that made it is not asked again
-            return s
-        return None
-
-    @property
-    def _decides_every_street(self) -> bool:
-        return len(self.game.decision_wagers) > 1  # RET: a wager at every decision (R26)
+        return round_decisions.to_act(self)
 
     def choices(self) -> dict[str, Any]:
         """What the seat to act may do now (for the dealer panel)."""
-        s = self.to_act()
-        if s is None:
-            return {}
-        st = self.current_street
-        return {
-            "seat": s.seat,
-            "street": st.name,
-            "multiples": list(self.game.legal_multiples(st, s.cards)),
-            "check": st.may_check,
-            "fold": st.may_fold,
-        }
+        return round_decisions.choices(self)
 
     def can_decide(self, seat: int, *, multiple: int | None = None, fold: bool = False,
                    check: bool = False) -> Answer:
-        """May ``seat`` make this decision now (its turn, clockwise; legal at this street, ch.11)?"""
+        """May ``seat`` make this decision now (its turn, clockwise; legal at this street, UTH ch.11)?"""
         if not (a := self._in(Phase.DECISIONS)):
             return a
         s = self.to_act()
@@ -413,20 +381,18 @@ class RoundController(Layout, ev.Applier):
         legal = list(self.game.legal_multiples(st, s.cards))
         if multiple is not None and multiple not in legal:
             return no("decision", f"{multiple}x is not allowed here; allowed: {legal} ({st.clause})")
-        if self._needs_cards_for_street() > len(self.community):
+        if self.street_cards_missing():
             return no("cards_missing", "deal the community cards of this street first")
         return ALLOWED
+
+    def street_cards_missing(self) -> bool:
+        """Are community cards this street's decisions need still to be dealt?"""
+        return round_decisions.needs_cards_for_street(self) > len(self.community)
 
     async def decide(self, seat: int, *, multiple: int | None = None, fold: bool = False, check: bool = False) -> None:
         """The decision of the seat to act, entered on the dealer panel."""
         self.can_decide(seat, multiple=multiple, fold=fold, check=check).ensure()
         await self._record(ev.DecisionMade(seat=seat, street=self.street, multiple=multiple, fold=fold, check=check))
-
-    def _needs_cards_for_street(self) -> int:
-        """Community cards that must be on the layout before this street's decisions."""
-        if self.game.community_names:  # RET: all five lie face down in the cross from the deal
-            return len(self.game.community_names)
-        return self.current_street.shown
 
     @ev.applies(ev.DecisionMade)
     async def _apply_decision(self, e: ev.DecisionMade) -> None:
@@ -436,7 +402,7 @@ class RoundController(Layout, ev.Applier):
             s.folded = True
         elif e.multiple is not None:
             s.multiples.append(e.multiple)
-        await self._advance()
+        await round_decisions.advance(self)
 
     def can_abandon(self, seat: int) -> Answer:
         if not (a := self._in(Phase.DECISIONS, Phase.REVEAL)):
@@ -445,7 +411,7 @@ class RoundController(Layout, ev.Applier):
 
     async def abandon(self, seat: int, who: str, *, returned: bool = False,
                       meters: Mapping[str, Decimal] | None = None) -> None:
-        """A player left the table during the round (ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
+        """A player left the table during the round (UTH ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
         wager of that seat as losing, or (``returned``, its configured choice) returns them (P42).  The seat
         is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
         hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive
@@ -500,16 +466,7 @@ class RoundController(Layout, ev.Applier):
         s.abandoned = True
         s.abandoned_returned = e.wagers == "returned"  # journals before P42's option: losing
         self._set_meters(e.meters)
-        await self._advance()
-
-    async def _advance(self) -> None:
-        while self.phase is Phase.DECISIONS and self.to_act() is None:
-            remaining = [s for s in self.players if not s.folded
-                         and (self._decides_every_street or not s.multiples)]
-            if self.street + 1 < len(self.game.streets) and remaining:
-                self.street += 1
-            else:
-                await self.all_acted()
+        await round_decisions.advance(self)
 
     # ------------------------------------------------------------------ settlement
 
@@ -611,7 +568,7 @@ class RoundController(Layout, ev.Applier):
     # ------------------------------------------------------------------ views
 
     def visible_community(self) -> dict[int, Card]:
-        """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per ch.11 §C, §E, §G)."""
+        """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per RET ch.11 §C, §E, §G)."""
         return round_view.visible_community(self)
 
     def public_view(self) -> dict[str, Any]:

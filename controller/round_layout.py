@@ -2,7 +2,7 @@
 
 Owns the places of the layout (``seat:N``, ``dealer``, ``community:I`` or RET's
 ``community:left``..., ``bonus``, ``burn``), whether a place is free and a card
-new this round (a card seen twice is from another deck, ch.13), and the count of
+new this round (a card seen twice is from another deck, UTH ch.13), and the count of
 cards out of the deck for the stub count.  ``RoundController`` is a ``Layout``.
 """
 
@@ -22,7 +22,7 @@ class Layout:
         self.dealer: list[Card] = []
         self.community: dict[int, Card] = {}
         self.bonus_box: list[Card] = []
-        self.discarded: list[Card] = []  # cards out of the deck but not used (ch.13 §A)
+        self.discarded: list[Card] = []  # cards out of the deck but not used (UTH ch.13 §A)
         self.burned = 0
 
     @property

@@ -1,4 +1,4 @@
-"""The round's vocabulary: its phases, the answer to "is this allowed now?", a seat's state, the table setup.
+"""The round's vocabulary: its phases and transitions, the answer to "is this allowed now?", a seat, the setup.
 
 Owns the plain types ``controller.round`` and its helpers share (``round_layout``,
 ``round_settlement``, ``round_view``) and the journal protocol a round writes through.
@@ -11,16 +11,19 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from games.cards import Card
 
+if TYPE_CHECKING:
+    from transitions.extensions.asyncio import AsyncTransitionConfigDict
+
 
 class Phase(enum.StrEnum):
-    WAGERS = "wagers"  # open for wagers (ch.7 §D)
-    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (ch.8 §C)
-    DEALING = "dealing"  # cards leaving the shoe or shuffler (ch.8-ch.10)
-    DECISIONS = "decisions"  # players decide, street by street (ch.11)
+    WAGERS = "wagers"  # open for wagers (UTH ch.7 §D)
+    NO_MORE_BETS = "no_more_bets"  # lock-out set and confirmed; the dealer checks the progressive count (UTH ch.8 §C)
+    DEALING = "dealing"  # cards leaving the shoe or shuffler (UTH ch.8-ch.10)
+    DECISIONS = "decisions"  # players decide, street by street (UTH ch.11)
     REVEAL = "reveal"  # every player has acted: the dealer's hand is exposed (UTH ch.11 §G)
     SETTLED = "settled"  # settlement computed; the dealer pays and takes, then confirms
     COMPLETE = "complete"
@@ -29,6 +32,24 @@ class Phase(enum.StrEnum):
 
 
 OPEN_PHASES = [Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL]
+
+#: the machine's transitions between the phases (``RoundController`` declares each trigger for the type checker)
+_RESUME: list[AsyncTransitionConfigDict] = [
+    # back to where the round was halted, once the dealer has dealt with the cause
+    {"trigger": "resume", "source": Phase.HALTED, "dest": p, "conditions": f"_halted_in_{p.value}"} for p in OPEN_PHASES
+]
+TRANSITIONS: list[AsyncTransitionConfigDict] = [
+    {"trigger": "wagers_closed", "source": Phase.WAGERS, "dest": Phase.NO_MORE_BETS},
+    {"trigger": "start_dealing", "source": Phase.NO_MORE_BETS, "dest": Phase.DEALING},
+    {"trigger": "open_decisions", "source": Phase.DEALING, "dest": Phase.DECISIONS},
+    {"trigger": "all_acted", "source": Phase.DECISIONS, "dest": Phase.REVEAL},
+    {"trigger": "settled", "source": Phase.REVEAL, "dest": Phase.SETTLED},
+    {"trigger": "finish", "source": [Phase.SETTLED, Phase.VOIDED], "dest": Phase.COMPLETE},
+    {"trigger": "voided", "source": [*OPEN_PHASES, Phase.HALTED], "dest": Phase.VOIDED},
+    {"trigger": "halt", "source": OPEN_PHASES, "dest": Phase.HALTED},
+    *_RESUME,
+]
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -91,7 +112,7 @@ class SeatState:
     multiples: list[int] = field(default_factory=list)  # Play / Raise / Run wagers made, in Antes
     folded: bool = False
     acted_on_street: int = -1  # the last street this seat was asked at
-    abandoned: bool = False  # the player left mid-round (ch.7 §C(2), P42)
+    abandoned: bool = False  # the player left mid-round (UTH ch.7 §C(2), P42)
     abandoned_returned: bool = False  # ... and the facility returns abandoned wagers instead of taking them (P42)
     skipped: bool = False  # accidentally skipped in the deal: plays the next hand, wagers returned (RET ch.13 §G)
 

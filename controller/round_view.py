@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def visible_community(r: RoundController) -> dict[int, Card]:
-    """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per ch.11 §C, §E, §G)."""
+    """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per RET ch.11 §C, §E, §G)."""
     if r.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
         return dict(r.community)
     if r.phase is not Phase.DECISIONS:

@@ -14,13 +14,15 @@ on a table that has not completed opening.
 
 The meters (issue: progressive system) live in the journal: contributions when
 progressive wagers are accepted, taken back when a round is voided (R7a), the
-meters after each settlement.  ``meters()`` replays them.
+meters after each settlement.  ``Meters.values()`` reads them from the journal's state, kept
+current as they are appended (P58); the table's life is checkpointed with it and rebuilt at start
+from the latest checkpoint and the table events after it.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -122,11 +124,41 @@ class TableLife(ev.Applier):
         # the decks received (and inspected, ch.4 §A-§E): the first ``decks`` the shuffler brought into
         # play after their receipt; no other deck is dealt (ch.3 §A(1), §B)
         self.decks_in_use: list[str] = []
-        for e in journal.events(None):
+        # from the latest checkpoint holding the table's life (P58), then the table events after it
+        cp = journal.latest_checkpoint(with_part="table")
+        after = 0
+        if cp is not None and cp[1].table is not None:
+            after = cp[0]
+            self.restore(cp[1].table)
+        for e in journal.events(None, after=after):
             if self.applies_to(e.kind):  # the others (the progressive system's, ...) are not read here
                 self.apply(e.typed, datetime.fromisoformat(e.at))
+        journal.checkpoint_parts["table"] = self.checkpoint
         if self.state is TableState.CLOSED and not self.required:
             self.require(opening_steps(cfg), "the decks are received (ch.4)")
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The table's life as a checkpoint holds it (P58; ``restore`` reads it back)."""
+        return {
+            "state": self.state.value,
+            "required": list(self.required),
+            "decks_since": self.decks_since.isoformat() if self.decks_since else None,
+            "out_of_order": sorted(self.out_of_order),
+            "last_shuffled": self.last_shuffled,
+            "last_dealt": self.last_dealt,
+            "last_count": self.last_count,
+            "decks_in_use": list(self.decks_in_use),
+        }
+
+    def restore(self, part: Mapping[str, Any]) -> None:
+        """The table's life as a checkpoint held it."""
+        self.state = TableState(part["state"])
+        self.required = list(part["required"])
+        self.decks_since = datetime.fromisoformat(part["decks_since"]) if part["decks_since"] else None
+        self.out_of_order = set(part["out_of_order"])
+        self.last_shuffled, self.last_dealt = part["last_shuffled"], part["last_dealt"]
+        self.last_count = part["last_count"]
+        self.decks_in_use = list(part["decks_in_use"])
 
     def apply(self, event: ev.AnyEvent, at: datetime) -> None:
         """Apply one table event journaled at ``at`` (the one path, live and from the journal); the table
@@ -214,10 +246,26 @@ class TableLife(ev.Applier):
     def record_many(self, events: list[ev.JournalEvent], who: str | None = None) -> None:
         """Journal table events as one fact, in one transaction (the last opening step with the table
         opened: a crash between them would leave a table opening with no step left), then apply them."""
-        self.journal.append_many([(None, e.kind, e.to_data(), who) for e in events])
+        self._journal_then_apply([(None, e.kind, e.to_data(), who) for e in events], events)
+
+    def _journal_then_apply(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]],
+                            events: Sequence[ev.AnyEvent]) -> None:
+        """Journal the events, then apply them.  The table's closing is followed by a checkpoint in the same
+        transaction (P58), which holds the life after it: applied first then, and undone if the write fails."""
         now = datetime.now(UTC)
+        if not any(e.kind == ev.TableClosed.kind for e in events):
+            self.journal.append_many(entries)
+            for e in events:
+                self.apply(e, now)
+            return
+        saved = self.checkpoint()
         for e in events:
             self.apply(e, now)
+        try:
+            self.journal.append_many(entries, checkpoint=ev.TableClosed.kind)
+        except BaseException:
+            self.restore(saved)
+            raise
 
     def recover(self) -> str | None:
         """At start: finish what a daemon stopped between two table events journaled before they were one
@@ -239,12 +287,10 @@ class TableLife(ev.Applier):
         """Journal a table event, then apply it.  ``event`` is its declared type (``controller.events``);
         the older form, a kind and its data, is journaled as given and applied as its type."""
         if isinstance(event, str):  # journaled as given, applied as its type
-            self.journal.append(None, event, data or {}, who=who)
-            if self.applies_to(event):
-                self.apply(ev.parse(event, data or {}), datetime.now(UTC))
+            typed = [ev.parse(event, data or {})] if self.applies_to(event) else []
+            self._journal_then_apply([(None, event, data or {}, who)], typed)
             return
-        self.journal.record(event, None, who=who)
-        self.apply(event, datetime.now(UTC))
+        self._journal_then_apply([(None, event.kind, event.to_data(), who)], [event])
 
 
 class Meters:

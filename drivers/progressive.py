@@ -1,6 +1,6 @@
 """Driver of the progressive table game system (Modbus RTU or TCP).
 
-What the device is for (e.g. JHE ch.2 §C, ch.8 §C): a wagering device at each
+What the device is for (e.g. JHE ch.2 §C, UTH ch.8 §C): a wagering device at each
 seat acknowledges a Progressive wager; the lock-out prevents the recognition of
 any wager placed after "no more bets"; lights show accepted wagers and winners;
 the meter signs show the progressive amounts.  The same unit carries the bet

@@ -9,11 +9,11 @@ with them.
 
 Three procedures (:class:`Procedure`), one chapter each in every game:
 
-* ``MANUAL_SHOE`` (ch.8) and ``HAND`` (ch.9) deal one card at a time:
+* ``MANUAL_SHOE`` (UTH ch.8) and ``HAND`` (UTH ch.9) deal one card at a time:
   :func:`initial_deal` before the first decision, :func:`street_deal` between
   decisions (UTH only: the flop and the last two community cards, each after a
   burn card when dealing by hand, UTH ch.11 §C(1), §E(1)).
-* ``AUTOMATED`` (ch.10) delivers stacks: :func:`stacks`, and
+* ``AUTOMATED`` (UTH ch.10) delivers stacks: :func:`stacks`, and
   :func:`dealer_release_stack` for the dealer's stack left in the shuffler
   (UTH ch.10 §B(4), JHE ch.10 §B(3)).
 
@@ -38,10 +38,10 @@ Readings of points the text leaves open (to be recorded in docs/rulings.md):
   sets cards "dealt by hand" apart from a manual dealing shoe.  No burn card
   from a manual shoe or a shuffler.
 * JHE ch.8 §D(3), JHE ch.9 §B(3) deal the community cards "in accordance with"
-  ch.11, whose §B, §D, §F only reveal: the five are dealt face down right after
+  JHE ch.11, whose §B, §D, §F only reveal: the five are dealt face down right after
   the players' and the dealer's cards and turned over as R11 says.
-* UTH ch.8 and ch.9 deal no Six Card Bonus box; only UTH ch.10 §B(1) does
-  (:func:`bonus_box_cards`).  With ch.10 the box stack is always the first
+* UTH ch.8 and UTH ch.9 deal no Six Card Bonus box; only UTH ch.10 §B(1) does
+  (:func:`bonus_box_cards`).  With UTH ch.10 the box stack is always the first
   stack (§B(1) has no condition; docs/rulings.md P4).
 * UTH ch.10 §B(4), JHE §B(3): the dealer's cards left in the shuffler are the
   ones §B(3)/§B(2) would have delivered (set aside after the community stack),
@@ -82,9 +82,9 @@ StackKind = Literal["bonus_box", "community", "dealer", "seat"]
 class Procedure(enum.Enum):
     """How the cards leave the deck; each is one chapter of every game's rules."""
 
-    MANUAL_SHOE = "manual_shoe"  # ch.8: a manual dealing shoe, one card at a time
-    HAND = "hand"  # ch.9: from the dealer's hand, one card at a time
-    AUTOMATED = "automated"  # ch.10: stacks from an automated dealing shoe or shuffler
+    MANUAL_SHOE = "manual_shoe"  # UTH ch.8: a manual dealing shoe, one card at a time
+    HAND = "hand"  # UTH ch.9: from the dealer's hand, one card at a time
+    AUTOMATED = "automated"  # UTH ch.10: stacks from an automated dealing shoe or shuffler
 
     @property
     def chapter(self) -> int:
@@ -234,7 +234,7 @@ def reveals(game: Game, procedure: Procedure, street_index: int) -> list[Place]:
 
     JHE: the first community card before the first decision (JHE ch.11 §B, RULINGS
     R11), then two and two (§D, §F).  RET: the two outside cards of the
-    horizontal line, then those of the vertical line, then the center (ch.11
+    horizontal line, then those of the vertical line, then the center (RET ch.11
     §C, §E, §G; RULINGS R25).  UTH dealt by an automated shoe or shuffler: the
     flop, then the last two (UTH ch.10 §F, UTH ch.11 §C(2), §E(2)).  After the last
     decision (``len(game.streets)``) the dealer's cards (UTH ch.11 §G(1),

@@ -75,7 +75,7 @@ class Game:
     envy_letter_is_progressive_letter: ClassVar[bool] = False
     #: chapters 8-11: where each card goes (games.dealing)
     dealing: ClassVar[DealingFacts]
-    #: the dealer's order of payment (ch.11; P65): the passes around the table
+    #: the dealer's order of payment (UTH ch.11; P65): the passes around the table
     payment_passes: ClassVar[tuple[PaymentPass, ...]]
     #: the cards turned face up during the round, in the order the rules reveal them (P66)
     reveals: ClassVar[tuple[Reveal, ...]]

@@ -6,7 +6,7 @@ player and the dealer receive seven cards (HCF ch.10 §B).  After looking at the
 seven cards a player folds or places a Raise of 1×, 2× or 3× the Ante, as far
 as the player's own longest flush allows (HCF ch.11 §B(1)-(3), RULINGS R16).
 
-Hands (ch.6):
+Hands (HCF ch.6):
 
 * The High Card Flush hand is the longest flush among the seven cards, two to
   seven cards of one suit (HCF ch.6 §C, RULINGS R14).  Between two suits of equal

@@ -30,7 +30,7 @@ def flop_hand(player: Sequence[Card], community: Sequence[Card]) -> PokerHand:
     """The Progressive Payout Hand and the Envy Bonus Qualifying Hand (RULINGS R24a).
 
     The best five of the player's two cards and the first three community cards
-    in reveal order; the turn and river never count for them (UTH ch.12 §D, ch.11
+    in reveal order; the turn and river never count for them (UTH ch.12 §D, UTH ch.11
     §J; JHE ch.12 §E).  The player's cards come first so that the cards shown
     favour them where two could serve (games.poker.best_hand).
     """

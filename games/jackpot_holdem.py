@@ -14,7 +14,7 @@ by the comparison.  A winning X-tra Bonus pays by its paytable, and a winning
 hand below a straight pushes it.  Player Bonus (JHE ch.11 §J, JHE ch.12 §C) is paid
 on the player's best five of seven, Progressive (JHE ch.11 §K, JHE ch.12 §D) on the
 best five of the two cards and the first three community cards revealed
-(RULINGS R24a), whatever the dealer holds, also for a folded player (ch.11
+(RULINGS R24a), whatever the dealer holds, also for a folded player (JHE ch.11
 §G(3)-(4), R7).
 There is no Envy Bonus in JHE.
 """
@@ -111,7 +111,7 @@ class JackpotHoldem(Game):
         "stub_count": "JHE ch.8 §E-§G",
         "player_left": "JHE ch.7 §C(2)",
     }
-    # RULINGS R10: the "Same Suit Wager" of ch.13 is the Player Bonus.
+    # RULINGS R10: the "Same Suit Wager" of JHE ch.13 is the Player Bonus.
     kept_alive = {
         "exposed_after_initial": KeptAlive("JHE ch.13 §C", frozenset({"player_bonus"})),
         "dealer_card_exposed": KeptAlive("JHE ch.13 §G", frozenset({"player_bonus"})),

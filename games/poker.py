@@ -1,6 +1,6 @@
 """Five-card poker hands: the best five of five, six or seven cards.
 
-Rankings are those of ch.6 of UTH, JHE and RET (identical in the three games):
+Rankings are those of UTH ch.6, JHE ch.6 and RET ch.6 (identical in the three games):
 nine categories from royal flush down to one pair, then high card; an ace is
 high, or low only in A-2-3-4-5 (UTH ch.6 §B, JHE ch.6 §B); suits never rank (UTH ch.6 §C).
 Two hands of one category compare by the ranks that form the category, then

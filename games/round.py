@@ -94,7 +94,7 @@ class SeatSettlement:
 
 @dataclass(frozen=True)
 class Payment:
-    """One step of the dealer's order of payment: ``wagers`` of ``seat`` settled together (ch.11)."""
+    """One step of the dealer's order of payment: ``wagers`` of ``seat`` settled together (UTH ch.11)."""
 
     seat: int
     wagers: tuple[str, ...]  # in the order the dealer settles them

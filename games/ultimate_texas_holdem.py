@@ -106,7 +106,7 @@ class UltimateTexasHoldem(Game):
     )
     # UTH ch.11 §H the Ante, Blind and Play; §I then Trips and the Six Card Bonus; §J then the
     # Progressive and its Envy Bonus (§J(2)(e)).  Ultimate Pairs, Bad Beat and Play the Board are not
-    # named in ch.11: settled with the side wagers, after the Six Card Bonus and before §J (P65).
+    # named in UTH ch.11: settled with the side wagers, after the Six Card Bonus and before §J (P65).
     payment_passes = (
         PaymentPass(("ante", "blind", "play", "trips", "six_card_bonus", "ultimate_pairs", "bad_beat",
                      "play_the_board", "progressive", "envy"), "UTH ch.11 §H-§J"),

@@ -3,7 +3,7 @@
 Two decks, A and B (``--decks 1`` for one): each SHUFFLE brings the other
 deck into play (UTH ch.3 §B(3): one deck is shuffled and stored while the
 other is used), shuffled from a seeded random generator and counted (UTH
-ch.5 §E).  It delivers stacks of N cards, reading each card, and can hold a
+UTH ch.5 §E).  It delivers stacks of N cards, reading each card, and can hold a
 stack aside until released (the dealer's cards: UTH ch.10 §B(4), JHE ch.10
 §B(3)).
 

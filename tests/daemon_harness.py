@@ -29,6 +29,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -95,6 +96,114 @@ def at_rest(s: dict) -> bool:
     return not s.get("expecting_cards") and phase(s) not in ("dealing", "no_more_bets", "reveal")
 
 
+def clause_id(text: str) -> str:
+    """A clause as a plain-ASCII test id: "UTH ch.11 §J(2)(c)" -> "UTH-ch11-J2c"."""
+    return re.sub(r"[^A-Za-z0-9-]", "", text.replace(" ch.", "-ch").replace(" §", "-").replace(" ", "-"))
+
+
+# ------------------------------------------------------------------ driving a round step by step (one seat)
+
+SEAT = 2  # the seat a scripted round is played at unless a test says otherwise
+
+
+def next_round(t: SimulatedTable, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict]:
+    """Do every step the daemon requires (with the key where it says so) until a round other than
+    ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck."""
+    if load_shoe and "shoe" in t.controls:
+        t.controls["shoe"]("clear")
+        t.controls["shoe"]("load", seed=11)
+    steps: list[str] = []
+    for _ in range(30):
+        assert t.daemon is not None and t.daemon.poll() is None, "the daemon exited"
+        s = t.status()
+        if s.get("next_step"):
+            step = s["next_step"]
+            steps.append(step["step"])
+            t.press(step["button"], key=step["key"])
+        elif phase(s) == "wagers" and round_id(s) != old:
+            return steps, s
+        else:
+            t.dealer.wait_change(s, "a new round")
+    raise AssertionError(f"no new round after {steps}: {t.status()}")
+
+
+def first_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> dict:
+    """Start the daemon, do the opening steps (ch.4, ch.5 §A-§F); the first round's wagers (a shoe
+    table's shoe loaded with the deck of ``shoe_seed`` when given)."""
+    t.start_daemon()
+    _, s = next_round(t, None, load_shoe=False)
+    if shoe_seed is not None and "shoe" in t.controls:
+        t.controls["shoe"]("load", seed=shoe_seed)
+    return s
+
+
+def bet(t: SimulatedTable, s: dict, seats: tuple[int, ...] = (SEAT,), progressive: tuple[int, ...] = (SEAT,)) -> str:
+    """The table minimum on each Ante at ``seats``; a progressive wager at ``progressive`` (accepted);
+    the dealer leaves the bets to the test.  The round's id."""
+    game = t.cfg.game_rules
+    areas = [w for w in game.wagers if w != "progressive"]  # bet-sensor area i = wager i
+    cents = int(t.cfg.limits(game.antes[0])[0] * 100)
+    t.controls["progressive"]("set_bets", bets={str(n): {str(areas.index(a)): cents for a in game.antes}
+                                                for n in seats})
+    for n in progressive:
+        assert t.controls["progressive"]("wager", seat=n)["accepted"]
+    t.dealer.bets_for = round_id(s)
+    return round_id(s)
+
+
+def no_more_bets(t: SimulatedTable, *, progressive: bool = True) -> dict:
+    """No more bets: the round takes no more wagers; seat 2's progressive wager is in it or not."""
+    s = t.press("no_more_bets")
+    assert phase(s) == "no_more_bets", s["message"]
+    assert ("progressive" in s["round"]["seats"][str(SEAT)]["wagers"]) == progressive, s["round"]
+    return s
+
+
+def deal(t: SimulatedTable) -> dict:
+    """Confirm the count: the cards are dealt (drawn from the shoe as asked); the status once at rest."""
+    before = t.status()["message"]
+    t.press("confirm")
+    return t.until(lambda s: at_rest(s) and s["message"] != before, "the deal")
+
+
+def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[str, dict]:
+    """The first round dealt: seat 2's bets and progressive wager, no more bets, the deal.  The
+    round's id and the status once the cards are out."""
+    s = first_round(t, shoe_seed=shoe_seed)
+    rid = bet(t, s)
+    no_more_bets(t)
+    return rid, deal(t)
+
+
+def smallest_decision(to_act: dict) -> str:
+    """The smallest decision that keeps the seat in: check, else the smallest bet (else fold)."""
+    if to_act.get("check"):
+        return "check"
+    if to_act.get("multiples"):
+        return f"bet_{min(to_act['multiples'])}x"
+    return "fold"
+
+
+def play_out(t: SimulatedTable) -> dict:
+    """Each seat to act takes the smallest decision until the round leaves its decisions."""
+    for _ in range(30):
+        s = t.until(at_rest, "the round at rest")
+        if phase(s) != "decisions" or not s["round"].get("to_act"):
+            return s
+        t.press(smallest_decision(s["round"]["to_act"]))  # "check" twice in a row is a new decision all the same
+    raise AssertionError(f"the round never ended: {t.status()}")
+
+
+def confirm(t: SimulatedTable) -> dict:
+    """The dealer paid and collected (or returned every wager) as shown, a held progressive win validated
+    with the key, and confirms: the round closes."""
+    s = t.status()
+    if s.get("validation"):
+        s = t.press("confirm", key=True)
+    t.controls["progressive"]("set_bets", bets={})
+    return t.press("confirm")
+
+
 @dataclass
 class SimulatedTable:
     cfg: TableConfig
@@ -132,6 +241,26 @@ class SimulatedTable:
         if key:
             return self.dealer.with_key(self.status(), button)
         return self.dealer.press(self.status(), button)
+
+    def press_refused(self, button: str, *, supervisor: int | None = None, changes: tuple[str, ...] = ()) -> dict:
+        """Press ``button`` (with the key of ``supervisor`` turned, when given) where it must be refused:
+        the daemon takes the press, buzzes the panel once and leaves the table and the round as they
+        were (state, round, next step, next action; but ``changes``, when the refusal asks for a step).
+        The status after it."""
+        before = self.status()
+        buzzes = self.controls["panel"]("outputs")["buzz_count"]
+        if supervisor is None:
+            s = self.dealer.press(before, button)
+        else:
+            self.controls["panel"]("key", on=True, supervisor=supervisor)
+            try:
+                s = self.dealer.press(before, button)
+            finally:
+                self.controls["panel"]("key", on=False)
+        assert self.controls["panel"]("outputs")["buzz_count"] == buzzes + 1, s["message"]  # refused
+        unchanged = [k for k in ("state", "round", "next_step", "next_action") if k not in changes]
+        assert {k: s[k] for k in unchanged} == {k: before[k] for k in unchanged}, s["message"]
+        return s
 
     def until(self, predicate, what: str, steps: int = 200) -> dict:
         """Let the dealer draw cards (shoe tables) until ``predicate(status)``; no other action."""
@@ -216,10 +345,12 @@ class SimControl:
     def __call__(self, cmd: str, **kw: Any) -> dict[str, Any]:
         args = json.loads(json.dumps(kw))
         try:
-            reply = {"ok": True, **self._loop.run(self._handler(cmd, args))}
-        except (ControlError, ValueError, KeyError, TypeError) as exc:  # what the control port refuses
-            raise RuntimeError(f"{cmd}: {{'ok': False, 'error': '{type(exc).__name__}: {exc}'}}") from exc
-        return json.loads(json.dumps(reply))
+            reply = self._loop.run(self._handler(cmd, args))
+        except ControlError:
+            raise
+        except (ValueError, KeyError, TypeError) as exc:  # what the control port refuses
+            raise ControlError(f"{cmd} refused: {type(exc).__name__}: {exc}") from exc
+        return json.loads(json.dumps(reply))  # the reply's fields, without "ok", as ControlClient gives them
 
 
 class PublishedStatus:

@@ -107,13 +107,14 @@ def test_d3_a_one_deck_table_deals_only_the_deck_it_inspected(tmp_path):
 
 def test_d3_the_demo_shuffler_holds_the_configured_decks(tmp_path):
     from controller.demo import simulator_options, start_simulator, stop_processes
+    from simulators.control import ControlError
 
     cfg = table(m.Combination("jackpot_holdem", "shuffler", 1, "dealt", True, False, (), None), tmp_path)
     procs = []
     try:
         shuffler = start_simulator("shuffler", 0, procs, simulator_options("shuffler", cfg))
-        assert shuffler("set_deck", cards=["As"], deck="A")["ok"]
-        with pytest.raises(RuntimeError, match="deck is one of"):
+        shuffler("set_deck", cards=["As"], deck="A")  # taken: a refusal raises ControlError
+        with pytest.raises(ControlError, match="deck is one of"):
             shuffler("set_deck", cards=["As"], deck="B")  # no second deck in a one-deck table's shuffler
     finally:
         stop_processes(procs)

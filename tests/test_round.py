@@ -142,6 +142,32 @@ def test_refusals_leave_the_round_unchanged_and_unjournaled():
     run(main())
 
 
+def test_no_more_bets_is_asked_first_and_asking_changes_nothing():
+    """Ask before you act: ``can_close_wagers`` answers what ``close_wagers`` would refuse (UTH ch.7 §F(1),
+    UTH ch.8 §C), with a code; a part's ``ask`` turns a no into the press refused."""
+    from controller.service.refused import Refused, ask
+
+    async def main():
+        j = ListJournal()
+        r = await RoundController.open("r9", UTH, j)
+        ante = [(2, "ante", Decimal(5))]
+        assert r.can_close_wagers(ante).code == "required_wager"  # the Blind is missing
+        assert r.can_close_wagers([(7, "ante", Decimal(5))]).code == "seat"
+        both = [*ante, (2, "blind", Decimal(5))]
+        assert r.can_close_wagers(both, progressive_seats=[4]).code == "progressive"
+        assert r.can_close_wagers(both)
+        assert r.seats == {} and [k for _, k, _ in j.events] == ["round_opened"]  # asking placed nothing
+        with pytest.raises(Refused, match="blind") as refused:
+            ask(r.can_close_wagers(ante))
+        assert refused.value.code == "required_wager"
+        ask(r.can_close_wagers(both))  # allowed: nothing raised
+        with pytest.raises(RoundRefused) as guard:  # acting without asking is still refused by the round
+            await r.close_wagers(ante)
+        assert not isinstance(guard.value, Refused) and r.phase is Phase.WAGERS
+
+    run(main())
+
+
 def test_void_returns_every_wager_and_halt_resumes():
     async def main():
         j = ListJournal()

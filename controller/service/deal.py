@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from controller.irregularities import clause
-from controller.round import Phase, RoundRefused
+from controller.round import Phase
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
@@ -81,8 +82,9 @@ class Deal:
             s.life.record("deck_dealt", {"deck": s.life.last_shuffled, "round": r.round_id})
         if devices.shoe_reads_the_cards and devices.shoe is not None and devices.shoe.pending:
             # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
+            ask(r.can_halt())
             await r.halt_round(f"{devices.shoe.pending} card(s) drawn from the shoe before the deal")
-            raise RoundRefused("cards were drawn before the deal: void the round and reload the shoe")
+            raise Refused("cards were drawn before the deal: void the round and reload the shoe")
         if self.procedure is Procedure.AUTOMATED:
             held = s.cfg.dealing.dealer_cards == "in_shuffler"
             for stack in stacks(s.game, seats, dealer_in_shuffler=held):
@@ -249,7 +251,7 @@ class Deal:
                 # RET ch.13 §G (P44): the cards of this deal went to the places without the seat
                 order = [p for p in order if not (p[0] == "seat" and p[1] == got.seat)]
                 if len(dealt) > len(order):
-                    raise RoundRefused("more cards dealt than the places without that seat: "
+                    raise Refused("more cards dealt than the places without that seat: "
                                        "a wrong number of cards voids the round instead")
                 moved = [(place_key(p), card) for p, (_, card) in zip(order, dealt, strict=False)]
                 await remedies.skip_seat(got.seat, got.who, moved)
@@ -268,6 +270,7 @@ class Deal:
                         return False
                     continue
                 place = place_key(todo.pop(0))
+                ask(r.can_deal(place, card))
                 await r.card(place, card)
                 dealt.append((place, card))
         return True
@@ -277,6 +280,7 @@ class Deal:
         s = self.s
         self.face_up_this_round += 1
         r = s.open_round()
+        ask(r.can_discard(card))
         await r.discard(card, "found face up while dealing (ch.13 §A)")  # journaled: the round stays reconstructable
         if s.game.name == "run_em_twice" or self.face_up_this_round > 1:
             what = "a card" if s.game.name == "run_em_twice" else f"{self.face_up_this_round} cards"
@@ -302,6 +306,7 @@ class Deal:
                 if r.has_card(card):
                     await s.parts.remedies.card_of_another_deck("the same card came out twice this round")
                     return False
+                ask(r.can_deal(place_key(place), card))
                 await r.card(place_key(place), card)
         return True
 

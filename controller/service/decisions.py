@@ -7,7 +7,8 @@ street's cards, or once every player has acted the rest of the cards and the set
 
 from __future__ import annotations
 
-from controller.round import Phase, RoundRefused
+from controller.round import Phase
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from drivers.panel import ButtonPress
 
@@ -24,10 +25,12 @@ class Decisions:
         b = press.button
         seat = r.to_act()
         if seat is None:
-            raise RoundRefused("no decision is pending")
+            raise Refused("no decision is pending")
         if b == "bet":
+            ask(r.can_decide(seat.seat, multiple=press.multiple))
             await r.decide(seat.seat, multiple=press.multiple)
         else:
+            ask(r.can_decide(seat.seat, fold=b == "fold", check=b == "check"))
             await r.decide(seat.seat, fold=b == "fold", check=b == "check")
         what = f"{press.multiple}x" if b == "bet" else b
         s.tell(f"seat {seat.seat}: {what}")

@@ -1,4 +1,4 @@
-"""The table's devices: start-up, health, and the dealing mode while one is out of order (ch.13 §J; P43).
+"""The table's devices: start-up, health, and the dealing mode while one is out of order (UTH ch.13 §J; P43).
 
 Owns the drivers (panel, shuffler, shoe, progressive system), waits at start-up until each answers,
 listens to their health (a device offline halts nothing by itself and is named to the dealer; one
@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from controller.service.session import Session
+from drivers.device import DEVICE_TYPES
 from drivers.health import Health
 from drivers.panel import InputFault, PanelDriver
 from drivers.progressive import ProgressiveDriver
@@ -21,10 +22,12 @@ from drivers.shuffler import Shuffler
 from games.dealing import Procedure
 
 DEVICE_START_TIMEOUT = 10.0  # each device's time to answer at start; one that answers later is taken then
-HAND_DECK_CHANGE_HOURS = Decimal(4)  # ch.3 §C(1)
-# Wagers settled on a box only ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
+HAND_DECK_CHANGE_HOURS = Decimal(4)  # UTH ch.3 §C(1)
+# Wagers settled on a box only UTH ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
 BOX_WAGERS = ("six_card_bonus",)
 BOX_PROCEDURES = ("automated_shoe", "shuffler")
+# the devices the cards come from: each can be signed out of order and dealt around (UTH ch.13 §J, P43)
+CARD_DEVICES = ("shuffler", "shoe")
 
 PROCEDURES = {
     "manual_shoe": Procedure.MANUAL_SHOE,
@@ -37,7 +40,8 @@ PROCEDURES = {
 class Devices:
     def __init__(self, s: Session) -> None:
         self.s = s
-        self.drivers: dict[str, Any] = {}  # the configured card devices, in service or not
+        self.drivers: dict[str, Any] = {}  # the configured card devices (CARD_DEVICES), in service or not
+        self.started: dict[str, Any] = {}  # every configured device by its registry name, the panel first
         self.shuffler: Shuffler | None = None  # None while out of order
         self.shoe: Shoe | None = None
         self.progressive: ProgressiveDriver | None = None
@@ -49,23 +53,25 @@ class Devices:
         self.stopping = False  # closing devices is not a device failure
 
     async def start(self) -> None:
+        """Build each configured device's driver through the registry (``drivers.device``), start them and
+        wait until each answers or ``DEVICE_START_TIMEOUT`` passes."""
         s = self.s
-        d = s.cfg.devices
-        self.panel = PanelDriver(d.panel)
-        starting: list[Any] = [self.panel]
-        if d.shuffler:
-            self.shuffler = self.drivers["shuffler"] = Shuffler(d.shuffler)
-            starting.append(self.shuffler)
-        if d.shoe:
-            self.shoe = self.drivers["shoe"] = Shoe(d.shoe)
-            starting.append(self.shoe)
-        if d.progressive:
-            self.progressive = ProgressiveDriver(d.progressive)
-            starting.append(self.progressive)
+        types = [t for t in DEVICE_TYPES if getattr(s.cfg.devices, t.name, None)]
+        built = {t.name: t.driver()(getattr(s.cfg.devices, t.name)) for t in types}
+        named: dict[Any, str] = {built[t.name]: t.title for t in types}
+        panel = built["panel"]  # always configured (P46)
+        assert isinstance(panel, PanelDriver)
+        self.panel = panel
+        progressive = built.get("progressive")
+        assert progressive is None or isinstance(progressive, ProgressiveDriver)
+        self.progressive = progressive
+        self.drivers = {name: dev for name, dev in built.items() if name in CARD_DEVICES}
+        self.shuffler = self.drivers.get("shuffler")
+        self.shoe = self.drivers.get("shoe")
+        self.started = {"panel": panel, **{name: dev for name, dev in built.items() if dev is not panel}}
+        starting: list[Any] = list(self.started.values())
         for dev in starting:
             await dev.start()
-        named = {self.panel: "dealer panel", self.progressive: "progressive system", self.shuffler: "shuffler",
-                 self.shoe: "shoe"}
         answered = await asyncio.gather(*(self._answers(dev) for dev in starting))
         for dev in starting:
             dev.add_health_listener(lambda h, reason, name=named[dev]: self.on_health(name, h, reason))
@@ -101,20 +107,20 @@ class Devices:
     def shoe_reads_the_cards(self) -> bool:
         """Whether the cards of a deal are read by the card-reading shoe, not reported by the shuffler.
 
-        Dealt from the shuffler's stacks (ch.10 §B) the shuffler reports every card it delivers,
+        Dealt from the shuffler's stacks (UTH ch.10 §B) the shuffler reports every card it delivers,
         the dealer's held cards included, whatever other device the table has: a card-reading shoe
         configured beside it is the fallback for when the shuffler is out of order (P43).  Otherwise
-        the shoe reads the cards whenever it is in service (ch.8; by hand from the shuffler, ch.9)."""
+        the shoe reads the cards whenever it is in service (UTH ch.8; by hand from the shuffler, UTH ch.9)."""
         if self.shoe is None:
             return False
         return not (self.shuffler is not None and self.s.cfg.dealing.procedure == "shuffler")
 
     def apply_mode(self) -> None:
-        """Deal the way the rules allow with the devices in service (ch.13 §J; P43).
+        """Deal the way the rules allow with the devices in service (UTH ch.13 §J; P43).
 
         A device marked out of order is not used.  Cards from the shuffler (stacks, or by hand) go
         to the card-reading shoe with the cards shuffled and cut by hand; cards from a shoe go to
-        dealing by hand from the shuffler (ch.9 §A(1) needs it).  With neither, no round is dealt:
+        dealing by hand from the shuffler (UTH ch.9 §A(1) needs it).  With neither, no round is dealt:
         nobody can enter cards the daemon cannot read (fail closed)."""
         s = self.s
         base = s.base_cfg
@@ -140,7 +146,7 @@ class Devices:
                     self.no_card_source = "the shoe is out of order and no shuffler is in service"
         update: dict[str, Any] = {"devices": devices, "dealing": dealing}
         if dealing.procedure == "hand" and dealing.deck_change_hours > HAND_DECK_CHANGE_HOURS:
-            # ch.3 §C(1): cards dealt by hand are changed at least every four hours, whatever the
+            # UTH ch.3 §C(1): cards dealt by hand are changed at least every four hours, whatever the
             # procedure configured (P43)
             update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": HAND_DECK_CHANGE_HOURS})
         self.closed_wagers = [w for w in base.wagers if w in BOX_WAGERS and dealing.procedure not in BOX_PROCEDURES]
@@ -154,18 +160,14 @@ class Devices:
 
     async def close(self) -> None:
         self.stopping = True
-        for dev in (self.panel, *self.drivers.values(), self.progressive):  # out of order ones too
-            if dev is not None:
-                await dev.close()
+        for dev in self.started.values():  # out of order ones too
+            await dev.close()
 
     def health(self) -> dict[str, str]:
         """Each device in use and its health (public)."""
-        out = {}
-        for name, dev in (("panel", self.panel), ("shuffler", self.shuffler), ("shoe", self.shoe),
-                          ("progressive", self.progressive)):
-            if dev is not None:
-                out[name] = dev.health.value
-        return out
+        in_use = {"panel": self.panel, "shuffler": self.shuffler, "shoe": self.shoe, "progressive": self.progressive}
+        others = {name: dev for name, dev in self.started.items() if name not in in_use}
+        return {name: dev.health.value for name, dev in {**in_use, **others}.items() if dev is not None}
 
     def out_of_service(self, device: str) -> None:
         """``device`` is signed out of order: its silence no longer stops the table."""

@@ -16,7 +16,8 @@ import structlog
 
 from controller import events as ev
 from controller.irregularities import clause
-from controller.round import Phase, RoundController, RoundRefused
+from controller.round import Phase, RoundController
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.table import (
     IDLE_CLAUSE,
@@ -43,12 +44,12 @@ class Life:
         assert step is not None
         name, button, needs_key, where = step
         if press.button != button:
-            raise RoundRefused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button")
+            raise Refused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button")
         who: str | None = "dealer"
         if needs_key:
             who = await s.supervisor(name)
             if who is None:
-                raise RoundRefused(f"{name} needs the floor supervisor's key ({where})")
+                raise Refused(f"{name} needs the floor supervisor's key ({where})")
         deck: str | None = None
         count: int | None = None
         if name.startswith("shuffled") and s.parts.devices.shuffler is not None:
@@ -85,7 +86,9 @@ class Life:
         r = s.open_round()
         who = await s.supervisor("no_play")
         idle = f"{s.game.short} {IDLE_CLAUSE[s.game.short]}"
+        ask(r.can_void())
         await r.void(f"no play at the table ({idle})")
+        ask(r.can_confirm())
         await r.confirm()
         if who is not None:
             s.life.record("table_closed", {}, who=who)
@@ -104,7 +107,7 @@ class Life:
         s = self.s
         who = await s.supervisor("recut")
         if who is None:
-            raise RoundRefused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
+            raise Refused("a recut is required by a floor supervisor: turn the key (ch.5 §G)")
         s.life.require(["cards_cut"], "recut required (ch.5 §G)", who=who)
         s.tell(f"recut required by {who} (ch.5 §G): cut the cards again")
 
@@ -113,6 +116,7 @@ class Life:
         r = s.open_round()
         if r.phase is Phase.SETTLED:
             await s.parts.lockout.check_late()
+        ask(r.can_confirm())
         await self.finish_void()
         await r.confirm()
         removed = bool(s.life.required)  # a deck removed by the irregularity that voided the round
@@ -200,12 +204,12 @@ class Life:
             s.life.require(opening_steps(s.cfg), why)
             s.tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
                    "the decks go through the opening steps")
-            raise RoundRefused(f"{why}: it deals no round -- the decks go through the opening steps")
+            raise Refused(f"{why}: it deals no round -- the decks go through the opening steps")
         if s.cfg.dealing.decks != 2:
             return
         if deck is not None and deck == s.life.last_dealt:
             s.life.require(["shuffled"], f"deck {deck} dealt the last round (ch.3 §B)")
-            raise RoundRefused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
+            raise Refused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
                                f"from it: the decks alternate every round (ch.3 §B) -- shuffle (the other deck)")
 
     def check_deck_age(self) -> None:
@@ -217,5 +221,5 @@ class Life:
             s.life.record("deck_expired", {"hours": f"{age:.3f}", "limit": str(s.cfg.dealing.deck_change_hours),
                                            "clause": "ch.3 §C"})
             s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h (ch.3 §C)")
-            raise RoundRefused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h (ch.3 §C): "
+            raise Refused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h (ch.3 §C): "
                                "change them (the opening steps) before dealing")

@@ -9,14 +9,14 @@ irregularity menu is open every press goes to it (``controller.service.remedies`
 table's steps are due (opening, between rounds, reopening) every press goes to them
 (``controller.service.life``).  Otherwise:
 
-    wagers        no_more_bets   bet sensors read, lock-out set and confirmed (ch.8 §C)
-    wagers        shuffle        no play at the table: idle, or closed with the key (ch.5 §H)
-    wagers        undo           a recut, with the key (ch.5 §G; not with an automated shuffler)
-    no_more_bets  confirm        the progressive count matches the chips (ch.8 §C(3)); cards are dealt
+    wagers        no_more_bets   bet sensors read, lock-out set and confirmed (UTH ch.8 §C)
+    wagers        shuffle        no play at the table: idle, or closed with the key (UTH ch.5 §H)
+    wagers        undo           a recut, with the key (UTH ch.5 §G; not with an automated shuffler)
+    no_more_bets  confirm        the progressive count matches the chips (UTH ch.8 §C(3)); cards are dealt
     no_more_bets  undo           the count does not match: the round halts for the supervisor
     decisions     bet / check / fold   the decision of the seat to act (R1)
     reveal        deal / confirm the cards still to come, then the settlement
-    settled       confirm        a progressive win held: validated with the key (ch.11 §J(2)(c));
+    settled       confirm        a progressive win held: validated with the key (UTH ch.11 §J(2)(c));
                                  else paid and collected, the next round opens
     voided        confirm        the wagers returned (or kept ones settled), the next round opens
     halted        confirm        resumed with the key once the device is back
@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from controller.irregularities import clause
 from controller.round import Phase, RoundRefused
 from controller.service.deal import SeatSkip
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
@@ -84,7 +85,7 @@ class Panel:
             except DeviceError as e:
                 await s.parts.remedies.device_error(e)
         except RoundRefused as e:
-            await s.refuse(str(e))
+            await self._refuse(e)
 
     async def _dispatch(self, press: ButtonPress) -> None:
         s = self.s
@@ -96,17 +97,17 @@ class Panel:
         elif b == "irregularity" or p.remedies.menu is not None:
             if await p.remedies.menu_press(press) is not None:
                 # the menu offers it only while the cards are dealt; the deal ended meanwhile
-                raise RoundRefused(f"a seat skipped is reported while its cards are dealt "
+                raise Refused(f"a seat skipped is reported while its cards are dealt "
                                    f"({clause('skipped', s.game.short)}): report a wrong number of cards")
         elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
             await p.life.table_step(press)
         elif s.round is None:  # no step left and no round: a press must never stop the daemon
-            raise RoundRefused(f"{b}: no round is open")
+            raise Refused(f"{b}: no round is open")
         else:
             r = s.round
             handler = self.routes.get((r.phase, b))
             if handler is None:
-                raise RoundRefused(f"{b} does nothing in {r.phase.value}")
+                raise Refused(f"{b} does nothing in {r.phase.value}")
             await handler(press)
 
     async def during_deal(self, press: ButtonPress) -> SeatSkip | None:
@@ -125,13 +126,22 @@ class Panel:
             self.deferred.append(press)
             s.presses_handled -= 1
         except RoundRefused as e:
-            await s.refuse(str(e))
+            await self._refuse(e)
         return None
+
+    async def _refuse(self, e: RoundRefused) -> None:
+        """The press is refused.  A part refuses with ``Refused``, asking the round before it acts; a
+        ``RoundRefused`` of the round itself means an action no part asked about: a programming error,
+        logged as one, and the press still refused (a press never stops the daemon)."""
+        if not isinstance(e, Refused):
+            self.s.log.error("the round refused an action no part asked it about first", code=e.code,
+                             reason=str(e))
+        await self.s.refuse(str(e))
 
     # ------------------------------------------------------------------ the handlers of the table
 
-    def _nothing(self, press: ButtonPress) -> RoundRefused:
-        return RoundRefused(f"{press.button} does nothing in {self.s.open_round().phase.value}")
+    def _nothing(self, press: ButtonPress) -> Refused:
+        return Refused(f"{press.button} does nothing in {self.s.open_round().phase.value}")
 
     async def _no_play(self, press: ButtonPress) -> None:
         if self.s.open_round().seats:
@@ -146,14 +156,16 @@ class Panel:
     async def _count_confirmed(self, press: ButtonPress) -> None:
         s = self.s
         r = s.open_round()
+        ask(r.can_confirm_progressive_count(r.progressive_count or 0))
         await r.confirm_progressive_count(r.progressive_count or 0)
         await s.parts.lockout.check_late()
         await s.parts.deal.initial()
 
     async def _count_mismatch(self, press: ButtonPress) -> None:
-        # the dealer counted a different number of progressive chips (ch.8 §C(3)): the round stops
+        # the dealer counted a different number of progressive chips (UTH ch.8 §C(3)): the round stops
         s = self.s
         r = s.open_round()
+        ask(r.can_halt())
         await r.halt_round(f"the progressive chips do not match the {r.progressive_count} wagers accepted "
                            "(ch.8 §C(3))")
         s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids")
@@ -170,10 +182,11 @@ class Panel:
         r = s.open_round()
         trouble = s.parts.devices.trouble
         if trouble:
-            raise RoundRefused(f"{trouble}: resume once it is back, or void the round")
+            raise Refused(f"{trouble}: resume once it is back, or void the round")
         who = await s.supervisor("resume_round")
         if who is None:
-            raise RoundRefused("resuming a halted round needs the floor supervisor's key")
+            raise Refused("resuming a halted round needs the floor supervisor's key")
+        ask(r.can_resume())
         await r.resume_round(who)
         s.tell(f"round resumed by {who}")
         if r.phase is Phase.DEALING:

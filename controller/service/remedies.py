@@ -9,7 +9,7 @@ Two kinds of irregularity reach the daemon (``controller.irregularities`` has th
 * what only a person sees: the panel's irregularity menu (P41), opened with ``irregularity``, an
   option picked with seat button N (then the seat, if asked), confirmed with the floor
   supervisor's key, ``undo`` cancels.  A seat skipped (RET ch.13 §G) is answered to the deal as a
-  ``SeatSkip``; a player who left (ch.7 §C), a device out of order (ch.13 §J; P43).
+  ``SeatSkip``; a player who left (UTH ch.7 §C), a device out of order (UTH ch.13 §J; P43).
 
 A remedy that voids the round leaves it VOIDED and buzzes: the deal and the settlement stop there.
 """
@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 from controller import irregularities as irr
 from controller.irregularities import clause, kept_alive
-from controller.round import Phase, RoundRefused
+from controller.round import Phase
 from controller.service.deal import SeatSkip
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.table import between_round_steps, opening_steps
 from drivers.health import DeviceError
@@ -59,7 +60,7 @@ class Remedies:
                 else f"settle {', '.join(sorted(keep))} as shown, return every other wager")
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
-            # ch.8 §G(2), ch.5 §E: a deck that is not 52 cards of one deck leaves the table
+            # UTH ch.8 §G(2), UTH ch.5 §E: a deck that is not 52 cards of one deck leaves the table
             s.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
             s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
@@ -71,12 +72,12 @@ class Remedies:
 
     async def card_of_another_deck(self, seen: str) -> None:
         """P40: a card seen twice in one round means a card of another deck is in this one: every hand
-        void, and the deck leaves the table as one that is not 52 cards of one deck (ch.8 §G(2))."""
+        void, and the deck leaves the table as one that is not 52 cards of one deck (UTH ch.8 §G(2))."""
         await self.irregular_void(f"{seen}: a card from another deck (P40; {clause('stub_count', self.s.game.short)})",
                                   remove_deck="a card of another deck is in it")
 
     async def face_up_in_stack(self, what: str) -> None:
-        """P35: a stack cannot skip a card as a shoe can (ch.13 §A): every hand void."""
+        """P35: a stack cannot skip a card as a shoe can (UTH ch.13 §A): every hand void."""
         await self.irregular_void(f"{what} (P35; {clause('face_up', self.s.game.short)})")
 
     async def device_error(self, e: DeviceError) -> None:
@@ -103,8 +104,7 @@ class Remedies:
         s = self.s
         s.log.error("device failed", error=error)
         r = s.round
-        if r is not None and r.phase in (Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS,
-                                         Phase.REVEAL):
+        if r is not None and r.can_halt():
             await r.halt_round(error)
         s.tell(f"HALTED: {error} -- fix the device and confirm with the supervisor's key, or void")
         await s.buzz()
@@ -126,7 +126,7 @@ class Remedies:
             options = irr.menu(s.game.short, self._menu_phase(), has_dealer=s.game.dealer_cards > 0,
                                devices=sorted(s.parts.devices.drivers), out_of_order=sorted(s.life.out_of_order))
             if not options:
-                raise RoundRefused(f"no irregularity can be reported in {self._menu_phase()}: "
+                raise Refused(f"no irregularity can be reported in {self._menu_phase()}: "
                                    "void_round with the supervisor's key if the round cannot go on")
             self.menu = Menu(options)
             listed = "; ".join(f"{i} {o.label}" for i, o in enumerate(options, 1))
@@ -142,7 +142,7 @@ class Remedies:
             n = int(b.removeprefix("seat_"))
             if chosen is None:
                 if not 1 <= n <= len(m.options):
-                    raise RoundRefused(f"no option {n}: 1 to {len(m.options)}")
+                    raise Refused(f"no option {n}: 1 to {len(m.options)}")
                 m.chosen = chosen = m.options[n - 1]
                 if chosen.needs_seat:
                     s.tell(f"{chosen.label}: press the seat's button (undo: cancel)")
@@ -150,19 +150,19 @@ class Remedies:
             elif chosen.needs_seat and m.seat is None:
                 r = s.round
                 if r is None or n not in {seat.seat for seat in r.players}:
-                    raise RoundRefused(f"seat {n} has no player in this round")
+                    raise Refused(f"seat {n} has no player in this round")
                 m.seat = n
             else:
-                raise RoundRefused("confirm with the supervisor's key, or undo")
+                raise Refused("confirm with the supervisor's key, or undo")
             where = clause(chosen.what.split(":")[0], s.game.short)
             seat = f" at seat {m.seat}" if m.seat else ""
             s.tell(f"{chosen.label}{seat} ({where}): a floor supervisor confirms with the key (undo: cancel)")
             return None
         if b != "confirm" or chosen is None or (chosen.needs_seat and m.seat is None):
-            raise RoundRefused("the irregularity menu is open: pick an option with the seat buttons, or undo")
+            raise Refused("the irregularity menu is open: pick an option with the seat buttons, or undo")
         who = await s.supervisor(chosen.what)
         if who is None:
-            raise RoundRefused("an irregularity is confirmed with the floor supervisor's key")
+            raise Refused("an irregularity is confirmed with the floor supervisor's key")
         self.menu = None
         return await self._apply(chosen.what, m.seat, who)
 
@@ -184,6 +184,7 @@ class Remedies:
             assert seat is not None
             returned = s.cfg.abandoned_wagers == "returned"
             meters = p.progressive.without_contribution(seat) if returned else None
+            ask(r.can_abandon(seat))
             await r.abandon(seat, who, returned=returned, meters=meters)
             await p.progressive.take_back_contribution(meters)
             if returned:
@@ -214,6 +215,7 @@ class Remedies:
         s = self.s
         r = s.open_round()
         meters = s.parts.progressive.without_contribution(seat)
+        ask(r.can_skip_seat(seat, cards))
         await r.skip_seat(seat, who, cards, meters)
         await s.parts.progressive.take_back_contribution(meters)
         where = clause("skipped", s.game.short)
@@ -221,13 +223,13 @@ class Remedies:
                "dealing goes on without it")
 
     async def _device_service(self, what: str, who: str) -> None:
-        """ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
+        """UTH ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
         before the table shuffles or deals another way; journaled with who (P43)."""
         s = self.s
         devices = s.parts.devices
         r = s.round
         if r is not None and r.phase is not Phase.WAGERS:
-            raise RoundRefused("a device is taken out of (or back into) service between rounds: "
+            raise Refused("a device is taken out of (or back into) service between rounds: "
                                "finish or void this one")
         kind, device = what.split(":")
         where = clause(kind, s.game.short)

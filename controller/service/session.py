@@ -22,9 +22,11 @@ import structlog
 from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
-from controller.round import Phase, RoundController, RoundRefused
+from controller.link import table_meters
+from controller.round import Phase, RoundController
+from controller.service.refused import Refused
 from controller.supervisors import SupervisorList
-from controller.table import Meters, TableLife
+from controller.table import TableLife
 from drivers.health import DeviceError
 from games.game import Game
 
@@ -65,10 +67,10 @@ class Session:
         self.base_cfg = cfg  # as configured; self.cfg is the mode in use (a device out of order: P43)
         self.cfg = cfg
         self.game: Game = cfg.game_rules
-        self.journal = Journal(cfg.journal)
+        self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
-        self.meters = Meters(cfg, self.journal)
+        self.meters = table_meters(cfg, self.journal)  # linked progressive: the link's (controller/link)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None
@@ -124,7 +126,7 @@ class Session:
             self.journal.record(ev.SupervisorRefused(action=action, supervisor_id=key.supervisor_id,
                                                      round=r.round_id if r else None))
             self.log.warning("supervisor key refused", action=action, supervisor_id=key.supervisor_id)
-            raise RoundRefused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
+            raise Refused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
                                f"(P93): {action.replace('_', ' ')} not done")
         return f"supervisor {key.supervisor_id}"
 

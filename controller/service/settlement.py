@@ -1,4 +1,4 @@
-"""Settling the round: the reveal, the settlement, the dealer's order of payment, voiding (ch.11, R7a).
+"""Settling the round: the reveal, the settlement, the dealer's order of payment, voiding (UTH ch.11, R7a).
 
 Owns what happens once every player has acted (the stub counted, the dealer's cards out, the
 round settled, the order of payment told pass by pass, P65, and logged step by step) and voiding
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from controller.round import Phase, RoundRefused
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from games.money import display
 
@@ -23,11 +23,12 @@ class Settling:
         s = self.s
         p = s.parts
         r = s.open_round()
-        # ch.8 §E-§G: the stub is counted by the shoe that dealt the round
+        # UTH ch.8 §E-§G: the stub is counted by the shoe that dealt the round
         if p.devices.shoe_reads_the_cards and not await p.deal.count_stub():
             return
         if not await p.deal.release_dealer_cards():
             return
+        ask(r.can_settle())
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
         shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if s.game.dealer_cards else ""
@@ -73,14 +74,15 @@ class Settling:
         s = self.s
         who = await s.supervisor("void_round")
         if who is None:
-            raise RoundRefused("voiding a round needs the floor supervisor's key")
-        if s.round is None or s.round.phase in (Phase.SETTLED, Phase.COMPLETE, Phase.VOIDED):
-            raise RoundRefused("no open round to void")
+            raise Refused("voiding a round needs the floor supervisor's key")
+        if s.round is None or not s.round.can_void():
+            raise Refused("no open round to void")
         await self.void(f"voided by {who}")
 
     async def void(self, reason: str, keep: frozenset[str] = frozenset()) -> None:
         s = self.s
         r = s.open_round()
+        ask(r.can_void())
         await r.void(reason, keep)
         # a player who left lost the progressive wager (P42): its contribution stays
         accepted = sum(1 for seat in r.players if "progressive" in seat.wagers)

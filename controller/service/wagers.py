@@ -1,6 +1,6 @@
 """No more bets: the deck checks, the bet sensors read, the lock-out engaged, the wagers placed.
 
-ch.8 §C / ch.10 §A(2): at the dealer's no_more_bets press the table checks that a round may be
+UTH ch.8 §C / UTH ch.10 §A(2): at the dealer's no_more_bets press the table checks that a round may be
 dealt (a card source in service, the decks' age and alternation), reads the bet sensors (on the
 progressive unit), engages the progressive wager lock-out (``controller.service.lockout``) before
 any card leaves, and places every sensed wager after checking them all against the table's
@@ -12,8 +12,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 from controller.irregularities import clause
-from controller.round import RoundRefused
 from controller.service.lockout import NOT_ANSWERING
+from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from drivers.health import Health
 
@@ -23,13 +23,13 @@ class Wagers:
         self.s = s
 
     async def no_more_bets(self) -> None:
-        """ch.8 §C / ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
+        """UTH ch.8 §C / UTH ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
         s = self.s
         p = s.parts
         r = s.open_round()
         devices = p.devices
         if devices.no_card_source:
-            raise RoundRefused(f"{devices.no_card_source} ({clause('out_of_order', s.game.short)}): "
+            raise Refused(f"{devices.no_card_source} ({clause('out_of_order', s.game.short)}): "
                                "no round until a device is back in service")
         p.life.check_deck_age()
         p.life.check_alternation()
@@ -40,7 +40,7 @@ class Wagers:
             # for the round; it stays open for wagers until the system answers again
             if offered:
                 p.progressive.disabled(NOT_ANSWERING)
-            raise RoundRefused("progressive wagers disabled: the progressive system is not answering "
+            raise Refused("progressive wagers disabled: the progressive system is not answering "
                                "(its bet sensors too): no more bets once it is back")
         await p.lockout.release_if_pending()
         bets = await system.read_bets() if system else {}
@@ -62,27 +62,28 @@ class Wagers:
         cfg = s.cfg
         for seat in sorted(playing):
             if seat > cfg.seats:
-                raise RoundRefused(f"chips at seat {seat}, but this table has {cfg.seats} seats")
+                raise Refused(f"chips at seat {seat}, but this table has {cfg.seats} seats")
             for area, cents in sorted(bets[seat].items()):
                 wager = areas[area] if area < len(areas) else f"area {area}"
                 if wager in devices.closed_wagers:
-                    raise RoundRefused(f"seat {seat}: chips on {wager}, closed while the table deals by "
+                    raise Refused(f"seat {seat}: chips on {wager}, closed while the table deals by "
                                        f"{cfg.dealing.procedure.replace('_', ' ')} (UTH ch.10 §B(1), P55)")
                 if wager not in cfg.wagers and wager not in s.game.antes:
-                    raise RoundRefused(f"seat {seat}: chips on {wager}, which this table does not offer")
+                    raise Refused(f"seat {seat}: chips on {wager}, which this table does not offer")
                 amount = Decimal(cents) / 100
                 low, high = cfg.limits(wager)
                 if not low <= amount <= high:
-                    raise RoundRefused(f"seat {seat}: {wager} {amount} is outside the table limits {low}-{high}")
+                    raise Refused(f"seat {seat}: {wager} {amount} is outside the table limits {low}-{high}")
                 sensed.append((seat, wager, amount))
         meters = contributions = None
         if cfg.progressive.enabled:
-            # the contributions go on the meters as the wagers are accepted (ch.8 §C); this round's
+            # the contributions go on the meters as the wagers are accepted (UTH ch.8 §C); this round's
             # progressive hands are paid from the meters with them (R4)
             contributions = s.meters.contributions(len(accepted))
             meters = {m: v + contributions[m] for m, v in s.meters.values().items()}
         # the wagers, no more bets and the contributions: one fact, one transaction (all checked first: a
         # refusal journals nothing; a crash leaves all or none of it on disk)
+        ask(r.can_close_wagers(sensed, accepted))
         await r.close_wagers(sensed, progressive_seats=accepted, meters=meters,
                              contributions=contributions if accepted else None)
         if accepted:

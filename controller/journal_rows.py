@@ -1,0 +1,151 @@
+"""The journal's rows: what one row holds, its canonical JSON and its link in the hash chain, the errors.
+
+Split from ``controller.journal`` (which re-exports every name here): the row format is shared by the
+journal, its verification (``controller.journal_verify``) and its derived state
+(``controller.journal_state``).  See ``controller.journal``'s docstring for the format itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from controller import events
+
+GENESIS = "0" * 64
+
+METER_SET = events.MeterSet.kind
+METER_ADD = events.MeterAdd.kind
+METER_PAID = events.MeterPaid.kind
+METER_KINDS = frozenset(e.kind for e in events.METERS)
+
+
+class JournalError(Exception):
+    """The journal cannot do what was asked (bad event, closed round, unusable file)."""
+
+
+class JournalIntegrityError(JournalError):
+    """``verify()`` found the journal altered: ``seq`` is the first row that does not check."""
+
+    WHAT = ("edited", "deleted", "reordered", "unreadable")
+
+    def __init__(self, seq: int | None, reason: str, what: str = "edited") -> None:
+        if what not in self.WHAT:
+            raise ValueError(what)
+        self.seq = seq
+        self.reason = reason
+        self.what = what  # one of WHAT: for machines; the reason says it for people
+        super().__init__(f"journal fails verification at seq {seq}: {what}: {reason}" if seq is not None
+                         else f"journal fails verification: {what}: {reason}")
+
+
+class JournalOwnerError(JournalError):
+    """The journal was begun for another table or game than the configuration's."""
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    at: str
+    round_id: str | None
+    kind: str
+    who: str | None
+    data: dict[str, Any] = field(repr=False)  # cards: never in a repr, never in a log
+
+    @property
+    def typed(self) -> events.AnyEvent:
+        """The event as its declared type (``controller.events``); a kind not declared is ``Unrecognised``."""
+        return events.parse(self.kind, self.data)
+
+
+@dataclass(frozen=True)
+class RoundSummary:
+    round_id: str
+    first_seq: int
+    last_seq: int
+    started_at: str
+    events: int
+    closed_by: str | None  # the closing kind, or None while the round is open
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+
+
+def _plain(value: Any, where: str) -> Any:
+    """``value`` with every Decimal as its exact string; refuse what JSON would not keep exactly."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise JournalError(f"{where}: not a finite amount")
+        return format(value, "f")
+    if isinstance(value, float):
+        raise JournalError(f"{where}: a binary float; journal amounts as Decimal (or str/int)")
+    if isinstance(value, Mapping):
+        out = {}
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise JournalError(f"{where}: keys must be strings")
+            out[k] = _plain(v, f"{where}.{k}")
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    raise JournalError(f"{where}: a {type(value).__name__} cannot be journaled")
+
+
+def _canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _row_hash(prev_hash: str, seq: int, at: str, round_id: str | None, kind: str, who: str | None, data: str) -> str:
+    body = _canonical({"seq": seq, "at": at, "round_id": round_id, "kind": kind, "who": who, "data": json.loads(data)})
+    return hashlib.sha256(prev_hash.encode("ascii") + body.encode("utf-8")).hexdigest()
+
+
+def _amount(value: Any, where: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal, str)):
+        raise JournalError(f"{where}: must be an amount (Decimal)")
+    try:
+        d = Decimal(value)
+    except (InvalidOperation, ValueError, TypeError):
+        raise JournalError(f"{where}: not an amount") from None
+    if not d.is_finite():
+        raise JournalError(f"{where}: not a finite amount")
+    return d
+
+
+def _check_meter_event(kind: str, data: Mapping[str, Any]) -> None:
+    if kind in (METER_SET, METER_ADD):
+        meters = data.get("meters")
+        if not isinstance(meters, Mapping) or not meters:
+            raise JournalError(f"{kind}: data needs \"meters\": {{name: amount, ...}}")
+        for name, v in meters.items():
+            _amount(v, f"{kind}.meters.{name}")
+    else:
+        if not isinstance(data.get("meter"), str):
+            raise JournalError(f"{kind}: data needs \"meter\": name")
+        _amount(data.get("paid"), f"{kind}.paid")
+        _amount(data.get("after"), f"{kind}.after")
+
+
+
+def chain_hash(prev_hash: str, seq: int, at: str, round_id: str | None, kind: str, who: str | None,
+               data: str) -> str:
+    """``_row_hash`` of a row whose ``data`` is already canonical JSON (as ``append`` stores it), without
+    parsing it again: the canonical JSON of the row is composed around it (keys in sorted order)."""
+    body = (f'{{"at":{_jstr(at)},"data":{data},"kind":{_jstr(kind)},"round_id":{_jstr(round_id)},'
+            f'"seq":{seq},"who":{_jstr(who)}}}')
+    return hashlib.sha256(prev_hash.encode("ascii") + body.encode("utf-8")).hexdigest()
+
+
+def _jstr(value: str | None) -> str:
+    """``_canonical`` of a string or None, without the encoder for the plain strings of ids, kinds and times."""
+    if value is None:
+        return "null"
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return f'"{value}"'
+    return _canonical(value)

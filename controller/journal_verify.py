@@ -1,0 +1,125 @@
+"""Checking the journal's hash chain (P90), split from ``controller.journal`` (``Journal.verify`` calls it).
+
+Every row's link to the row before it, the seq numbers and the head are checked in one SQL pass; the
+rows' contents are rehashed all (``full``) or after the last verified point only.  The first bad row
+is named with what is wrong (``JournalIntegrityError.what``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from controller.journal_rows import GENESIS, JournalIntegrityError, _row_hash, chain_hash
+
+CHAINED_ROWS = "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events"
+_CHAINED_ROWS = CHAINED_ROWS
+
+
+def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
+    """(the number of events, the last one's hash) once the journal checks; else raise (see the module doc).
+
+    The shape of the chain (links, seqs, readable JSON) is checked over every row by the full check, and
+    by the start's check from the latest checkpoint at or before the verified point (P59): what comes
+    before that checkpoint was checked by an earlier start or by the daemon itself (``Journal.advance``)."""
+    try:
+        head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
+        mark = db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
+        mark_seq, _, mark_hash = str(mark[0]).partition(":") if mark else ("0", "", "")
+        start = 0  # the first row whose link and JSON are checked
+        if not full and mark_seq.isdigit() and int(mark_seq) > 0:
+            cp = db.execute("SELECT MAX(seq) FROM events WHERE kind = 'checkpoint' AND seq <= ?",
+                            (int(mark_seq),)).fetchone()
+            start = (cp[0] or 1) - 1 if cp else 0
+        before = db.execute("SELECT hash FROM events WHERE seq = ?", (start,)).fetchone() if start else None
+        if start and before is None:
+            start = 0  # the row before the checkpoint is gone: check the shape of the whole chain
+        count, last = db.execute("SELECT COUNT(*) + ?, MAX(seq) FROM events WHERE seq > ?", (start, start)).fetchone()
+        if last is None and start:
+            last = start
+        link = db.execute(_FIRST_BROKEN_LINK, (start, before[0] if start and before else GENESIS, start)).fetchone()
+        # unreadable data (cheap, in SQLite): every reader of the journal would stop on it
+        unreadable = db.execute("SELECT seq FROM events WHERE seq > ? AND (data IS NULL OR NOT json_valid(data)) "
+                                "ORDER BY seq LIMIT 1", (start,)).fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise JournalIntegrityError(None, f"the journal cannot be read: {exc}", "unreadable") from None
+    first_bad: JournalIntegrityError | None = None
+    if link is not None:
+        first_bad = _broken_link(db, *link)
+    if unreadable is not None:
+        first_bad = _first(first_bad, JournalIntegrityError(unreadable[0], "its data is not readable JSON",
+                                                            "unreadable"))
+    # the rows to rehash: all, or those after the verified point (which must still be as recorded)
+    after = 0
+    if not full and mark_seq.isdigit() and int(mark_seq) > 0:
+        row = db.execute("SELECT hash FROM events WHERE seq = ?", (int(mark_seq),)).fetchone()
+        if row is None or row[0] != mark_hash:
+            bad = JournalIntegrityError(int(mark_seq), "the row the last check verified has changed",
+                                        "deleted" if row is None else "edited")
+            first_bad = _first(first_bad, bad)
+        else:
+            after = int(mark_seq)
+    stop = first_bad.seq if first_bad is not None and first_bad.seq is not None else None
+    rows = db.execute(f"{_CHAINED_ROWS} WHERE seq > ? AND seq < ? ORDER BY seq",
+                      (after, stop if stop is not None else (last or 0) + 1))
+    for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
+        fault = _content_fault(seq, at, round_id, kind, who, data, prev_hash, digest)
+        if fault is not None:
+            first_bad = fault  # rows come in order, below any link fault
+            break
+    if first_bad is not None:
+        raise first_bad
+    n = int(count)
+    last_hash = db.execute("SELECT hash FROM events WHERE seq = ?", (last,)).fetchone()[0] if n else GENESIS
+    head_seq, head_hash = head if head else (0, GENESIS)
+    if head_seq > n:
+        raise JournalIntegrityError(n + 1, f"the journal head says seq {head_seq}, the rows end at seq {n}",
+                                    "deleted")
+    if (head_seq, head_hash) != (n, last_hash):
+        raise JournalIntegrityError(min(head_seq + 1, n), f"the journal head says seq {head_seq}, the rows end "
+                                    f"at seq {n} with another hash", "edited")
+    return n, last_hash
+
+def _broken_link(db: sqlite3.Connection, seq: int, prev_hash: str, before: int) -> JournalIntegrityError:
+    """What is wrong at the first row that does not follow the row before it."""
+    if seq != before + 1:
+        return JournalIntegrityError(before + 1, f"missing (the row after seq {before} is seq {seq})", "deleted")
+    elsewhere = db.execute("SELECT seq FROM events WHERE hash = ? AND seq != ?", (prev_hash, seq - 1)).fetchone()
+    if elsewhere is not None:
+        return JournalIntegrityError(seq, f"out of order: it follows seq {elsewhere[0]} in the chain", "reordered")
+    row = db.execute(f"{_CHAINED_ROWS} WHERE seq = ?", (seq,)).fetchone()
+    fault = _content_fault(*row)
+    if fault is not None:
+        return fault
+    # the row is whole and links to a row that is no longer there
+    return JournalIntegrityError(seq, "the row it follows in the chain is missing", "deleted")
+
+
+_FIRST_BROKEN_LINK = """
+    SELECT seq, prev_hash, before FROM (
+        SELECT seq, prev_hash, LAG(seq, 1, ?) OVER w AS before, LAG(hash, 1, ?) OVER w AS before_hash
+        FROM events WHERE seq > ? WINDOW w AS (ORDER BY seq))
+    WHERE seq != before + 1 OR prev_hash IS NOT before_hash ORDER BY seq LIMIT 1
+"""
+
+
+def _content_fault(seq: int, at: Any, round_id: Any, kind: Any, who: Any, data: Any, prev_hash: Any,
+                   digest: Any) -> JournalIntegrityError | None:
+    """None when the row's contents match its hash; else what is wrong with it."""
+    if type(seq) is int and type(at) is str and type(kind) is str and type(data) is str \
+            and type(prev_hash) is str and (round_id is None or type(round_id) is str) \
+            and (who is None or type(who) is str) \
+            and chain_hash(prev_hash, seq, at, round_id, kind, who, data) == digest:
+        return None  # the stored data is the canonical text that was hashed (as every append writes it)
+    try:
+        recomputed = _row_hash(prev_hash, seq, at, round_id, kind, who, data)
+    except (ValueError, TypeError, AttributeError):
+        return JournalIntegrityError(seq, "its data is not readable JSON", "unreadable")
+    if recomputed != digest:
+        return JournalIntegrityError(seq, "its contents do not match its hash", "edited")
+    return None
+
+
+def _first(a: JournalIntegrityError | None, b: JournalIntegrityError) -> JournalIntegrityError:
+    return b if a is None or (b.seq or 0) < (a.seq or 0) else a
+
