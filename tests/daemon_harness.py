@@ -35,6 +35,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
@@ -227,7 +228,16 @@ class SimulatedTable:
                                        env=os.environ.copy())
         self.procs.append(self.daemon)
 
-    def open_table(self, steps: int = 200) -> None:
+    def open_table(self, steps: int = 200, first_status_s: float = 60.0) -> None:
+        # A daemon starting on a loaded machine may take seconds to publish at all: wait for its first
+        # status on its own deadline, so the steps below count the dealer's actions, not the start-up.
+        deadline = time.monotonic() + first_status_s
+        while not self.status():
+            if self.daemon is not None and self.daemon.poll() is not None:
+                raise AssertionError(f"the daemon stopped (exit {self.daemon.returncode}) before it published")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the daemon published no status in {first_status_s:.0f} s")
+            self.dealer.next_status({}, 0.5)
         for _ in range(steps):
             if self.status().get("state") == "open" and not self.status().get("next_step"):
                 return
