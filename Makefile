@@ -5,13 +5,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium lint test soak bench run dist install clean
+.PHONY: help setup chromium postgresql lint test soak soak-kills bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
-	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round)"
+	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
@@ -34,20 +35,43 @@ chromium:
 	  else echo "note: $(CHROMIUM) is missing; the browser tests need it (as root: apt-get install chromium)"; fi; \
 	fi
 
-setup: $(STAMP) chromium
+# The linked-progressive tests start their own PostgreSQL server (tests/pg.py) from Debian's package:
+# installed here when no server binaries are found and we are root; otherwise say how to get it.
+postgresql:
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get install -y --no-install-recommends postgresql >/dev/null || \
+	      { apt-get update >/dev/null && apt-get install -y --no-install-recommends postgresql >/dev/null; }; \
+	  else echo "note: PostgreSQL's server is missing; the linked-progressive tests need it (as root: apt-get install postgresql)"; fi; \
+	fi
+
+setup: $(STAMP) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
-test: $(STAMP) chromium lint
-	$(PY) -m pytest -n 2 -q
+# the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
+KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
+
+test: $(STAMP) chromium postgresql lint
+	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 2 -q
+	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy games controller drivers simulators web
 
-# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
+# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), then the
+# kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
+# in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
-	KILLS=$${KILLS:-60} $(PY) -m pytest -n 2 -q -rA tests/test_kill_points.py -k sweep
+	$(MAKE) soak-kills
+
+soak-kills: $(STAMP)
+	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
+	KILL_REPORT=$(KILL_REPORT) KILLS_IN_PROCESS=$${KILLS_IN_PROCESS:-260} KILLS=$${KILLS:-10} \
+	  $(PY) -m pytest -n 2 -q tests/test_kill_sweep.py tests/test_kill_points.py -k sweep; status=$$?; \
+	  $(PY) tests/kill_report.py $(KILL_REPORT) || status=1; exit $$status
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
@@ -56,8 +80,14 @@ bench: $(STAMP)
 CONFIG ?= config/ultimate_texas_holdem.toml
 ROUNDS ?= 0
 
+# LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
+# database); docs/linked-progressive.md
+LINK ?=
+
 run: $(STAMP)
-	$(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS)
+	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
+	  $(PY) -m controller.link.demo --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
+	else $(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

@@ -22,6 +22,7 @@ from decimal import Decimal
 from typing import Any, TextIO
 
 from controller import analyzecli, checkcli, devicecli, supervisorcli, tablecli
+from controller.link import cli as linkcli
 from controller.version import describe
 from games.contract import dumps, settle, settlement_json
 from games.round import RoundError
@@ -141,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyzecli.register(sub)  # analyze: par sheets
     checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
     supervisorcli.register(sub)  # supervisor hash: an entry of the supervisors' allow-list
+    linkcli.register(sub)  # link migrate: the linked progressive's database (controller/link)
     return parser
 
 

@@ -8,7 +8,7 @@ return at the reset amounts (RULINGS R24d).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, Field
 
@@ -39,6 +39,12 @@ class ProgressiveConfig(BaseModel):
     envy: str | None = None
     envy_requires_progressive_wager: bool = True
     meters: dict[str, MeterConfig] = Field(default_factory=dict)
+    #: linked progressive (docs/linked-progressive.md): the PostgreSQL database of the link, the link's id
+    #: (the group of tables sharing the meters) and this table's asset number the hits record
+    #: (COMAR 36.05.03.24 F(3)(c)); no link: the table's own meters, as always
+    link: Annotated[str, Field(pattern=r"^postgres(ql)?://")] | None = None
+    link_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = None
+    asset: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
 def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
@@ -67,6 +73,8 @@ def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
         add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r} ({where})")
         return
     table = game.paytable("progressive", p.paytable)
+    if p.link is not None and p.link_id is None:  # linked progressive: the link names its group
+        add("progressive.link_id", "required with progressive.link: the id of the linked group of tables")
 
     # Envy Bonus (RULINGS R18a, R24, R29)
     if p.envy is not None:

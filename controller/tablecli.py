@@ -58,6 +58,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--until", metavar="WHEN", help="report: only what was journaled before WHEN (a date alone: "
                    "to the end of that day, UTC)")
     p.add_argument("--json", action="store_true", help="the history or report as JSON")
+    p.add_argument("--link", action="store_true", help="report: the linked meters per table from the link's "
+                   "database, this table's journal reconciled with it to the cent (docs/linked-progressive.md)")
     p.set_defaults(handler=cmd_progressive)
 
     p = sub.add_parser("journal", help="the journal itself: `journal verify` checks its hash chain",
@@ -236,6 +238,15 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     journal = _open_journal(args, cfg, stderr, full=True)  # an audit: every row rehashed
     if journal is None:
         return EXIT_REFUSED
+    if args.link:  # the linked meters, the table's journal reconciled with the link's database
+        from controller.link.cli import report_command
+
+        if args.what != "report" or period:
+            journal.close()
+            return _refuse(args, "--link applies to the report, without --since/--until", stderr)
+        with journal:
+            return report_command(cfg.progressive.link, cfg.progressive.link_id, {cfg.id: journal}, args.json,
+                                  stdout, stderr)
     with journal:
         if args.what == "history":
             rows = prog.history(journal, args.last)

@@ -99,8 +99,11 @@ class WagerLockout:
           journal does not have: the daemon stopped after the system locked out and before the fact was
           journaled.  Those accepted flags are no wager of the round; they are journaled as returned (an
           irregularity, never a wager silently dropped), the dealer told, and the system released so the
-          players wager again."""
+          players wager again.
+
+        A linked table reaches its link first (its journal reconciled with it, ``controller.link``)."""
         s = self.s
+        await s.parts.progressive.link_start()
         system = self._system
         if system is None:
             return

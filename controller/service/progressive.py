@@ -8,21 +8,30 @@ Owns:
   wagers at the next no more bets);
 * the progressive wins of the settled round held until a floor supervisor validates them (UTH
   ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive`` journals them);
-* a seat's contribution taken back when its wagers are returned (R7a).
+* a seat's contribution taken back when its wagers are returned (R7a);
+* on a linked table (``[progressive] link``, ``controller.link``): the round's contributions written to the
+  link after its no more bets is journaled (``show_meters``), a lost link disabling progressive wagers at
+  the next no more bets (``signs_ready``, NJAC 13:69E-1.39B), hits taken in the link's order (R4), the signs
+  shown again at every change anywhere on the link.
 
 The lock-out itself is ``controller.service.lockout``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from decimal import Decimal
 
 from controller import progressive as prog
+from controller.link.meters import LinkedMeters
+from controller.link.store import LinkError
 from controller.service.lockout import NOT_ANSWERING
 from controller.service.refused import Refused
 from controller.service.session import Session
 from drivers.health import DeviceError, Health
+from games.paytable import MeterPercent
+from games.paytables import paytable
 
 
 class ProgressiveSystem:
@@ -31,6 +40,10 @@ class ProgressiveSystem:
         self.off: str | None = None  # why progressive wagers are disabled now, or None
         self.sign_trouble: str | None = None  # the last meter sign update failed
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
+        self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
+        self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
+        if self.link is not None:
+            self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
         self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
 
     @property
@@ -76,8 +89,28 @@ class ProgressiveSystem:
             self.enabled()
             s.tell("progressive wagers enabled again: the progressive system answers")
 
+    async def link_start(self) -> None:
+        """At start, a linked table reaches its link (reconciled with the journal) and shows its meters."""
+        if self.link is not None and self.s.cfg.progressive.enabled:
+            why = await self.link.connect()
+            if why is not None:
+                self.s.log.error("progressive link not reached at start", reason=why)
+            await self.show_signs()
+
+    async def link_changed(self) -> None:
+        """The link's meters changed (another table's contribution or hit): the signs and the status."""
+        await self.show_signs()
+        self.s.publish()
+
     async def signs_ready(self) -> str | None:
-        """None when the signs show the meters; else why progressive wagers cannot be taken on them."""
+        """None when the signs show the meters; else why progressive wagers cannot be taken on them.
+
+        A linked table whose link is lost takes no progressive wager: its contributions could not be
+        confirmed (NJAC 13:69E-1.39B); the link reached again, they are taken again."""
+        if self.link is not None:
+            why = await self.link.sync()
+            if why is not None:
+                return why
         if self.sign_trouble is not None:
             await self.show_meters()  # the signs must show the meters before wagers are taken on them
             if self.sign_trouble is not None:
@@ -85,6 +118,16 @@ class ProgressiveSystem:
         return None
 
     async def show_meters(self) -> None:
+        """The signs show the meters; on a linked table the open round's contributions (journaled
+        already) are written to the link first and its meters read back (unconfirmed: sent again later)."""
+        if self.link is not None:
+            r = self.s.round
+            why = await self.link.sync(r.round_id if r is not None else None)
+            if why is not None:
+                self.s.log.error("contributions not confirmed by the link", reason=why)
+        await self.show_signs()
+
+    async def show_signs(self) -> None:
         s = self.s
         system = s.parts.devices.progressive
         if system is None:
@@ -138,6 +181,8 @@ class ProgressiveSystem:
         self.validation = prog.pending(s.journal, r.round_id, self.hits())
         if not self.validation:
             return
+        if self.link is not None:
+            await self.claim()
         clause = s.game.cite("progressive_validation")
         wins = "; ".join(h.describe() for h in self.validation)
         s.tell(f"{'restarted: ' if restarted else ''}PROGRESSIVE WIN held for validation: {wins} -- verify the "
@@ -157,12 +202,19 @@ class ProgressiveSystem:
         s = self.s
         r = s.open_round()
         clause = s.game.cite("progressive_validation")
+        if self.unclaimed and not await self.claim():
+            raise Refused(f"progressive win held: the link has not taken it yet ({self.link and self.link.down}); "
+                          "validated once the link answers (NJAC 13:69E-1.39B)")
         who = await s.supervisor("validate_progressive")
         if who is None:
             seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))
             raise Refused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
                             f"key ({clause})")
         prog.record_validation(s.journal, r.round_id, self.validation, who)
+        if self.link is not None:
+            for h in self.validation:
+                if h.meter is not None:
+                    await self.link.validated(r.round_id, h.index, who)
         paid = "; ".join(h.describe() for h in self.validation)
         self.validation = []
         expected = r.settlement.meters if r.settlement is not None else {}
@@ -172,3 +224,34 @@ class ProgressiveSystem:
                         meters={k: str(v) for k, v in now.items()})
         await self.show_meters()
         s.tell(f"progressive payout validated by {who}: pay {paid}; pay and collect as shown, then confirm")
+
+    async def claim(self) -> bool:
+        """A linked table's metered wins taken by the link in the database's order: each is paid p x the
+        meter as the link holds it when taken, the meter dropping to no less than its reset (R4); the
+        validation list carries those amounts.  False when the link is lost (they stay unclaimed)."""
+        s = self.s
+        r = s.open_round()
+        assert self.link is not None
+        game = s.game
+        name = game.paytable_of.get("progressive", "progressive")
+        lines = {line.key: line for line in paytable(game.name, name, r.setup.paytables.get(name)).lines}
+        claimed: list[prog.Hit] = []
+        self.unclaimed = []
+        for h in self.validation:
+            pays = lines[h.line].pays if h.meter is not None and h.line in lines else None
+            if not isinstance(pays, MeterPercent) or h.meter is None:
+                claimed.append(h)
+                continue
+            try:
+                taken = await self.link.claim(r.round_id, h.index, h.seat, h.line, h.meter, pays.percent)
+            except LinkError:
+                self.unclaimed.append(h)
+                claimed.append(h)
+                continue
+            if taken.paid != h.amount:
+                s.log.warning("linked hit paid as the link took it", seat=h.seat, meter=h.meter, seq=taken.seq,
+                              settled=str(h.amount), paid=str(taken.paid))
+            claimed.append(dataclasses.replace(h, amount=taken.paid, after=taken.after))
+        self.validation = claimed
+        await self.show_signs()
+        return not self.unclaimed

@@ -22,10 +22,11 @@ import structlog
 from controller import events as ev
 from controller.config import TableConfig
 from controller.journal import Journal
+from controller.link import table_meters
 from controller.round import Phase, RoundController
 from controller.service.refused import Refused
 from controller.supervisors import SupervisorList
-from controller.table import Meters, TableLife
+from controller.table import TableLife
 from drivers.health import DeviceError
 from games.game import Game
 
@@ -69,7 +70,7 @@ class Session:
         self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
-        self.meters = Meters(cfg, self.journal)
+        self.meters = table_meters(cfg, self.journal)  # linked progressive: the link's (controller/link)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None

@@ -82,12 +82,13 @@ def main() -> int:
 
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
     import journal  # tests/bench/journal.py: one press, start-up, bytes and memory over a year's journal
+    import link  # tests/bench/link.py: linked progressives, 50 tables on one PostgreSQL
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
     import screen  # tests/bench/screen.py: the dealer's screen in Chromium, daemon status to frame
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
-               + signs.run() + screen.run() + journal.run())
+               + signs.run() + screen.run() + journal.run() + link.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -113,6 +114,11 @@ def main() -> int:
     if ("web.event_to_screen", "p99") in by:
         print(f"dealer's screen after a daemon event: median {by[('web.event_to_screen', 'median')]} ms, "
               f"p99 {by[('web.event_to_screen', 'p99')]} ms; aim: under 250 ms")
+    if ("link.contribution", "p99") in by:
+        print(f"linked progressive, 50 tables: contribution median {by[('link.contribution', 'median')]} ms, "
+              f"p99 {by[('link.contribution', 'p99')]} ms (aim: p99 under 20 ms); "
+              f"{by[('link.contributions_per_s', None)]} contributions/s; hit to every other table's meters "
+              f"p99 {by[('link.hit_to_signs', 'p99')]} ms (aim: under 1000 ms)")
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0

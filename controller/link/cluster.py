@@ -1,0 +1,128 @@
+"""A throwaway PostgreSQL server from Debian's ``postgresql`` package: the tests' and ``make run LINK=1``'s.
+
+``initdb`` in a temporary directory, ``pg_ctl`` on a free port of 127.0.0.1 with a temporary socket
+directory, one database per use (``new_database()``).  The server binaries are in
+/usr/lib/postgresql/<version>/bin (not on PATH).  ``initdb`` and ``postgres`` refuse to run as root, and
+CI runs as root: then they run as the unprivileged user ``nobody``, which owns the cluster's directory.
+Never a casino's server: durability is off (fsync), the data is thrown away.
+
+``make setup`` installs the package when it is absent (as root).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+
+def start(prefix: str = "pg-") -> Cluster:
+    """A new cluster in a new temporary directory, started."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    os.chmod(root, 0o755)
+    c = Cluster(root, _free_port(), bin_dir())
+    c.init()
+    c.start()
+    return c
+
+
+def bin_dir() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    if not found:
+        raise RuntimeError("PostgreSQL's server is not installed: make setup installs it as root "
+                           "(apt-get install -y postgresql)")
+    return Path(found[-1]).parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Cluster:
+    root: Path
+    port: int
+    bin: Path
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def sockets(self) -> Path:
+        return self.root / "run"
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _as_owner(self, args: list[str]) -> list[str]:
+        if os.geteuid() != 0:
+            return args
+        # initdb and postgres refuse root: run them as nobody (the owner of the cluster's directory)
+        return ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", *args]
+
+    def _run(self, *args: str) -> None:
+        # no pipe to the server: pg_ctl's postgres would keep it open (and run() waiting) while it lives
+        with tempfile.TemporaryFile(mode="w+") as err:
+            done = subprocess.run(self._as_owner([str(self.bin / args[0]), *args[1:]]), stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=self.root)
+            err.seek(0)
+            stderr = err.read()
+        if done.returncode != 0:
+            log = (self.root / "server.log").read_text() if (self.root / "server.log").exists() else ""
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}): {stderr.strip()} {log[-2000:]}")
+
+    def init(self) -> None:
+        self.sockets.mkdir()
+        if os.geteuid() == 0:
+            nobody = pwd.getpwnam("nobody")
+            for p in (self.root, self.sockets):
+                os.chown(p, nobody.pw_uid, nobody.pw_gid)
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                  "--locale=C", "--no-sync")
+
+    def start(self) -> None:
+        # fsync off: a test cluster is thrown away (a restart by pg_ctl still shuts down cleanly)
+        options = (f"-p {self.port} -k {self.sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-o", options, "-w",
+                  "-t", "60", "start")
+
+    def restart(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "restart")
+
+    def stop(self) -> None:
+        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+
+    def remove(self) -> None:
+        """Stop the server and delete its directory."""
+        try:
+            self.stop()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def new_database(self) -> str:
+        """A fresh, empty database; its URL."""
+        name = f"t_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return self.url(name)
+
+    def terminate(self, database_url: str) -> int:
+        """Cut every connection to ``database_url``'s database (pg_terminate_backend); how many."""
+        name = database_url.rsplit("/", 1)[1]
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            rows = conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                "WHERE datname = %s AND pid <> pg_backend_pid()", (name,)).fetchall()
+        return len(rows)

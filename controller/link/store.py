@@ -1,0 +1,261 @@
+"""The linked meters in PostgreSQL: contributions exactly once, hits in the database's order.
+
+Every operation is one transaction; PostgreSQL's constraints and row locks do the work, no application
+lock stands in for them:
+
+* ``contribute``: one call of ``link_contribute`` (migrations/002), one statement on the server: the round's
+  meter rows locked in the order of their names (without that order two rounds moving two meters
+  deadlock: the benchmark found it), its rows inserted with ``ON CONFLICT DO NOTHING`` on their key
+  (link, table, round, seat, meter, kind), only the rows that were new moving the meter.  A replay after
+  a crash of the table, the connection or the server adds nothing twice.
+* ``hit``: the meter row is locked (``SELECT ... FOR NO KEY UPDATE``, the lock an UPDATE takes), so two
+  tables hitting the same meter are taken one after the other; the first is paid p x the meter, the
+  second p x what the first left, and the meter drops by what was paid but never below its reset (R4).
+  ``seq`` records the order.  A replay of the same hit (table, round, hit) returns the hit already taken.
+* every change is announced with ``NOTIFY link_meters, '<link>'`` (delivered at commit): ``listen``
+  wakes every table of the link to read the meters again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from games.money import round_cents
+
+CHANNEL = "link_meters"
+# a link that does not answer within this is lost for this operation: the table plays on without it
+CONNECT_TIMEOUT_S = 2
+STATEMENT_TIMEOUT_MS = 3000
+
+#: what the link raises: any failure to reach the database or to finish a transaction there
+LinkError = (psycopg.Error, TimeoutError, OSError)
+
+
+@dataclass(frozen=True)
+class Contribution:
+    """One row of a round's contributions: ``seat`` >= 1 for a wager; -1, -2, ... for the taking back of a
+    voided round's wagers (R7a), in the order the table journaled them."""
+
+    seat: int
+    meter: str
+    amount: Decimal
+    coin_in: Decimal
+    kind: str = "wager"
+
+    @property
+    def key(self) -> tuple[int, str, str]:
+        return self.seat, self.meter, self.kind
+
+
+@dataclass(frozen=True)
+class LinkHit:
+    seq: int  # the database's order of the link's hits (NY 5321.18)
+    meter: str
+    table_id: str
+    asset: str
+    round_id: str
+    hit: int
+    seat: int
+    line: str
+    percent: Decimal
+    before: Decimal
+    paid: Decimal
+    taken: Decimal  # what left the meter: paid, less what the reset floor kept (R4)
+    after: Decimal
+    state: str
+    at: datetime
+    validated_by: str | None = None
+
+    def public(self) -> dict[str, Any]:
+        return {k: (str(v) if isinstance(v, Decimal | datetime) else v) for k, v in self.__dict__.items()}
+
+
+# migrations/002_contribute_function.sql: one statement, one round trip, its own transaction
+_CONTRIBUTE = ("SELECT link_contribute(%(link)s, %(table)s, %(round)s, %(seats)s::integer[], %(meters)s::text[], "
+               "%(kinds)s::text[], %(amounts)s::numeric[], %(coin_in)s::numeric[])")
+
+
+class LinkStore:
+    """One table's (or a tool's) handle on one link: a small pool of connections to its database."""
+
+    def __init__(self, url: str, link: str, *, pool_size: int = 2) -> None:
+        self.url = url
+        self.link = link
+        self.pool_size = pool_size
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> AsyncConnectionPool:
+        return AsyncConnectionPool(
+            self.url, min_size=1, max_size=self.pool_size, open=False, timeout=CONNECT_TIMEOUT_S + 1,
+            check=AsyncConnectionPool.check_connection,  # a connection cut or a server restarted: a new one
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S,
+                    "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"},
+            name=f"link-{self.link}")
+
+    async def open(self) -> None:
+        """Open the pool (a fresh one after a failure); raises a ``LinkError`` when the database cannot be
+        reached now."""
+        if not self.pool.closed:
+            return
+        self.pool = self._new_pool()
+        try:
+            await self.pool.open(wait=True, timeout=CONNECT_TIMEOUT_S + 1)
+        except BaseException:
+            await self.pool.close()
+            raise
+
+    async def close(self) -> None:
+        await self.pool.close()
+
+    # ------------------------------------------------------------------ meters
+
+    async def install(self, meters: Mapping[str, tuple[Decimal, Decimal]]) -> None:
+        """Install each meter (name: (initial, reset)) the link does not have yet; an installed meter is
+        never set again from a table's configuration (the first table installs it)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            for name, (initial, reset) in meters.items():
+                await conn.execute(
+                    "INSERT INTO link_meter (link, meter, value, reset, initial) VALUES (%s, %s, %s, %s, %s) "
+                    "ON CONFLICT (link, meter) DO NOTHING", (self.link, name, initial, reset, initial))
+
+    async def values(self) -> dict[str, Decimal]:
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute("SELECT meter, value FROM link_meter WHERE link = %s",
+                                              (self.link,))).fetchall()
+        return {m: Decimal(v) for m, v in rows}
+
+    async def resets(self) -> dict[str, tuple[Decimal, Decimal]]:
+        """Each meter's (initial, reset) as installed."""
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute("SELECT meter, initial, reset FROM link_meter WHERE link = %s",
+                                              (self.link,))).fetchall()
+        return {m: (Decimal(i), Decimal(r)) for m, i, r in rows}
+
+    # ------------------------------------------------------------------ contributions
+
+    async def contribute(self, table_id: str, round_id: str, rows: Iterable[Contribution]) -> int:
+        """Write a round's contributions once; how many rows were new (0 on a replay)."""
+        rows = list(rows)
+        if not rows:
+            return 0
+        params = {"link": self.link, "table": table_id, "round": round_id,
+                  "seats": [r.seat for r in rows], "meters": [r.meter for r in rows],
+                  "kinds": [r.kind for r in rows], "amounts": [r.amount for r in rows],
+                  "coin_in": [r.coin_in for r in rows]}
+        async with self.pool.connection() as conn:  # autocommit: the function's statement is the transaction
+            row = await (await conn.execute(_CONTRIBUTE, params)).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def confirmed(self, table_id: str) -> set[tuple[str, int, str, str]]:
+        """Every contribution key of ``table_id`` the database holds: (round, seat, meter, kind)."""
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute(
+                "SELECT round_id, seat, meter, kind FROM link_contribution WHERE link = %s AND table_id = %s",
+                (self.link, table_id))).fetchall()
+        return {(r, s, m, k) for r, s, m, k in rows}
+
+    # ------------------------------------------------------------------ hits
+
+    async def hit(self, table_id: str, asset: str, round_id: str, hit: int, seat: int, line: str, meter: str,
+                  percent: Decimal) -> LinkHit:
+        """Take a hit of ``percent``% of ``meter`` in the database's order (R4); the same hit again returns it."""
+        async with self.pool.connection() as conn, conn.transaction():
+            cur = conn.cursor(row_factory=dict_row)
+            row = await (await cur.execute(
+                "SELECT value, reset FROM link_meter WHERE link = %s AND meter = %s FOR NO KEY UPDATE",
+                (self.link, meter))).fetchone()
+            if row is None:
+                raise psycopg.DataError(f"link {self.link} has no meter {meter!r}")
+            done = await (await cur.execute(
+                "SELECT * FROM link_hit WHERE link = %s AND table_id = %s AND round_id = %s AND hit = %s",
+                (self.link, table_id, round_id, hit))).fetchone()
+            if done is not None:
+                return _hit(done)
+            before, reset = Decimal(row["value"]), Decimal(row["reset"])
+            paid = round_cents(percent * before / 100)  # R4: p x meter, half up to the cent
+            after = max(reset, before - paid)  # R4: never below the reset amount
+            await conn.execute("UPDATE link_meter SET value = %s WHERE link = %s AND meter = %s",
+                               (after, self.link, meter))
+            new = await (await cur.execute(
+                "INSERT INTO link_hit (link, meter, table_id, asset, round_id, hit, seat, line, percent, before, "
+                "paid, taken, after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+                (self.link, meter, table_id, asset, round_id, hit, seat, line, percent, before, paid,
+                 before - after, after))).fetchone()
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.link))
+            assert new is not None
+            return _hit(new)
+
+    async def validate(self, table_id: str, round_id: str, hit: int, who: str) -> None:
+        """A floor supervisor validated the hit (the first validation stands on a replay)."""
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute(
+                "UPDATE link_hit SET state = 'validated', validated_by = %s, validated_at = now() "
+                "WHERE link = %s AND table_id = %s AND round_id = %s AND hit = %s AND state = 'pending'",
+                (who, self.link, table_id, round_id, hit))
+            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.link))
+
+    async def hits(self, state: str | None = None) -> list[LinkHit]:
+        """The link's hits in the database's order (``state``: only 'pending' or 'validated' ones)."""
+        async with self.pool.connection() as conn:
+            cur = conn.cursor(row_factory=dict_row)
+            rows = await (await cur.execute(
+                "SELECT * FROM link_hit WHERE link = %s AND (%s::text IS NULL OR state = %s) ORDER BY seq",
+                (self.link, state, state))).fetchall()
+        return [_hit(r) for r in rows]
+
+    async def totals(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """Per meter, per table: coin-in, contributions (net of those taken back), hits, paid, taken."""
+        out: dict[str, dict[str, dict[str, Any]]] = {}
+
+        def row(meter: str, table: str) -> dict[str, Any]:
+            return out.setdefault(meter, {}).setdefault(table, {
+                "coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0),
+                "taken": Decimal(0)})
+
+        async with self.pool.connection() as conn:
+            for meter, table, coin_in, amount in await (await conn.execute(
+                    "SELECT meter, table_id, sum(coin_in), sum(amount) FROM link_contribution WHERE link = %s "
+                    "GROUP BY meter, table_id", (self.link,))).fetchall():
+                r = row(meter, table)
+                r["coin_in"], r["contributions"] = Decimal(coin_in), Decimal(amount)
+            for meter, table, n, paid, taken in await (await conn.execute(
+                    "SELECT meter, table_id, count(*), sum(paid), sum(taken) FROM link_hit WHERE link = %s "
+                    "GROUP BY meter, table_id", (self.link,))).fetchall():
+                r = row(meter, table)
+                r["hits"], r["paid"], r["taken"] = int(n), Decimal(paid), Decimal(taken)
+        return out
+
+    # ------------------------------------------------------------------ every table told
+
+    async def listen(self, changed: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:
+        """Call ``changed()`` after every change on the link, until the connection fails (it raises then:
+        the caller reconnects).  ``ready()`` once listening."""
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        async with conn:
+            await conn.execute(f"LISTEN {CHANNEL}")
+            if ready is not None:
+                ready()
+            async for n in conn.notifies():
+                if n.payload == self.link:
+                    await changed()
+
+
+def _hit(row: Mapping[str, Any]) -> LinkHit:
+    names = LinkHit.__dataclass_fields__
+    return LinkHit(**{k: v for k, v in row.items() if k in names})
+
+
+def invariant(initial: Mapping[str, Decimal], values: Mapping[str, Decimal], contributed: Mapping[str, Decimal],
+              taken: Mapping[str, Decimal]) -> dict[str, Decimal]:
+    """Per meter, what the meter differs from initial + contributions - taken by hits (all zero when whole)."""
+    return {m: values[m] - (initial[m] + contributed.get(m, Decimal(0)) - taken.get(m, Decimal(0)))
+            for m in values}

@@ -1,0 +1,24 @@
+"""The linked-progressive tests' PostgreSQL server: one per test process, started on first use, stopped
+and deleted when the process ends (``controller.link.cluster``: initdb in a temporary directory, pg_ctl
+on a free port, as ``nobody`` when run as root).  One database per test (``cluster().new_database()``).
+
+Without Debian's ``postgresql`` package the linked tests fail saying how to install it (never skipped);
+``make setup`` installs it as root.
+"""
+
+from __future__ import annotations
+
+import atexit
+
+from controller.link.cluster import Cluster, start
+
+_cluster: Cluster | None = None
+
+
+def cluster() -> Cluster:
+    """The test process's PostgreSQL server."""
+    global _cluster
+    if _cluster is None:
+        _cluster = start()
+        atexit.register(_cluster.remove)
+    return _cluster
