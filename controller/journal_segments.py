@@ -362,12 +362,13 @@ class SegmentedJournal(Journal):
             return segment_base(self._db)
 
     def verify(self, full: bool = True, *, remember: bool = False) -> int:
-        """Each file's chain (the sealed ones always in full) and each file's link to the one before it."""
+        """Each file's chain (``full``: every row rehashed; else from each file's verified point) and each
+        file's link to the one before it."""
         prev: tuple[int, str] | None = None
         for seg, j in self._segments:
             where = f"segment {seg.path.name}"
             try:
-                n = j.verify(full=True)
+                n = j.verify(full=full)
             except JournalIntegrityError as e:
                 raise JournalIntegrityError(e.seq, f"{where}: {e.reason}", e.what) from None
             with j._lock:
