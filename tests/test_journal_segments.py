@@ -19,7 +19,7 @@ from controller import events as ev
 from controller import journal as journal_mod
 from controller import journal_segments as segs
 from controller import progressive as prog
-from controller.config import load_config
+from controller.config import ConfigError, load_config
 from controller.journal import Journal, JournalError, JournalIntegrityError, KilledForTest
 from controller.journal_rows import GENESIS
 from controller.table import TableLife
@@ -225,3 +225,45 @@ def test_retention_deletes_only_archived_identical_segments_and_never_the_open_o
     with segs.SegmentedJournal(path) as j:
         assert j.verify(full=True) == j.head()[0]
         assert j.begins()[0] == second.last
+
+
+def test_an_auditors_copy_of_some_segments_verifies_and_recalls(tmp_path):
+    """docs/journal.md: some segments copied, the last of them as the copy's journal file."""
+    path = tmp_path / "table" / "t.journal"
+    path.parent.mkdir()
+    rids = build(path, per_segment=(1, 2, 2))
+    _, second, third = segs.sealed(path)
+    copy = tmp_path / "audit" / "t.journal"
+    segs.segments_dir(copy).mkdir(parents=True)
+    for seg in (second, third):
+        shutil.copy2(seg.path, segs.segments_dir(copy) / seg.path.name)
+    os.replace(segs.segments_dir(copy) / third.path.name, copy)
+    with segs.open_for_reading(copy) as j:
+        assert j.verify(full=True) == third.last
+        assert j.begins()[0] == second.first - 1
+        assert [r.round_id for r in j.rounds()] == rids[1:5]
+        assert [e.kind for e in j.events(rids[1])][-1] == "round_closed"
+
+
+@pytest.mark.parametrize(("options", "key"), [
+    ("segment_max_mb = 0", "journal_options.segment_max_mb"),
+    ("segment_daily = \"often\"", "journal_options.segment_daily"),
+    ("retain_days = 0\narchive_dir = \"a\"", "journal_options.retain_days"),
+    ("retain_days = 30", "journal_options"),  # without archive_dir (P62)
+    ("segments = 3", "journal_options.segments"),
+])
+def test_segment_options_out_of_range_or_unknown_stop_start_up_naming_the_key(tmp_path, options, key):
+    text = UTH.read_text().replace('log_format = "auto"', f'log_format = "auto"\n\n[journal_options]\n{options}')
+    (tmp_path / "t.toml").write_text(text.replace("../var/", str(tmp_path) + "/"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "t.toml")
+    assert key in str(caught.value)
+
+
+def test_segment_options_read_with_the_archive_from_the_files_directory(tmp_path):
+    options = 'segment_daily = true\nsegment_max_mb = 0.5\narchive_dir = "archive"\nretain_days = 30'
+    text = UTH.read_text().replace('log_format = "auto"', f'log_format = "auto"\n\n[journal_options]\n{options}')
+    (tmp_path / "t.toml").write_text(text.replace("../var/", str(tmp_path) + "/"))
+    o = load_config(tmp_path / "t.toml").journal_options
+    assert (o.segment_daily, o.segment_max_mb, o.archive_dir, o.retain_days) == (
+        True, Decimal("0.5"), tmp_path / "archive", 30)
