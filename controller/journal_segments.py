@@ -93,15 +93,8 @@ def sealed(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str] 
     return sorted(longest.values())
 
 
-def _fsync_dir(d: Path) -> None:
-    fd = os.open(d, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _fsync(path: Path) -> None:
+    """Make a file, or a directory's entries, durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -191,7 +184,7 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
     _fsync(tmp)
     _test_step("copied")
     os.replace(tmp, seg.path)
-    _fsync_dir(seg.path.parent)
+    _fsync(seg.path.parent)
     _test_step("sealed")
 
 
@@ -289,7 +282,7 @@ def archive(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str]
             tmp.unlink()
             raise JournalError(f"the archive copy of {seg.path.name} in {dest_dir} differs from it")
         os.replace(tmp, dest)
-        _fsync_dir(dest_dir)
+        _fsync(dest_dir)
         made.append(dest)
     return made
 
@@ -315,7 +308,7 @@ def retain(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str],
         seg.path.unlink()
         gone.append(seg.path)
     if gone:
-        _fsync_dir(segments_dir(journal))
+        _fsync(segments_dir(journal))
     return gone
 
 
