@@ -129,9 +129,10 @@ def due(journal: Journal, *, by_day: bool, max_bytes: int | None, now: _dt.datet
         if _day(first[1]) < today:
             return "day"
     if max_bytes is not None:
-        with journal._lock:  # the database's pages, those still in the WAL too
-            size = journal._db.execute("PRAGMA page_count").fetchone()[0] * \
-                journal._db.execute("PRAGMA page_size").fetchone()[0]
+        with journal._lock:  # the pages in use (those still in the WAL too; not those a roll-over freed)
+            db = journal._db
+            size = (db.execute("PRAGMA page_count").fetchone()[0] - db.execute("PRAGMA freelist_count")
+                    .fetchone()[0]) * db.execute("PRAGMA page_size").fetchone()[0]
         if size >= max_bytes:
             return "size"
     return None

@@ -193,9 +193,18 @@ def test_due_by_day_and_by_size(tmp_path, monkeypatch):
         assert segs.due(j, by_day=True, max_bytes=None, now=written + dt.timedelta(days=1)) == "day"
         assert segs.due(j, by_day=False, max_bytes=10**9, now=written + dt.timedelta(days=1)) is None
         assert segs.due(j, by_day=False, max_bytes=1) == "size"
+        big = 64_000  # bytes: some dozens of these rounds
+        for i in range(200):
+            if segs.due(j, by_day=False, max_bytes=big):
+                break
+            play(j, f"r2-{i}")
+        assert i > 10 and segs.due(j, by_day=False, max_bytes=big) == "size"
         segs.roll_over(j)
         # a segment holding only its beginning checkpoint does not roll over again
         assert segs.due(j, by_day=True, max_bytes=1, now=written + dt.timedelta(days=2)) is None
+        # the pages the roll-over freed are reused, not counted: one round is far from the limit again
+        play(j, "r3")
+        assert segs.due(j, by_day=False, max_bytes=big) is None
 
 
 def test_retention_deletes_only_archived_identical_segments_and_never_the_open_one(tmp_path):
