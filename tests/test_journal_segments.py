@@ -276,3 +276,15 @@ def test_segment_options_read_with_the_archive_from_the_files_directory(tmp_path
     o = load_config(tmp_path / "t.toml").journal_options
     assert (o.segment_daily, o.segment_max_mb, o.archive_dir, o.retain_days) == (
         True, Decimal("0.5"), tmp_path / "archive", 30)
+
+
+def test_the_floor_pages_recall_a_round_of_a_sealed_segment(tmp_path):
+    from web import floor
+
+    path = tmp_path / "t.journal"
+    rids = build(path)
+    events, _ = floor._recall(path, rids[0])
+    assert events is not None and [e.kind for e in events][-1] == "round_closed"
+    assert all(e.round_id == rids[0] for e in events)
+    report = floor._progressive(path, ["major"])[1]
+    assert report["meters"]["major"]["contributions"] == Decimal("0.04") * len(rids)  # every segment's rounds
