@@ -43,6 +43,10 @@ check (``verify()``, ``tablectl journal verify --full``; module ``controller.jou
 first bad row is named with what is wrong (``JournalIntegrityError.what``): ``edited``,
 ``deleted``, ``reordered`` or ``unreadable``.
 
+**Segments (P60).**  A journal rolled over (``controller.journal_segments``) begins after the previous
+segment's head: ``meta.base`` holds that head's seq and hash, the first row's ``prev_hash`` is that hash
+and its seq follows it; the checks run from there (``journal_verify.segment_base``).
+
 **Whose journal (P90).**  ``meta`` records the table id and game the journal was begun for
 (``claim``, by the daemon at start on a journal with no event yet); ``owner()`` reads them back and
 ``check_owner`` refuses a journal of another table or game.  A journal begun before the labels
