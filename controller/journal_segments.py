@@ -177,6 +177,9 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
             journal._db.backup(dst)
         dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file: archived and copied as it is
         got = dst.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
+    except sqlite3.Error as exc:  # the copy's disk, not the journal's: the open file is untouched
+        tmp.unlink()
+        raise JournalError(f"the segment {seg.path.name} cannot be written: {exc}") from None
     finally:
         dst.close()
     if got is None or (int(got[0]), str(got[1])) != head:

@@ -288,3 +288,30 @@ def test_the_floor_pages_recall_a_round_of_a_sealed_segment(tmp_path):
     assert all(e.round_id == rids[0] for e in events)
     report = floor._progressive(path, ["major"])[1]
     assert report["meters"]["major"]["contributions"] == Decimal("0.04") * len(rids)  # every segment's rounds
+
+
+def test_a_copy_that_cannot_be_written_leaves_the_open_file_as_it_was(tmp_path):
+    """The segment's disk full: the roll-over is refused (the daemon logs it and tries after the next round)."""
+    path = tmp_path / "t.journal"
+    with daemons(path) as j:
+        play(j, "r1")
+        head = j.head()
+
+        class DiskFull:  # the journal's connection, whose backup (the copy) fails as on a full disk
+            def __init__(self, db):
+                self.db = db
+
+            def backup(self, target, *args, **kwargs):
+                raise sqlite3.OperationalError("database or disk is full")
+
+            def __getattr__(self, name):
+                return getattr(self.db, name)
+
+        db, j._db = j._db, DiskFull(j._db)
+        with pytest.raises(JournalError):
+            segs.roll_over(j)
+        j._db = db
+        assert j.head() == head and next(j.iter_events()).seq == 1
+        assert not list(segs.segments_dir(path).iterdir())
+        play(j, "r2")
+        assert j.verify(full=True) == j.head()[0]
