@@ -5,14 +5,14 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: help setup chromium postgresql lint test soak bench run dist install clean
+.PHONY: help setup chromium postgresql lint test soak soak-kills bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
-	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), crash and kill points across journal roll-overs"
+	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
@@ -48,18 +48,31 @@ postgresql:
 setup: $(STAMP) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
+# the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
+KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
+
 test: $(STAMP) chromium postgresql lint
-	$(PY) -m pytest -n 2 -q
+	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 2 -q
+	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy games controller drivers simulators web
 
-# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample).
+# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), then the
+# kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
+# in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 	$(PY) -m pytest -n 2 -q tests/soak_segments.py
-	KILLS=$${KILLS:-60} $(PY) -m pytest -n 2 -q -rA tests/test_kill_points.py -k sweep
+	$(MAKE) soak-kills
+
+soak-kills: $(STAMP)
+	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
+	KILL_REPORT=$(KILL_REPORT) KILLS_IN_PROCESS=$${KILLS_IN_PROCESS:-260} KILLS=$${KILLS:-10} \
+	  $(PY) -m pytest -n 2 -q tests/test_kill_sweep.py tests/test_kill_points.py -k sweep; status=$$?; \
+	  $(PY) tests/kill_report.py $(KILL_REPORT) || status=1; exit $$status
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json

@@ -238,6 +238,7 @@ class TableDaemon:
 
     async def _recover(self) -> None:
         s, parts = self.session, self.parts
+        await parts.progressive.show_meters()  # the signs show the journal's meters first (P49)
         finished = s.life.recover()
         if finished is not None:
             s.log.warning("table life recovered after a restart", what=finished)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -122,7 +123,7 @@ class Dealer:
     daemon restarts in the middle of a round.
     """
 
-    def __init__(self, cfg: TableConfig, status_path: Path, controls: dict[str, Control],
+    def __init__(self, cfg: TableConfig, status_path: Path, controls: Mapping[str, Callable[..., Status]],
                  rng: random.Random) -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
@@ -139,16 +140,27 @@ class Dealer:
         except (FileNotFoundError, json.JSONDecodeError):
             return {}
 
+    def next_status(self, s: Status, timeout: float) -> None:
+        """Wait (at most ``timeout``) for the daemon to publish a status after ``s``.  Here the file is
+        looked at every 20 ms (a demo watching a file); a test's dealer waits on the publish itself."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            time.sleep(min(0.02, max(deadline - time.monotonic(), 0)))
+            if self.status().get("updated") != s.get("updated"):
+                return
+
     def wait_change(self, before: Status, what: str, timeout: float = 30.0) -> Status:
         """Wait until the daemon publishes a new status (drawing cards from the shoe when it asks)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        while True:
             s = self.status()
             if s and s.get("updated") != before.get("updated"):
                 return s
             self.draw_requested(s)
-            time.sleep(0.02)  # a demo watching a file, not a test
-        raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the daemon did not take '{what}' in {timeout:.0f} s; status: {self.status()}")
+            self.next_status(s, left)
 
     def draw_requested(self, s: Status) -> None:
         """Draw from the shoe exactly the cards the daemon asks for, once per request it publishes."""
@@ -178,7 +190,7 @@ class Dealer:
     def step(self) -> None:
         s = self.status()
         if not s:
-            time.sleep(0.05)
+            self.next_status(s, 0.05)  # the daemon has not published yet (a caller may look at its process)
             return
         if s.get("expecting_cards") and self.shoe is not None:
             self.draw_requested(s)
@@ -212,7 +224,7 @@ class Dealer:
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
             self.with_key(s, "void_round")
         else:
-            time.sleep(0.05)
+            self.next_status(s, 0.05)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
 
     def with_key(self, s: Status, button: str) -> Status:
         self.panel("key", on=True, supervisor=SUPERVISOR_ID)

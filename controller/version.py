@@ -6,6 +6,7 @@ wheel from, so an installed copy names its commit without git.  A source checkou
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from importlib import metadata
 from pathlib import Path
@@ -20,6 +21,7 @@ def version() -> str:
         return "unknown"
 
 
+@functools.cache  # a process's own commit does not change while it runs: git is asked once, not per parser
 def commit() -> str:
     try:
         from controller import _build  # type: ignore[attr-defined]  # written by make dist only

@@ -270,6 +270,15 @@ class ModbusDeviceSim:
         self._servers.append(server)
         return url
 
+    async def close(self) -> None:
+        """Stop serving: every server this simulator started (pymodbus's, the control port's)."""
+        servers, self._servers = self._servers, []
+        for server in servers:
+            if isinstance(server, asyncio.Server):
+                server.close()
+            else:
+                await server.shutdown()
+
     # ---- process ------------------------------------------------------------
 
     async def run(self, args: argparse.Namespace) -> None:

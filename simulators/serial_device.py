@@ -280,14 +280,24 @@ class SerialDeviceServer:
         self._server: asyncio.base_events.Server | None = None
         self._inbox: asyncio.Queue[tuple[DeviceLink, Frame]] | None = None
         self._pty: tuple[int, int] | None = None
+        self._worker: asyncio.Task[None] | None = None
         device.attach(self)
 
     # -- running
 
     async def run(self) -> None:
-        self._inbox = asyncio.Queue()
-        worker = asyncio.create_task(self._work())
         control, control_url = await serve_control(self.control, "127.0.0.1", self.control_port)
+        await self.start()
+        assert self._worker is not None
+        print(f"listening {self.url} control {control_url}", flush=True)
+        async with control:
+            await self._worker
+
+    async def start(self) -> str:
+        """Serve the device in the running event loop (not its control port: ``control()`` is the same
+        commands, called directly by an in-process test table); returns its URL."""
+        self._inbox = asyncio.Queue()
+        self._worker = asyncio.create_task(self._work())
         if self.transport_kind == "pty":
             master, slave = os.openpty()
             tty.setraw(slave)  # binary: no echo, no line editing, no CR/LF translation
@@ -300,9 +310,17 @@ class SerialDeviceServer:
             self.url = f"socket://{self.host}:{self.port}"
         self.device.start()
         log.info("device ready", device=self.device.name, url=self.url, boot_id=self.boot_id)
-        print(f"listening {self.url} control {control_url}", flush=True)
-        async with control:
-            await worker
+        return self.url
+
+    async def close(self) -> None:
+        """Stop serving: no longer listening, the controller's connection closed, the worker stopped."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self.link is not None:
+            self.link.close()
+        if self._worker is not None:
+            self._worker.cancel()
 
     async def _listen(self) -> None:
         loop = asyncio.get_running_loop()
@@ -426,7 +444,8 @@ class SerialDeviceServer:
         return await self.device.control(cmd, args)
 
 
-def main(device: SimulatedDevice, argv: list[str] | None = None, *, description: str = "") -> None:
+def arguments(device: SimulatedDevice, argv: list[str] | None = None, *, description: str = "") -> argparse.Namespace:
+    """The simulator's command-line options (the server's and the device's own), parsed from ``argv``."""
     parser = argparse.ArgumentParser(prog=f"python -m simulators.{device.name}", description=description)
     parser.add_argument("--transport", choices=("socket", "pty"), default="socket")
     parser.add_argument("--host", default="127.0.0.1")
@@ -438,7 +457,11 @@ def main(device: SimulatedDevice, argv: list[str] | None = None, *, description:
     add = getattr(device, "add_arguments", None)
     if add is not None:
         add(parser)
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(device: SimulatedDevice, argv: list[str] | None = None, *, description: str = "") -> None:
+    args = arguments(device, argv, description=description)
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, args.log_level.upper())),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),  # stdout carries only the "listening" line

@@ -26,7 +26,7 @@ import pytest
 
 import config_matrix as m
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks, street_deal
 from games.registry import GAMES
@@ -163,9 +163,6 @@ SAMPLE = [
 PLAY = _play_cases() if FULL else SAMPLE
 
 
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
 
 @pytest.mark.parametrize("c, out", PLAY, ids=[f"{c.id}{'-' + d + '_out' if d else ''}" for c, d in PLAY])
 def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: str | None, tmp_path, monkeypatch):
@@ -175,13 +172,13 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
     game = GAMES[c.game]
     procedure = fallback(c, out) if out else c.procedure
     order = dealt_order(c.game, procedure, [1, 2])
-    with simulated_table(c.game, tmp_path, monkeypatch, config=path) as t:
+    with table_in_process(c.game, tmp_path, monkeypatch, config=path) as t:
         if "shuffler" in t.controls:
             for deck in ("A", "B")[: c.decks]:
                 t.controls["shuffler"]("set_deck", cards=order, deck=deck)
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers" and not s.get("next_step"), "the first round")
+        s = t.until(lambda s: phase(s) == "wagers" and not s.get("next_step"), "the first round")
         if out:
             s = _report(t, f"{out} is out of order")
             s = t.dealer.with_key(s, "confirm")
@@ -203,14 +200,14 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
         t.dealer.bets_for = round_id
         t.press("no_more_bets")
         s = t.press("confirm")
-        s = t.until(lambda s: _phase(s) in ("decisions", "settled") and not s["expecting_cards"], "the deal")
-        while _phase(s) == "decisions":  # every seat stays in with the smallest wager
+        s = t.until(lambda s: phase(s) in ("decisions", "settled") and not s["expecting_cards"], "the deal")
+        while phase(s) == "decisions":  # every seat stays in with the smallest wager
             to_act = s["round"]["to_act"]
             s = t.press("check" if to_act["check"] else f"bet_{min(to_act['multiples'])}x")
             s = t.until(
-                lambda s, to_act=to_act: _phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
+                lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
             )
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         if c.progressive:
             assert s["validation"], s["message"]  # the top hand: held for the floor supervisor
             s = t.dealer.with_key(s, "confirm")

@@ -18,7 +18,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 
 # UTH ch.10 §B: the Six Card Bonus stack, the community stack, the dealer's two (held, §B(4)),
@@ -33,7 +33,7 @@ ORDER = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 
 def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):  # the opening shuffles both decks (ch.4 §E); either deals this order
             t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
@@ -65,7 +65,7 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         assert s["validation"] and s["message"].startswith("PROGRESSIVE WIN")  # held (UTH ch.11 §J(2)(c))
         assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
                                     "why": "UTH ch.11 §J(2)(c)"}
-        assert t.press("confirm")["message"].startswith("refused")  # not without the supervisor's key
+        t.press_refused("confirm")  # not without the supervisor's key
         s = t.dealer.with_key(t.status(), "confirm")
         assert not s.get("validation")
         assert s["next_action"]["action"] == "pay_and_collect" and not s["next_action"]["key"]
@@ -95,7 +95,7 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
 
 def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolves_it(tmp_path, monkeypatch):
     """ch.8 §C(3) / ch.10 §A(2)(b)(ii): the chips must match the wagers the system accepted."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         t.until(lambda s: (s.get("round") or {}).get("phase") == "wagers", "the first round")
@@ -105,17 +105,14 @@ def test_progressive_count_mismatch_stops_the_round_until_the_supervisor_resolve
         s = t.press("undo")  # the dealer counts no chip on the layout for the accepted wager
         assert s["round"]["phase"] == "halted" and "do not match" in s["round"]["halted"]["reason"]
         assert s["next_action"]["button"] == "confirm" and s["next_action"]["key"]  # the supervisor resolves it
-        s = t.press("confirm")  # without the supervisor's key: refused, still halted
-        assert s["round"]["phase"] == "halted" and s["message"].startswith("refused")
+        s = t.press_refused("confirm")  # without the supervisor's key: refused, still halted
+        assert s["round"]["phase"] == "halted"
         s = t.dealer.with_key(s, "confirm")  # the supervisor resolved it
         assert s["round"]["phase"] == "no_more_bets"
         s = t.press("confirm")
         assert s["round"]["phase"] == "decisions"
         assert t.controls["panel"]("outputs")["buzz_count"] >= 1  # the refused press buzzed
 
-
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 def _table_steps(t) -> list[str]:
@@ -129,28 +126,28 @@ def _table_steps(t) -> list[str]:
 
 def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
     """ch.4 §A-§E opening (two decks with the shuffler, each inspected and verified), ch.5 §H no play."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         s = t.until(lambda s: s.get("next_step"), "the daemon's first status")
         assert s["state"] == "closed" and s["round"] is None
-        s = t.press("no_more_bets")  # no round on a table that has not completed opening
-        assert s["message"].startswith("refused: first: decks inspected") and s["round"] is None
+        s = t.press_refused("no_more_bets")  # no round on a table that has not completed opening
+        assert s["round"] is None and s["next_step"]["step"] == "decks_inspected:A"
         steps = _table_steps(t)
         assert steps == [f"{step}:{deck}" for deck in "AB" for step in
                          ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled")]
         s = t.status()
-        assert s["state"] == "open" and _phase(s) == "wagers"
+        assert s["state"] == "open" and phase(s) == "wagers"
 
         s = t.press("shuffle")  # nobody plays: the table goes idle (ch.5 §H)
         assert s["state"] == "idle" and s["round"] is None
-        s = t.press("shuffle")  # the round cannot start before the ch.4 steps (ch.5 §H(2), P67)
-        assert s["message"].startswith("refused: first: cards spread") and s["round"] is None
+        s = t.press_refused("shuffle")  # the round cannot start before the ch.4 steps (ch.5 §H(2), P67)
+        assert s["round"] is None and s["next_step"]["step"] == "cards_spread_for_the_first_player:A"
         steps = _table_steps(t)
         # each deck spread for the first player, turned face down, washed and stacked, shuffled (ch.4 §C-§E)
         assert steps == [f"{step}:{deck}" for deck in "AB" for step in
                          ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled")]
         s = t.status()
-        assert s["state"] == "open" and _phase(s) == "wagers"
+        assert s["state"] == "open" and phase(s) == "wagers"
 
         s = t.dealer.with_key(s, "shuffle")  # the supervisor closes the table
         assert s["state"] == "closed" and s["next_step"]["step"] == "decks_inspected:A"
@@ -163,34 +160,25 @@ def test_table_life_opening_idle_reopening_and_closing(tmp_path, monkeypatch):
 
 def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
     """ch.5 §F-§G: a hand-shuffled deck is cut; a floor supervisor may require a recut before dealing."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.status()
-        assert _phase(s) == "wagers"
+        assert phase(s) == "wagers"
         s = t.dealer.with_key(s, "undo")
         assert s["next_step"]["step"] == "cards_cut" and "recut" in s["message"]
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused: first: cards cut")
+        s = t.press_refused("no_more_bets")
+        assert s["next_step"]["step"] == "cards_cut"
         s = t.press("deal")
-        assert s["next_step"] is None and _phase(s) == "wagers"
-        s = t.press("undo")  # without the key: refused
-        assert s["message"].startswith("refused") and s["next_step"] is None
-
-
-def _with_key_of(t, supervisor_id: int, s: dict, button: str) -> dict:
-    """``button`` pressed with the supervisor's key turned by ``supervisor_id`` (0: no ID on the panel)."""
-    t.controls["panel"]("key", on=True, supervisor=supervisor_id)
-    try:
-        return t.dealer.press(s, button)
-    finally:
-        t.controls["panel"]("key", on=False)
+        assert s["next_step"] is None and phase(s) == "wagers"
+        s = t.press_refused("undo")  # without the key: refused
+        assert s["next_step"] is None
 
 
 def test_the_supervisor_key_of_an_unknown_or_zero_id_is_refused_and_journaled(tmp_path, monkeypatch):
     """P93: only a supervisor on the configured allow-list: an unknown ID or 0 does nothing and is journaled
     with what it tried; the known supervisor (4711, the example tables' list) is taken and named."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.until(lambda s: s.get("next_step"), "the daemon's first status")
         while (t.status()["next_step"] or {}).get("step") != "inspection_verified:A":  # ch.4 §A: the supervisor's
@@ -198,16 +186,16 @@ def test_the_supervisor_key_of_an_unknown_or_zero_id_is_refused_and_journaled(tm
         s = t.status()
         button = s["next_step"]["button"]
         for unknown in (812, 0):
-            s = _with_key_of(t, unknown, s, button)
-            assert s["message"].startswith("refused") and s["next_step"]["step"] == "inspection_verified:A"
-        s = _with_key_of(t, 4711, s, button)
+            s = t.press_refused(button, supervisor=unknown)
+            assert s["next_step"]["step"] == "inspection_verified:A"
+        s = t.dealer.with_key(s, button)  # supervisor 4711, on the list
         assert s["next_step"]["step"] != "inspection_verified:A"
         t.open_table()
         s = t.status()
-        assert _phase(s) == "wagers"
+        assert phase(s) == "wagers"
         round_id = s["round"]["round_id"]
-        s = _with_key_of(t, 65535, s, "void_round")  # R7a: a void is the supervisor's; not by an unknown ID
-        assert s["message"].startswith("refused") and _phase(s) == "wagers"
+        s = t.press_refused("void_round", supervisor=65535)  # R7a: a void is the supervisor's; not by an unknown ID
+        assert phase(s) == "wagers"
     with Journal(t.journal_path) as j:
         table = j.events(None)
         refused = [(e.data["action"], e.data["supervisor_id"], e.data.get("round")) for e in table
@@ -230,7 +218,7 @@ def test_the_watchdog_pings_while_a_device_is_offline(tmp_path, monkeypatch):
     notify.settimeout(10)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
     monkeypatch.setenv("WATCHDOG_USEC", "400000")  # a ping every 0.2 s
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         assert notify.recv(64) == b"READY=1"
         assert notify.recv(64) == b"WATCHDOG=1"
@@ -255,10 +243,10 @@ def test_the_watchdog_pings_while_a_device_is_offline(tmp_path, monkeypatch):
 
 def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_path, monkeypatch):
     """HCF ch.13 §A: a card found face up is not used, goes to the discard rack (journaled), dealing goes on."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", seed=5)
         t.controls["shoe"]("fault", fault="face_up", at=3)
@@ -266,9 +254,9 @@ def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_pat
         t.dealer.bets_for = round_id  # the bets are on the layout: the dealer goes on from here
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "halted" or (_phase(s) == "decisions" and not s["expecting_cards"]),
+        s = t.until(lambda s: phase(s) == "halted" or (phase(s) == "decisions" and not s["expecting_cards"]),
                     "the whole deal")
-        assert _phase(s) == "decisions", s["message"]
+        assert phase(s) == "decisions", s["message"]
         # seven cards all the same (HCF ch.10 §B(1))
         assert s["round"]["seats"]["2"]["cards"] == 7 and s["round"]["dealer"] == 7
     with Journal(t.journal_path) as j:
@@ -280,13 +268,13 @@ def test_a_face_up_card_from_the_shoe_is_discarded_and_dealing_continues(tmp_pat
 
 def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
     """ch.5 §E: the shuffler counts after each shuffle; a wrong count removes the deck from the table."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
         s = t.status()
-        assert _phase(s) == "wagers"
+        assert phase(s) == "wagers"
         t.controls["shuffler"]("fault", fault="count", count=51)  # the shuffle after this round
-        while _phase(t.status()) not in ("settled",):  # play the round out
+        while phase(t.status()) not in ("settled",):  # play the round out
             t.dealer.step()
         while t.status().get("validation"):
             t.dealer.step()
@@ -294,8 +282,8 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
         s = t.press("confirm")  # the round closes; the shuffler shuffles and counts 51
         assert s["round"] is None and s["next_step"]["step"] == "decks_inspected:A", s["message"]
         assert "51" in s["message"] and "ch.5 §E" in s["message"]
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused: first: decks inspected")  # no round on the removed deck
+        s = t.press_refused("no_more_bets")  # no round on the removed deck
+        assert s["next_step"]["step"] == "decks_inspected:A"
     with Journal(t.journal_path) as j:
         removed = [e.data for e in j.events(None) if e.kind == "deck_removed"]
     assert removed and removed[0]["count"] == 51
@@ -305,30 +293,30 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
 def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
     """ch.8 §E-§G (HCF ch.8 §G, ch.10 §C-§E): the card-reading shoe counts the stub each round; a
     count that disagrees with the cards the round took, or a deck that is not 52 cards, stops the round."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         deck = [c.text for c in DECK]
         t.controls["shoe"]("load", cards=deck[:51] if fault == "a deck of 51 cards" else deck)
         t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
         round_id = t.dealer.bets_for = s["round"]["round_id"]
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
         if fault == "a card drawn and never dealt":
             t.controls["shoe"]("draw", n=1)  # a card leaves the shoe after the deal
         to_act = s["round"]["to_act"]
         s = t.press(f"bet_{min(to_act['multiples'])}x")
         # P40: the remedy is applied at once -- all hands void (§G(1)); a deck that is not 52 cards
         # is also removed from the table (§G(2))
-        assert _phase(s) == "voided" and "stub count" in s["message"], s["message"]
+        assert phase(s) == "voided" and "stub count" in s["message"], s["message"]
         assert ("REMOVE THE DECK" in s["message"]) == (fault == "a deck of 51 cards")
         s = t.press("confirm")
         if fault == "a deck of 51 cards":
             assert s["round"] is None and s["next_step"]["step"] == "decks_inspected", s["message"]
         else:
-            assert _phase(s) == "wagers" or s["next_step"]["step"] == "shuffled", s["message"]
+            assert phase(s) == "wagers" or s["next_step"]["step"] == "shuffled", s["message"]
     with Journal(t.journal_path) as j:
         voided = [e.data for e in j.events(round_id) if e.kind == "voided"]
         removed = [e.data for e in j.events(None) if e.kind == "deck_removed"]
@@ -341,12 +329,12 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
     for seat 1's royal flush ($1,000 for a $1 wager), validated with the progressive win."""
     first = BONUS + COMMUNITY + DEALER + SEAT_1 + ["4h", "4d"]
     order = first + [c.text for c in DECK if c.text not in first]
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):
             t.controls["shuffler"]("set_deck", cards=order, deck=deck)
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["progressive"]("set_bets", bets={"1": {"0": 500, "1": 500}, "2": {"0": 500, "1": 500}})
         for seat in (1, 2):
@@ -356,7 +344,7 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
         t.press("bet_4x")  # seat 1
         t.press("bet_4x")  # seat 2
         s = t.status()
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         held = {(h["seat"], h["wager"]) for h in s["validation"]}
         assert held == {(1, "progressive"), (2, "envy")}
         envy = next(h for h in s["validation"] if h["wager"] == "envy")
@@ -371,10 +359,10 @@ def test_envy_bonus_is_held_and_paid_with_the_royal(tmp_path, monkeypatch):
 def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
     """ch.3 §B: with two decks each is used every other round.  A shuffle that jams (UTH ch.13 §H) and
     is repeated brings the deck the last round used back into play: no round is dealt from it."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        while _phase(t.status()) != "settled":  # the first round, played out
+        while phase(t.status()) != "settled":  # the first round, played out
             t.dealer.step()
         while t.status().get("validation"):
             t.dealer.step()
@@ -386,14 +374,14 @@ def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
         assert s["next_step"]["step"] == "shuffled" and "UTH ch.13 §H" in s["message"], s["message"]
         t.controls["shuffler"]("clear")
         s = t.press("shuffle")  # the repeated shuffle brings the deck of the first round back
-        s = t.until(lambda s: _phase(s) == "wagers", "the next round")
+        s = t.until(lambda s: phase(s) == "wagers", "the next round")
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused") and "ch.3 §B" in s["message"], s["message"]
-        assert _phase(s) == "wagers" and s["next_step"]["step"] == "shuffled"
+        s = t.press_refused("no_more_bets", changes=("next_step", "next_action"))  # it asks for a shuffle
+        assert "ch.3 §B" in s["message"], s["message"]  # why: the deck the last round used
+        assert phase(s) == "wagers" and s["next_step"]["step"] == "shuffled"
         s = t.press("shuffle")
         s = t.press("no_more_bets")
-        assert _phase(s) == "no_more_bets", s["message"]
+        assert phase(s) == "no_more_bets", s["message"]
         s = t.press("confirm")
     with Journal(t.journal_path) as j:
         dealt = [e.data["deck"] for e in j.events(None) if e.kind == "deck_dealt"]
@@ -404,18 +392,18 @@ def test_a_shuffler_count_of_52_the_shoe_disagrees_with_removes_the_deck(tmp_pat
     """A known real-world failure: the shuffler counts 52, but the deck it shuffled into the card-reading
     shoe is not a whole deck.  The shoe's stub count at the end of the round finds it (HCF ch.10 §C-§E,
     ch.8 §G(2)): all hands void and the deck removed; the reason names both counts (P40)."""
-    with simulated_table("high_card_flush", tmp_path, monkeypatch, add_devices=("shuffler",)) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch, add_devices=("shuffler",)) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = t.dealer.bets_for = s["round"]["round_id"]
         t.controls["shoe"]("load", cards=[c.text for c in DECK][:51])  # one card lost between the two
         t.controls["progressive"]("set_bets", bets={"2": {"0": 1000}})
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
         s = t.press(f"bet_{min(s['round']['to_act']['multiples'])}x")
-        assert _phase(s) == "voided", s["message"]
+        assert phase(s) == "voided", s["message"]
         assert "the shuffler counted 52" in s["message"] and "REMOVE THE DECK" in s["message"]
         s = t.press("confirm")
         assert s["round"] is None and s["next_step"]["step"].startswith("decks_inspected")
@@ -434,7 +422,7 @@ def test_the_daemon_starts_with_a_silent_progressive_system_and_takes_it_when_it
     notify.bind(str(tmp_path / "notify.sock"))
     notify.settimeout(60)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.controls["progressive"]("stop_answering")
         t.start_daemon()
         assert notify.recv(64) == b"READY=1"
@@ -442,8 +430,8 @@ def test_the_daemon_starts_with_a_silent_progressive_system_and_takes_it_when_it
         assert s["devices"]["progressive"] == "offline" and s["devices"]["panel"] == "online"
         assert s["progressive_wagers"] == "disabled: the progressive system is not answering"
         t.open_table()  # the opening steps need no progressive system
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused") and _phase(s) == "wagers"
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers"
         assert t.daemon.poll() is None
         t.controls["progressive"]("resume")
         s = t.until(lambda s: s["devices"]["progressive"] != "offline", "the progressive system answering")

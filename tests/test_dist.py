@@ -23,8 +23,8 @@ import tarfile
 import threading
 from pathlib import Path
 
-from daemon_harness import phase, round_id, simulated_table
-from test_irregularities_devices import JAM, _bet, _deal, _next_round, _no_more_bets, _play_out
+from daemon_harness import bet, deal, next_round, no_more_bets, phase, play_out, round_id, simulated_table
+from test_irregularities_devices import JAM
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = "uth-01"
@@ -136,13 +136,13 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
         except TimeoutError:
             ready = b""
         assert b"READY=1" in ready, (tmp_path / "daemon.stderr").read_text()  # every device answered
-        _, s = _next_round(t, None, load_shoe=False)
+        _, s = next_round(t, None, load_shoe=False)
         for cmd_, kw in JAM:
             t.controls["shuffler"](cmd_, **kw)
-        rid = _bet(t, s)
-        _no_more_bets(t)
-        _deal(t)
-        s = _play_out(t)
+        rid = bet(t, s)
+        no_more_bets(t)
+        deal(t)
+        s = play_out(t)
         assert phase(s) == "voided" and round_id(s) == rid
     journald.shutdown(socket.SHUT_RDWR)
     reader.join(5)

@@ -16,7 +16,7 @@ import pytest
 from controller.journal import Journal
 from controller.round import RoundController
 from controller.table import setup_from_journal
-from daemon_harness import simulated_table
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure
 from games.paytables import paytable
@@ -32,9 +32,6 @@ FIRST = BONUS + COMMUNITY + DEALER + SEAT_1 + SEAT_2
 ORDER = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 
-def _phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
 
 def _restored(journal_path, round_id: str) -> RoundController:
     with Journal(journal_path) as j:
@@ -48,11 +45,11 @@ def _uth_round(t, bets: dict) -> dict:
         t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
     t.start_daemon()
     t.open_table()
-    s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+    s = t.until(lambda s: phase(s) == "wagers", "the first round")
     t.controls["progressive"]("set_bets", bets=bets)
     t.press("no_more_bets")
     s = t.press("confirm")
-    assert _phase(s) == "decisions", s["message"]
+    assert phase(s) == "decisions", s["message"]
     return s
 
 
@@ -71,23 +68,24 @@ def _report(t, option: str, seat: int | None = None) -> dict:
 def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monkeypatch):
     """UTH ch.13 §F-§G (RULINGS R7a): all hands void, Ante/Blind/Play returned; the Trips wagers are
     settled on the community cards."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         # areas: 0 ante, 1 blind, 2 trips
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000, "2": 1000}, "2": {"0": 1000, "1": 1000, "2": 500}})
         round_id = s["round"]["round_id"]
         s = t.press("bet_4x")  # seat 1 has played: seat 2 has not
         s = _report(t, "dealer card exposed")
-        assert "UTH ch.13 §F-§G" in s["message"] and "key" in s["message"]
-        s = t.press("confirm")
-        assert s["message"].startswith("refused") and _phase(s) == "decisions"  # not without the key
+        assert s["next_action"] == {"action": "confirm_irregularity", "button": "confirm", "key": True,
+                                    "why": "UTH ch.13 §F-§G"}
+        s = t.press_refused("confirm")  # not without the key
+        assert phase(s) == "decisions"
         s = t.dealer.with_key(s, "confirm")
-        assert _phase(s) == "voided", s["message"]
+        assert phase(s) == "voided", s["message"]
         assert "settle trips as shown" in s["message"]
         shown = s["round"]["settlement"]  # what the dealer pays and returns, on the status
         assert shown["1"]["trips"]["result"] == "win" and shown["1"]["ante"] == {"result": "push", "net": "0"}
         assert shown["2"]["trips"] == {"result": "lose", "net": "-5"}
         s = t.press("confirm")
-        assert _phase(s) != "voided"
+        assert phase(s) != "voided"
     r = _restored(t.journal_path, round_id)
     by_seat = {seat.seat: seat.wagers for seat in r.settlement.seats}
     trips = paytable("ultimate_texas_holdem", "trips", t.cfg.wagers["trips"].paytable)
@@ -108,12 +106,12 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
 
 def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everything(tmp_path, monkeypatch):
     """UTH ch.13 §C: with no Trips wager on the layout nothing is kept alive: every wager returned."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000}})
         round_id = s["round"]["round_id"]
         _report(t, "face up after the initial")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert _phase(s) == "voided" and "UTH ch.13 §C" in s["message"], s["message"]
+        assert phase(s) == "voided" and "UTH ch.13 §C" in s["message"], s["message"]
     r = _restored(t.journal_path, round_id)
     assert all(w.result == "push" and w.net == 0 for seat in r.settlement.seats for w in seat.wagers.values())
 
@@ -123,7 +121,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
     """ch.7 §C(2) (P42): the facility treats the seat's abandoned wagers as losing (the default) or returns
     them (configuration ``abandoned_wagers``); a returned progressive wager takes its contribution back (R7a)."""
     monkeypatch.setenv("TABLE_ABANDONED_WAGERS", treatment)
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = _uth_round(t, {"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000, "2": 500}})
         round_id = s["round"]["round_id"]
         s = t.press("check")  # seat 1 checks before the flop
@@ -134,7 +132,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
         assert s["round"]["seats"]["2"].get("left") is True
         assert s["round"]["to_act"]["seat"] == 1  # seat 2 is asked nothing more: the flop, seat 1
         s = t.press("bet_2x")
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         events = Journal(t.journal_path).events(round_id)
         nets = {int(k): Decimal(v) for k, v in next(e.data for e in events if e.kind == "settled")["nets"].items()}
         left = next(e.data for e in events if e.kind == "seat_abandoned")
@@ -150,23 +148,23 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
 def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contribution_back(tmp_path, monkeypatch):
     """P42 "returned", R7a: the abandoned progressive wager is returned and its meter contribution taken back."""
     monkeypatch.setenv("TABLE_ABANDONED_WAGERS", "returned")
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         for deck in ("A", "B"):
             t.controls["shuffler"]("set_deck", cards=ORDER, deck=deck)
         t.start_daemon()
         t.open_table()
-        t.until(lambda s: _phase(s) == "wagers", "the first round")
+        t.until(lambda s: phase(s) == "wagers", "the first round")
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}, "2": {"0": 1000, "1": 1000}})
         assert t.controls["progressive"]("wager", seat=2)["accepted"]
         t.press("no_more_bets")
         t.press("confirm")  # the progressive chip count (ch.8 §C(3))
-        s = t.until(lambda s: _phase(s) == "decisions", "the deal")
+        s = t.until(lambda s: phase(s) == "decisions", "the deal")
         round_id = s["round"]["round_id"]
         t.press("check")
         s = _report(t, "player left", seat=2)
         s = t.dealer.with_key(s, "confirm")
         s = t.press("bet_2x")
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
         events = Journal(t.journal_path).events(round_id)
     added = [e.data["meters"] for e in events if e.kind == "meter_add"]
     assert len(added) == 2  # the contribution at no more bets, then taken back
@@ -177,20 +175,20 @@ def test_a_returned_progressive_wager_of_a_player_who_left_takes_its_contributio
 
 def test_a_wrong_number_of_cards_voids_the_run_em_twice_round(tmp_path, monkeypatch):
     """RET ch.13 §C, §F: all hands void, every wager returned, the cards reshuffled (by hand here)."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", seed=3)
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
         t.dealer.bets_for = round_id
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         s = _report(t, "wrong number of cards")
         s = t.dealer.with_key(s, "confirm")
-        assert _phase(s) == "voided" and "RET ch.13 §C, §F" in s["message"], s["message"]
+        assert phase(s) == "voided" and "RET ch.13 §C, §F" in s["message"], s["message"]
         s = t.press("confirm")
         assert s["next_step"]["step"] == "shuffled"  # reshuffled (by hand: no shuffler at this table)
     r = _restored(t.journal_path, round_id)
@@ -202,10 +200,10 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
     settled on the player's seven cards."""
     wanted = {**{("seat", 1, i): c for i, c in enumerate(["2h", "3h", "4h", "5h", "6h", "9h", "Kh"])},
               **{("dealer", i): c for i, c in enumerate(["2c", "5d", "9s", "Jc", "Kd", "4s", "7d"])}}
-    with simulated_table("high_card_flush", tmp_path, monkeypatch) as t:
+    with table_in_process("high_card_flush", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", cards=deal_order("high_card_flush", Procedure.AUTOMATED, wanted))
         areas = [w for w in t.cfg.game_rules.wagers if w != "progressive"]
@@ -213,10 +211,10 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
         t.dealer.bets_for = round_id
         t.press("no_more_bets")
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the deal")
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         _report(t, "dealer card exposed")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert _phase(s) == "voided" and "HCF ch.13 §E-§F" in s["message"], s["message"]
+        assert phase(s) == "voided" and "HCF ch.13 §E-§F" in s["message"], s["message"]
     r = _restored(t.journal_path, round_id)
     (seat,) = r.settlement.seats
     assert seat.wagers["flush_bonus"].result == "win", seat.wagers  # a seven-card flush (HCF ch.12 §C)
@@ -228,10 +226,10 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
     """JHE ch.13 §J (P43): the shuffler is covered or signed out of order (journaled with the supervisor);
     the cards are then shuffled and cut by hand and dealt from the card-reading shoe; a dead shuffler no
     longer stops the table; back in service, the shuffler shuffles again before the next deal."""
-    with simulated_table("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
+    with table_in_process("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         assert s["dealing"] == "hand"
         t.controls["shuffler"]("unplug", mode="silent")
         s = _report(t, "shuffler is out of order")
@@ -244,7 +242,7 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
             t.dealer.step()
         t.controls["shuffler"]("plug")
         t.until(lambda s: s["devices"].get("shoe") == "online", "the shoe")
-        while _phase(t.status()) != "wagers" or t.status().get("next_step"):
+        while phase(t.status()) != "wagers" or t.status().get("next_step"):
             t.dealer.step()
         s = _report(t, "shuffler is back in service")
         s = t.dealer.with_key(s, "confirm")
@@ -261,32 +259,38 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
 
 def test_with_its_only_card_reader_out_of_order_the_table_deals_nothing(tmp_path, monkeypatch):
     """RET ch.13 §E (P43): no device can read the cards: no round is dealt (fail closed)."""
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         s = _report(t, "shoe is out of order")
         s = t.dealer.with_key(s, "confirm")
         assert s["dealing"].startswith("none"), s
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused") and "RET ch.13 §E" in s["message"]
-        assert _phase(s) == "wagers"
+        s = t.press_refused("no_more_bets")
+        assert s["next_action"] == {"action": "device_in_service", "button": "irregularity", "key": True,
+                                    "why": "RET ch.13 §E"}  # what is to be done before a deal: a card reader
+        assert phase(s) == "wagers"
 
 
 def test_the_menu_is_cancelled_with_undo_and_refuses_other_buttons(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
-        _uth_round(t, {"1": {"0": 1000, "1": 1000}})
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        before = _uth_round(t, {"1": {"0": 1000, "1": 1000}})
         s = t.press("irregularity")
-        assert s["irregularity_menu"]
-        s = t.press("check")
-        assert s["message"].startswith("refused") and s["round"]["to_act"]["seat"] == 1
-        s = t.press("seat_6")
-        assert s["message"].startswith("refused: no option 6")
+        assert s["irregularity_menu"] and s["next_action"]["action"] == "pick_irregularity"
+        s = t.press_refused("check")
+        assert s["round"]["to_act"]["seat"] == 1
+        options = s["next_action"]["options"]
+        assert options < 6 and len(s["irregularity_menu"]) == options  # no option 6
+        s = t.press_refused("seat_6")
         s = t.press("undo")
-        assert s["irregularity_menu"] is None and "nothing changed" in s["message"]
+        assert s["irregularity_menu"] is None and s["round"] == before["round"]  # nothing changed
+        assert s["next_action"] == before["next_action"]
         s = t.press("check")  # the menu closed: the decision is taken again
-        assert s["message"] == "seat 1: check" and s["round"]["to_act"]["street"] != "before_the_flop"
+        assert s["round"]["to_act"]["seat"] == 1 and s["round"]["to_act"]["street"] != "before_the_flop"
+    with Journal(t.journal_path) as j:
+        decisions = [e.data for e in j.events(before["round"]["round_id"]) if e.kind == "decision"]
+    assert [(d["seat"], d["check"]) for d in decisions] == [(1, True)]  # seat 1 checked, once
 
 
 def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch):
@@ -294,10 +298,10 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
     re-placed in the dealing order without seat 2 (ch.8 §D: the cross, then one card at a time to each
     player), seat 2's wagers are returned and it plays the next hand; the others play on."""
     deck = [c.text for c in DECK]
-    with simulated_table("run_em_twice", tmp_path, monkeypatch) as t:
+    with table_in_process("run_em_twice", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()
-        s = t.until(lambda s: _phase(s) == "wagers", "the first round")
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
         round_id = s["round"]["round_id"]
         t.controls["shoe"]("load", cards=deck)
         t.controls["progressive"]("set_bets", bets={str(n): {"0": 1000, "1": 1000} for n in (1, 2, 3)})
@@ -314,11 +318,11 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
         assert "seat 2 was skipped (RET ch.13 §G" in s["message"], s["message"]
         assert s["round"]["seats"]["2"].get("skipped") is True and s["next_card_to"] == "seat:1"
         t.dealer.shoe = shoe  # the dealer draws the two cards still asked for
-        s = t.until(lambda s: _phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")
-        while _phase(t.status()) == "decisions":
+        s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")
+        while phase(t.status()) == "decisions":
             s = t.press("check" if t.status()["round"]["to_act"]["check"] else "bet_1x")
         s = t.status()
-        assert _phase(s) == "settled", s["message"]
+        assert phase(s) == "settled", s["message"]
     r = _restored(t.journal_path, round_id)
     assert [c.text for c in r.seats[1].cards] == [deck[5], deck[7]]
     assert [c.text for c in r.seats[3].cards] == [deck[6], deck[8]]  # the card seat 2 was skipped for

@@ -1,10 +1,11 @@
 """Every fault the simulated shoe and shuffler can inject, end to end through the daemon, per game.
 
-One simulated table per test (tests/daemon_harness.py: the real daemon process, the simulators over
-their real protocols, a scripted dealer).  The example configurations decide which device deals:
-UTH (stacks from the shuffler, the dealer's two held in it) and JHE (dealt by hand, one card at a
-time from the shuffler) use the shuffler; HCF (automated card-reading shoe) and RET (manual
-card-reading shoe) the shoe.  Each case checks the remedy the daemon applies (P40; docs/irregularities.md):
+One simulated table per test (tests/daemon_harness.py, in process: the daemon, the simulators over
+their real protocols, a scripted dealer, the table-driving helpers).  The example configurations
+decide which device deals: UTH (stacks from the shuffler, the dealer's two held in it) and JHE (dealt
+by hand, one card at a time from the shuffler) use the shuffler; HCF (automated card-reading shoe)
+and RET (manual card-reading shoe) the shoe.  Each case checks the remedy the daemon applies (P40;
+docs/irregularities.md):
 
 * what the status tells the dealer (the clause), and the round's journal: voided once, with the
   clause in its reason, nothing kept alive, closed as ``round_voided`` once the dealer confirmed,
@@ -24,17 +25,28 @@ from decimal import Decimal
 
 import pytest
 
-from daemon_harness import at_rest as _at_rest
+from controller.demo import SUPERVISOR_ID
+from daemon_harness import (
+    at_rest,
+    bet,
+    clause_id,
+    confirm,
+    deal,
+    deal_a_round,
+    first_round,
+    meter_sum,
+    next_round,
+    no_more_bets,
+    phase,
+    play_out,
+    table_in_process,
+)
 from daemon_harness import journal as _journal
-from daemon_harness import meter_sum as _meter_sum
-from daemon_harness import phase as _phase
 from daemon_harness import round_id as _round_id
-from daemon_harness import simulated_table
 from games.cards import DECK
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
 CARD_DEVICE = {"UTH": "shuffler", "JHE": "shuffler", "HCF": "shoe", "RET": "shoe"}
-SEAT = 2
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
 
 # The clauses, per game (chapter 13 is numbered differently in each; JHE per RULINGS R10).
@@ -61,91 +73,6 @@ def _between_rounds(game: str) -> list[str]:
 # ---------------------------------------------------------------------------------------------- helpers
 
 
-def _next_round(t, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict]:
-    """Do every step the daemon requires (with the key where it says so) until a round other than
-    ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck."""
-    if load_shoe and "shoe" in t.controls:
-        t.controls["shoe"]("clear")
-        t.controls["shoe"]("load", seed=11)
-    steps: list[str] = []
-    for _ in range(30):
-        assert t.daemon is not None and t.daemon.poll() is None, "the daemon exited"
-        s = t.status()
-        if s.get("next_step"):
-            step = s["next_step"]
-            steps.append(step["step"])
-            t.press(step["button"], key=step["key"])
-        elif _phase(s) == "wagers" and _round_id(s) != old:
-            return steps, s
-        else:
-            t.dealer.wait_change(s, "a new round")
-    raise AssertionError(f"no new round after {steps}: {t.status()}")
-
-
-def _open(t) -> dict:
-    """Start the daemon, do the opening steps (ch.4, ch.5 §A-§F); the first round's wagers."""
-    t.start_daemon()
-    _, s = _next_round(t, None, load_shoe=False)
-    return s
-
-
-def _bet(t, s: dict, *, progressive: bool = True) -> str:
-    """Seat 2 bets the table minimum on each Ante (and one progressive wager); the dealer leaves it."""
-    game = t.cfg.game_rules
-    areas = [w for w in game.wagers if w != "progressive"]  # bet-sensor area i = wager i
-    cents = int(t.cfg.limits(game.antes[0])[0] * 100)
-    t.controls["progressive"]("set_bets", bets={str(SEAT): {str(areas.index(a)): cents for a in game.antes}})
-    if progressive:
-        assert t.controls["progressive"]("wager", seat=SEAT)["accepted"]
-    t.dealer.bets_for = _round_id(s)
-    return _round_id(s)
-
-
-def _no_more_bets(t, *, progressive: bool = True) -> dict:
-    s = t.press("no_more_bets")
-    assert _phase(s) == "no_more_bets", s["message"]
-    assert ("progressive" in s["round"]["seats"][str(SEAT)]["wagers"]) == progressive
-    return s
-
-
-def _deal(t) -> dict:
-    """Confirm the count: the cards are dealt (drawn from the shoe as asked); the status once at rest."""
-    before = t.status()["message"]
-    t.press("confirm")
-    return t.until(lambda s: _at_rest(s) and s["message"] != before, "the deal")
-
-
-def _decide(t, s: dict) -> None:
-    to_act = s["round"]["to_act"]
-    if to_act.get("check"):
-        button = "check"
-    elif to_act.get("multiples"):
-        button = f"bet_{min(to_act['multiples'])}x"
-    else:
-        button = "fold"
-    t.press(button)  # "seat 2: check" twice in a row is a new decision all the same
-
-
-def _play_out(t) -> dict:
-    """Enter each decision (check, else the smallest bet) until the round leaves its decisions."""
-    for _ in range(20):
-        s = t.until(_at_rest, "the round at rest")
-        if _phase(s) == "decisions" and s["round"].get("to_act"):
-            _decide(t, s)
-        else:
-            return s
-    raise AssertionError(f"the round never ended: {t.status()}")
-
-
-def _confirm(t) -> dict:
-    """The dealer paid and collected (or returned every wager) as shown, and confirms: the round closes."""
-    s = t.status()
-    if s.get("validation"):
-        s = t.press("confirm", key=True)
-    t.controls["progressive"]("set_bets", bets={})
-    return t.press("confirm")
-
-
 def _assert_voided(events, cites: str) -> None:
     """Voided once citing ``cites``, nothing kept alive, closed as voided, the contribution taken back."""
     kinds = [e.kind for e in events]
@@ -156,12 +83,7 @@ def _assert_voided(events, cites: str) -> None:
     assert "settled" not in kinds and "round_closed" not in kinds
     assert kinds.count("round_voided") == 1 and kinds[-1] == "round_voided", kinds
     assert kinds.count("meter_add") == 2  # the progressive contribution, then taken back
-    assert all(v == 0 for v in _meter_sum(events).values()), _meter_sum(events)
-
-
-def _cid(text: str) -> str:
-    """A clause as a plain-ASCII test id: "UTH ch.13 §I" -> "UTH-ch13-I"."""
-    return text.replace(" ch.", "-ch").replace(".", "").replace(" §", "-").replace("§", "").replace(" ", "-")
+    assert all(v == 0 for v in meter_sum(events).values()), meter_sum(events)
 
 
 def _dealt(events) -> list[str]:
@@ -230,7 +152,7 @@ DEAL_FAULTS = [
 ]
 
 
-@pytest.mark.parametrize("case", DEAL_FAULTS, ids=lambda c: f"{c.id}({_cid(c.cites)})")
+@pytest.mark.parametrize("case", DEAL_FAULTS, ids=lambda c: f"{c.id}({clause_id(c.cites)})")
 def test_a_card_device_fault_while_dealing_voids_the_round(case: Deal, tmp_path, monkeypatch):
     """P40: the rule leaves nobody a choice, so the daemon voids at once and tells the dealer.
 
@@ -240,24 +162,24 @@ def test_a_card_device_fault_while_dealing_voids_the_round(case: Deal, tmp_path,
     the table (ch.5 §E, ch.8 §G(2)) -- new decks go through the opening steps.
     """
     device = CARD_DEVICE[case.game]
-    with simulated_table(GAMES[case.game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[case.game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if device == "shoe":
             t.controls["shoe"]("load", seed=7)
         for cmd, args in case.arm:
             t.controls[device](cmd, **args)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        _deal(t)
-        s = _play_out(t)  # the held dealer stack's fault shows when it is released, after the decisions
-        assert _phase(s) == "voided", s["message"]
+        round_id = bet(t, s)
+        no_more_bets(t)
+        deal(t)
+        s = play_out(t)  # the held dealer stack's fault shows when it is released, after the decisions
+        assert phase(s) == "voided", s["message"]
         assert s["message"].startswith("IRREGULARITY") and case.cites in s["message"], s["message"]
         assert ("REMOVE THE DECK" in s["message"]) == case.remove, s["message"]
         for cmd, args in case.fix:
             t.controls[device](cmd, **args)
-        s = _confirm(t)
+        s = confirm(t)
         assert _round_id(s) != round_id, s["message"]
-        steps, s = _next_round(t, round_id)
+        steps, s = next_round(t, round_id)
         if case.remove:
             assert steps == _opening_steps(case.game)  # new decks, inspected and verified (ch.4)
         else:
@@ -279,19 +201,19 @@ def test_a_first_face_up_card_is_not_used_and_the_round_goes_on(game, at, tmp_pa
     """JHE/HCF ch.13 §A: one card found face up is not used (discard rack, journaled) and dealing
     continues; the round settles as usual (HCF: the stub count counts the discarded card)."""
     device = CARD_DEVICE[game]
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if device == "shoe":
             t.controls["shoe"]("load", seed=7)
         t.controls[device]("fault", fault="face_up", at=at)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
-        s = _confirm(t)
-        _next_round(t, round_id)
+        round_id = bet(t, s)
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
+        s = confirm(t)
+        next_round(t, round_id)
     events, _ = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert kinds.count("card_discarded") == 1 and "voided" not in kinds and "halted" not in kinds, kinds
@@ -326,7 +248,7 @@ SHUFFLE_FAULTS = [
 
 
 def _shuffle_id(c: Shuffle) -> str:
-    return f"{c.game}-{c.fault}({_cid('ch.5 §E' if c.count else SHUFFLE_FAILED[c.game])})"
+    return f"{c.game}-{c.fault}({clause_id('ch.5 §E' if c.count else SHUFFLE_FAILED[c.game])})"
 
 
 @pytest.mark.parametrize("case", SHUFFLE_FAULTS, ids=_shuffle_id)
@@ -334,15 +256,12 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
     """UTH/JHE ch.13 §H: a shuffler that jams, stops or does not complete the shuffle deals nothing;
     the cards are shuffled again (the required step "shuffled").  ch.5 §E: a count other than 52
     removes the deck; new decks go through the opening steps."""
-    with simulated_table(GAMES[case.game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        _deal(t)
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+    with table_in_process(GAMES[case.game], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t)
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
         t.controls["shuffler"](case.arm[0], **case.arm[1])  # every card of the round is out: this hits the shuffle
-        s = _confirm(t)  # the round closes, the shuffler shuffles for the next one
+        s = confirm(t)  # the round closes, the shuffler shuffles for the next one
         assert s["round"] is None, s["message"]
         if case.count:
             assert s["next_step"]["step"].startswith("decks_inspected"), s["message"]
@@ -350,11 +269,11 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
         else:
             assert s["next_step"]["step"] == "shuffled", s["message"]
             assert SHUFFLE_FAILED[case.game] in s["message"], s["message"]
-        s = t.press("no_more_bets")
-        assert s["message"].startswith("refused: first:") and s["round"] is None  # no round from that deck
+        s = t.press_refused("no_more_bets")  # no round from that deck: its step first (unchanged, checked)
+        assert s["round"] is None and s["next_step"]
         for cmd, args in case.fix:
             t.controls["shuffler"](cmd, **args)
-        steps, s = _next_round(t, round_id)
+        steps, s = next_round(t, round_id)
         assert steps == (_opening_steps(case.game) if case.count else ["shuffled"])
     events, table = _journal(t, round_id)
     assert [e.kind for e in events][-1] == "round_closed"  # the round itself was dealt and settled
@@ -395,29 +314,29 @@ def test_a_card_device_that_stops_answering_while_dealing_halts_the_round(case: 
     supervisor's key.  A deal cut short cannot be trusted: resumed, it is void (UTH/JHE ch.13 §I, HCF
     §H, RET §D); or the supervisor voids it with the key (R7a)."""
     device = CARD_DEVICE[case.game]
-    with simulated_table(GAMES[case.game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[case.game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if device == "shoe":
             t.controls["shoe"]("load", seed=7)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
+        round_id = bet(t, s)
+        no_more_bets(t)
         t.controls[device]("unplug", mode=case.mode)
         t.press("confirm")
-        s = t.until(lambda s: _phase(s) == "halted", "the round halted")
+        s = t.until(lambda s: phase(s) == "halted", "the round halted")
         assert s["round"]["halted"]["in"] == "dealing" and device in s["round"]["halted"]["reason"]
         assert s["message"].startswith("HALTED"), s["message"]
-        s = t.press("confirm", key=True)  # not while the device is still gone
-        assert _phase(s) == "halted" and s["message"].startswith("refused") and "not answering" in s["message"]
+        s = t.press_refused("confirm", supervisor=SUPERVISOR_ID)  # not while the device is still gone
+        assert phase(s) == "halted" and s["next_action"]["action"] == "device_back"  # it must answer first
         if case.then == "void_round":
             s = t.press("void_round", key=True)
-            assert _phase(s) == "voided", s["message"]
+            assert phase(s) == "voided", s["message"]
         t.controls[device]("plug")
         s = t.until(lambda s: s["devices"][device] != "offline", f"the {device} back")
         if case.then == "resume":
             t.press("confirm", key=True)
-            s = t.until(lambda s: _phase(s) == "voided", "the round resumed and voided")
-        s = _confirm(t)
-        steps, s = _next_round(t, round_id)
+            s = t.until(lambda s: phase(s) == "voided", "the round resumed and voided")
+        s = confirm(t)
+        steps, s = next_round(t, round_id)
         assert steps == _between_rounds(case.game)
     events, _ = _journal(t, round_id)
     kinds = [e.kind for e in events]
@@ -434,23 +353,20 @@ def test_the_shuffler_back_before_the_dealer_stack_is_released_resumes_the_round
     """UTH ch.10 §B(4), ch.11 §G(1): the dealer's two stay in the shuffler until every player acted.
     The shuffler stops answering before it releases them: the round halts in reveal; with the
     shuffler back, the supervisor resumes it and the round settles on the cards (nothing was lost)."""
-    with simulated_table(GAMES["UTH"], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+    with table_in_process(GAMES["UTH"], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t)
+        assert phase(s) == "decisions", s["message"]
         t.controls["shuffler"]("unplug", mode="silent")
-        s = _play_out(t)
-        assert _phase(s) == "halted" and s["round"]["halted"]["in"] == "reveal", s["message"]
+        s = play_out(t)
+        assert phase(s) == "halted" and s["round"]["halted"]["in"] == "reveal", s["message"]
         t.controls["shuffler"]("plug")
         s = t.until(lambda s: s["devices"]["shuffler"] != "offline", "the shuffler back")
         s = t.press("confirm", key=True)
-        assert _phase(s) == "reveal" and s["message"].startswith("round resumed"), s["message"]
+        assert phase(s) == "reveal" and s["message"].startswith("round resumed"), s["message"]
         s = t.press("confirm")  # the dealer's stack is released, the round settles
-        assert _phase(s) == "settled" and len(s["round"]["dealer"]) == 2, s["message"]
-        _confirm(t)
-        _next_round(t, round_id)
+        assert phase(s) == "settled" and len(s["round"]["dealer"]) == 2, s["message"]
+        confirm(t)
+        next_round(t, round_id)
     events, _ = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert kinds.count("halted") == 1 and kinds.count("resumed") == 1 and "voided" not in kinds
@@ -462,21 +378,18 @@ def test_the_shuffler_not_answering_at_the_shuffle_between_rounds(game, tmp_path
     """The shuffle after the round (ch.5 §A(2)) cannot be done while the shuffler does not answer: no
     round is dealt, the shuffle is required (as for a shuffle that failed, UTH/JHE ch.13 §H), and once
     the shuffler is back the dealer shuffles and play goes on."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        _deal(t)
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t)
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
         t.controls["shuffler"]("unplug", mode="silent")
-        _confirm(t)
+        confirm(t)
         s = t.until(lambda s: s["devices"]["shuffler"] == "offline", "the shuffler offline")
-        assert _phase(s) != "wagers", s["message"]
+        assert phase(s) != "wagers", s["message"]
         t.controls["shuffler"]("plug")
         s = t.until(lambda s: s["devices"]["shuffler"] != "offline", "the shuffler back")
-        assert (s.get("next_step") or {}).get("step") == "shuffled", (_phase(s), s["message"])
-        steps, s = _next_round(t, round_id)
+        assert (s.get("next_step") or {}).get("step") == "shuffled", (phase(s), s["message"])
+        steps, s = next_round(t, round_id)
         assert steps == ["shuffled"]
     events, _ = _journal(t, round_id)
     assert [e.kind for e in events][-1] == "round_closed"
@@ -502,12 +415,12 @@ def test_a_line_fault_is_repaired_by_the_link_and_the_round_goes_on(game, fault,
     shoe's ``replay`` sends a card report again in the middle of the deal: it must not count twice."""
     device = CARD_DEVICE[game]
     cmd, args = fault
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if device == "shoe":
             t.controls["shoe"]("load", seed=7)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
+        round_id = bet(t, s)
+        no_more_bets(t)
         if cmd == "replay":
             shoe, t.dealer.shoe = t.dealer.shoe, None  # the press returns once the deal is done: draw by hand
             t.controls["panel"]("press", button="confirm")
@@ -516,21 +429,21 @@ def test_a_line_fault_is_repaired_by_the_link_and_the_round_goes_on(game, fault,
             t.dealer.draw_requested(first)
             t.until(lambda s: s.get("expecting_cards") and s["updated"] != first["updated"], "the next request")
             t.controls["shoe"]("replay")  # the last card reported (and taken) comes again as a new frame
-            s = t.until(_at_rest, "the deal")
+            s = t.until(at_rest, "the deal")
         else:
             t.controls[device](cmd, **args)
-            s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+            s = deal(t)
+        assert phase(s) == "decisions", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
         stats = t.controls[device]("stats")
         if cmd in ("drop", "corrupt"):
             assert stats["link"]["retransmissions"] >= 1, stats  # the fault did hit the line
         if cmd == "delay":
             t.controls[device]("delay", ms=0)
         assert s["devices"][device] != "offline"
-        _confirm(t)
-        _next_round(t, round_id)
+        confirm(t)
+        next_round(t, round_id)
     events, _ = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert "halted" not in kinds and "voided" not in kinds and kinds[-1] == "round_closed", kinds
@@ -547,33 +460,33 @@ def test_the_progressive_system_not_answering(game, tmp_path, monkeypatch):
     When it stops answering after the deal, the round's progressive wager stands (it was accepted
     under the lock-out) and the round is played out; no more bets is refused until it answers again;
     the progressive wagers of the round before are not accepted a second time."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if "shoe" in t.controls:
             t.controls["shoe"]("load", seed=7)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+        round_id = bet(t, s)
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         t.controls["progressive"]("stop_answering")
         s = t.until(lambda s: s["devices"]["progressive"] == "offline", "the progressive system offline")
         assert s["progressive_wagers"].startswith("disabled"), s["progressive_wagers"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
-        _confirm(t)
-        _, s = _next_round(t, round_id)
-        second = _bet(t, s, progressive=False)  # the player does not make the progressive wager again
-        s = t.press("no_more_bets")
-        assert _phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
+        confirm(t)
+        _, s = next_round(t, round_id)
+        second = bet(t, s, progressive=())  # the player does not make the progressive wager again
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
-        _no_more_bets(t, progressive=False)
+        no_more_bets(t, progressive=False)
     events, table = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert "halted" not in kinds and "voided" not in kinds and kinds[-1] == "round_closed", kinds
     added = next(e for e in events if e.kind == "meter_add")
     contribution = {m: Decimal(str(v)) for m, v in added.data["meters"].items()}
-    assert _meter_sum(events) == contribution  # the wager stood: its contribution stays on the meters
+    assert meter_sum(events) == contribution  # the wager stood: its contribution stays on the meters
     assert [e.kind for e in table if e.kind.startswith("progressive_")][-2:] == ["progressive_disabled",
                                                                                  "progressive_enabled"]
     second_events, _ = _journal(t, second)
@@ -584,14 +497,14 @@ def test_the_progressive_system_not_answering(game, tmp_path, monkeypatch):
 def test_a_press_while_the_panel_does_not_answer_is_refused_until_pressed_again(game, tmp_path, monkeypatch):
     """A decision pressed while the panel could not be read is not taken on trust: once the panel
     answers, it is refused and the dealer presses it again; the round is not otherwise affected."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         if "shoe" in t.controls:
             t.controls["shoe"]("load", seed=7)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+        round_id = bet(t, s)
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         t.controls["panel"]("stop_answering")
         t.until(lambda s: s["devices"]["panel"] == "offline", "the panel offline")
@@ -599,11 +512,11 @@ def test_a_press_while_the_panel_does_not_answer_is_refused_until_pressed_again(
         t.controls["panel"]("press", button=button)
         t.controls["panel"]("resume")
         s = t.until(lambda s: "unreachable" in s["message"], "the press refused")
-        assert s["message"].startswith("refused") and _phase(s) == "decisions" and s["round"]["to_act"] == to_act
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
-        _confirm(t)
-        _next_round(t, round_id)
+        assert s["message"].startswith("refused") and phase(s) == "decisions" and s["round"]["to_act"] == to_act
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
+        confirm(t)
+        next_round(t, round_id)
     events, _ = _journal(t, round_id)
     kinds = [e.kind for e in events]
     assert "halted" not in kinds and "voided" not in kinds and kinds[-1] == "round_closed", kinds
@@ -617,22 +530,22 @@ def test_a_press_while_the_panel_does_not_answer_is_refused_until_pressed_again(
 def test_the_manual_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
     """RET ch.8 (stub count): the card-reading shoe counts drawn + left before settlement; a count
     that disagrees with the round voids every hand, and a deck that is not 52 cards is removed."""
-    with simulated_table(GAMES["RET"], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES["RET"], tmp_path, monkeypatch) as t:
+        s = first_round(t)
         deck = [c.text for c in DECK]
         t.controls["shoe"]("load", cards=deck[:51] if fault == "a-deck-of-51-cards" else deck)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+        round_id = bet(t, s)
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         if fault == "a-card-drawn-and-never-dealt":
             assert t.controls["shoe"]("draw", n=1)["reported"] == 1
-        s = _play_out(t)
-        assert _phase(s) == "voided" and "stub count" in s["message"], s["message"]
+        s = play_out(t)
+        assert phase(s) == "voided" and "stub count" in s["message"], s["message"]
         remove = fault == "a-deck-of-51-cards"
         assert ("REMOVE THE DECK" in s["message"]) == remove
-        _confirm(t)
-        steps, _ = _next_round(t, round_id)
+        confirm(t)
+        steps, _ = next_round(t, round_id)
         assert steps == (_opening_steps("RET") if remove else _between_rounds("RET"))
     events, table = _journal(t, round_id)
     _assert_voided(events, STUB_COUNT["RET"])

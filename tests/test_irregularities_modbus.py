@@ -3,8 +3,8 @@
 The shoe's and the shuffler's faults are in tests/test_irregularities_devices.py; this file does the
 same for the two Modbus devices (docs/protocols-modbus.md; simulators/panel.py,
 simulators/progressive.py, simulators/modbus_device.py), for each example table (config/: every one
-has a panel and a progressive system).  One simulated table per test (tests/daemon_harness.py: the
-real daemon process, the simulators over their real protocols, a scripted dealer).
+has a panel and a progressive system).  One simulated table per test (tests/daemon_harness.py, in
+process: the daemon, the simulators over their real protocols, a scripted dealer).
 
 The dealer's panel (docs/protocols-modbus.md §5: the panel debounces and counts, the driver reads the
 counters; a press is neither lost nor doubled):
@@ -37,24 +37,35 @@ by a known press made afterwards (the daemon takes presses one at a time, in ord
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import at_rest as _at_rest
+from daemon_harness import (
+    SEAT,
+    at_rest,
+    bet,
+    clause_id,
+    confirm,
+    deal,
+    deal_a_round,
+    first_round,
+    meter_sum,
+    next_round,
+    no_more_bets,
+    phase,
+    play_out,
+    smallest_decision,
+    table_in_process,
+)
 from daemon_harness import journal as _journal
-from daemon_harness import meter_sum as _meter_sum
-from daemon_harness import phase as _phase
 from daemon_harness import round_id as _round_id
-from daemon_harness import simulated_table
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES as RULES
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
-SEAT = 2
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
 NOT_ANSWERING = "the progressive system is not answering"  # controller.daemon.NOT_ANSWERING
 LOCKOUT = "ch.8 §C(2)"  # the lock-out; the same clause in every game (docs/protocols-modbus.md)
@@ -63,84 +74,6 @@ VALIDATION = {"UTH": "UTH ch.11 §J(2)(c)", "JHE": "JHE ch.11 §K(2)(c)", "HCF":
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-
-
-def _next_round(t, old: str | None, *, load_shoe: bool = True) -> dict:
-    """Do every step the daemon requires until a round other than ``old`` takes wagers (a shoe table
-    gets a fresh deck)."""
-    if load_shoe and "shoe" in t.controls:
-        t.controls["shoe"]("clear")
-        t.controls["shoe"]("load", seed=11)
-    for _ in range(30):
-        assert t.daemon is not None and t.daemon.poll() is None, "the daemon exited"
-        s = t.status()
-        if s.get("next_step"):
-            t.press(s["next_step"]["button"], key=s["next_step"]["key"])
-        elif _phase(s) == "wagers" and _round_id(s) != old:
-            return s
-        else:
-            t.dealer.wait_change(s, "a new round")
-    raise AssertionError(f"no new round: {t.status()}")
-
-
-def _open(t, *, load_shoe: bool = True) -> dict:
-    """Start the daemon, do the opening steps (ch.4, ch.5 §A-§F); the first round's wagers."""
-    t.start_daemon()
-    s = _next_round(t, None, load_shoe=False)
-    if load_shoe and "shoe" in t.controls:
-        t.controls["shoe"]("load", seed=7)
-    return s
-
-
-def _bet(t, s: dict, seats=(SEAT,), progressive=(SEAT,)) -> str:
-    """The table minimum on each Ante at ``seats``; a progressive wager at ``progressive`` (accepted)."""
-    game = t.cfg.game_rules
-    areas = [w for w in game.wagers if w != "progressive"]  # bet-sensor area i = wager i
-    cents = int(t.cfg.limits(game.antes[0])[0] * 100)
-    t.controls["progressive"]("set_bets", bets={str(n): {str(areas.index(a)): cents for a in game.antes}
-                                                for n in seats})
-    for n in progressive:
-        assert t.controls["progressive"]("wager", seat=n)["accepted"]
-    t.dealer.bets_for = _round_id(s)
-    return _round_id(s)
-
-
-def _no_more_bets(t, *, progressive: bool = True) -> dict:
-    s = t.press("no_more_bets")
-    assert _phase(s) == "no_more_bets", s["message"]
-    assert ("progressive" in s["round"]["seats"][str(SEAT)]["wagers"]) == progressive, s["round"]
-    return s
-
-
-def _deal(t) -> dict:
-    """Confirm the count: the cards are dealt (drawn from the shoe as asked); the status once at rest."""
-    before = t.status()["message"]
-    t.controls["panel"]("press", button="confirm")
-    return t.until(lambda s: _at_rest(s) and s["message"] != before, "the deal")
-
-
-def _stay_in(to_act: dict) -> str:
-    """The smallest decision that keeps the seat in: check, else the smallest bet."""
-    return "check" if to_act.get("check") else f"bet_{min(to_act['multiples'])}x"
-
-
-def _play_out(t) -> dict:
-    """Each seat stays in with the smallest decision until the round leaves its decisions."""
-    for _ in range(30):
-        s = t.until(_at_rest, "the round at rest")
-        if _phase(s) != "decisions" or not s["round"].get("to_act"):
-            return s
-        t.press(_stay_in(s["round"]["to_act"]))
-    raise AssertionError(f"the round never ended: {t.status()}")
-
-
-def _confirm(t) -> dict:
-    """The dealer paid and collected as shown (a held progressive win validated with the key) and confirms."""
-    s = t.status()
-    if s.get("validation"):
-        s = t.dealer.with_key(s, "confirm")
-    t.controls["progressive"]("set_bets", bets={})
-    return t.press("confirm")
 
 
 def _marker(t, button: str, expected: int) -> dict:
@@ -167,11 +100,6 @@ def _decisions(events) -> list[tuple[int, str]]:
              "check" if e.data["check"] else "fold") for e in events if e.kind == "decision"]
 
 
-def _cid(text: str) -> str:
-    """A clause as a plain-ASCII test id: "UTH ch.11 §J(2)(c)" -> "UTH-ch11-J2c"."""
-    return re.sub(r"[^A-Za-z0-9-]", "", text.replace(" ch.", "-ch").replace(" §", "-").replace(" ", "-"))
-
-
 def _progressive_events(table) -> list[tuple[str, dict]]:
     return [(e.kind, e.data) for e in table if e.kind in ("progressive_disabled", "progressive_enabled",
                                                          "late_progressive_wager")]
@@ -186,23 +114,23 @@ def test_a_bouncing_contact_is_one_press_and_a_touch_none(game, tmp_path, monkey
     5 ms.  A touch of 2 ms on no more bets is no press (the round stays open for wagers); no more bets
     whose contact bounces five times on closing and opening is taken once (one ``no_more_bets``
     journaled, the progressive lock-out set once); a decision that bounces is one decision."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
+        round_id = bet(t, s)
         n = s["presses_handled"]
         assert t.controls["panel"]("press", button="no_more_bets", hold_ms=2)["registered"] == 0
         s = _marker(t, "deal", n + 1)  # only the known press after it was taken
-        assert _phase(s) == "wagers" and _round_id(s) == round_id
+        assert phase(s) == "wagers" and _round_id(s) == round_id
         writes = t.controls["progressive"]("outputs")["lockout_writes"]
         assert t.controls["panel"]("press", button="no_more_bets", bounce=5)["registered"] == 1
         s = _marker(t, "deal", n + 3)
-        assert _phase(s) == "no_more_bets" and "progressive" in s["round"]["seats"][str(SEAT)]["wagers"]
+        assert phase(s) == "no_more_bets" and "progressive" in s["round"]["seats"][str(SEAT)]["wagers"]
         out = t.controls["progressive"]("outputs")
         assert out["lockout"] and out["lockout_writes"] == writes + 1  # locked out once
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         n = s["presses_handled"]
-        assert t.controls["panel"]("press", button=_stay_in(s["round"]["to_act"]), bounce=5)["registered"] == 1
+        assert t.controls["panel"]("press", button=smallest_decision(s["round"]["to_act"]), bounce=5)["registered"] == 1
         s = _marker(t, "deal", n + 2)
     events, _ = _journal(t, round_id)
     assert _kinds(events).count("no_more_bets") == 1
@@ -229,22 +157,22 @@ def test_a_burst_of_presses_between_two_polls_is_taken_in_order(game, tmp_path, 
     tests/test_panel_driver.py).  64 presses of a button that does nothing in wagers: 64 refusals, then
     the next press.  Three seats' decisions pressed in one burst: each seat gets its own, in order (R1)."""
     buttons, decided = BURSTS[game]
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
         n = s["presses_handled"]
         assert t.controls["panel"]("press", button="deal", count=64)["registered"] == 64
         s = _marker(t, "seat_6", n + 65)
-        assert _phase(s) == "wagers"
-        round_id = _bet(t, s, seats=(1, 2, 3))
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions" and s["round"]["to_act"]["seat"] == 1, s["message"]
+        assert phase(s) == "wagers"
+        round_id = bet(t, s, seats=(1, 2, 3))
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions" and s["round"]["to_act"]["seat"] == 1, s["message"]
         n = s["presses_handled"]
         assert t.controls["panel"]("press", buttons=buttons)["registered"] == 3
-        s = t.until(lambda s: s["presses_handled"] >= n + 3 and _at_rest(s), "the three decisions")
+        s = t.until(lambda s: s["presses_handled"] >= n + 3 and at_rest(s), "the three decisions")
         assert s["presses_handled"] == n + 3 and not s["message"].startswith("refused"), s["message"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
     events, _ = _journal(t, round_id)
     assert _decisions(events)[:3] == decided
 
@@ -258,45 +186,42 @@ def test_a_panel_power_cycle_invents_no_press_and_loses_none(game, tmp_path, mon
     driver reports the presses made since, and makes up nothing from the jump of the counters.  A
     reboot alone: nothing taken (a known press after it is the only one); a reboot and a decision
     pressed right after it: the decision is taken once."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t, shoe_seed=7)
+        assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         n = s["presses_handled"]
         boot = t.controls["panel"]("state")["state"]["boot_id"]
         assert t.controls["panel"]("reboot")["boot_id"] != boot
         s = _marker(t, "deal", n + 1)
-        assert _phase(s) == "decisions" and s["round"]["to_act"] == to_act
+        assert phase(s) == "decisions" and s["round"]["to_act"] == to_act
         t.controls["panel"]("reboot")
-        t.controls["panel"]("press", button=_stay_in(to_act))
+        t.controls["panel"]("press", button=smallest_decision(to_act))
         s = _marker(t, "deal", n + 3)
         assert s["round"].get("to_act") != to_act, s["message"]  # the decision was taken
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
     events, _ = _journal(t, round_id)
     decisions = _decisions(events)
-    assert decisions[0] == (SEAT, _stay_in(to_act).removeprefix("bet_")), decisions
+    assert decisions[0] == (SEAT, smallest_decision(to_act).removeprefix("bet_")), decisions
 
 
 def test_a_glitched_panel_counter_is_a_fault_not_forty_thousand_presses(tmp_path, monkeypatch):
     """Device input is checked, not believed: one counter register jumping by 40,000 (noise) queues no
     press; it is journaled (``device_input_refused``) and the dealer told; the next real press is one press."""
-    with simulated_table(GAMES["UTH"], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+    with table_in_process(GAMES["UTH"], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
+        bet(t, s)
+        no_more_bets(t)
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         n = s["presses_handled"]
         count = t.controls["panel"]("state")["state"]["count.fold"]
         t.controls["panel"]("glitch", point="count.fold", value=count + 40000)
         s = t.until(lambda s: "dealer panel" in s["message"], "the fault told")
         s = _marker(t, "deal", n + 1)  # nothing but the marker was taken: no fold
-        assert _phase(s) == "decisions" and s["round"]["to_act"] == to_act
+        assert phase(s) == "decisions" and s["round"]["to_act"] == to_act
     with Journal(t.journal_path) as j:
         refused = [e.data for e in j.events(None) if e.kind == "device_input_refused"]
     assert [(r["device"], r["fault"]) for r in refused] == [("dealer panel", "counter_jump")]
@@ -312,31 +237,28 @@ def test_a_panel_whose_heartbeat_stops_reports_no_press_until_it_runs_again(game
     a press made meanwhile is reported once it is back, flagged as made during the outage (§5 (5)),
     and the daemon refuses it ("press it again"), as for a panel that does not answer at all.  The
     daemon's watchdog pings go on: the panel's fault is handled by the rules, not by a restart (P94)."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t, shoe_seed=7)
+        assert phase(s) == "decisions", s["message"]
         to_act = s["round"]["to_act"]
         n = s["presses_handled"]
         t.controls["panel"]("freeze_heartbeat", on=True)
         s = _until_device(t, "panel", True)
         assert s["watchdog"] == "pinging", s["watchdog"]  # a device's fault is not the daemon's (P94)
-        t.controls["panel"]("press", button=_stay_in(to_act))
+        t.controls["panel"]("press", button=smallest_decision(to_act))
         t.controls["panel"]("freeze_heartbeat", on=False)
         s = t.until(lambda s: s["devices"]["panel"] != "offline" and s["presses_handled"] >= n + 1,
                     "the panel back and the press taken")
         assert s["presses_handled"] == n + 1
         assert s["message"].startswith("refused") and "unreachable" in s["message"], s["message"]
-        assert _phase(s) == "decisions" and s["round"]["to_act"] == to_act
+        assert phase(s) == "decisions" and s["round"]["to_act"] == to_act
         assert s["watchdog"] == "pinging"
-        s = t.press(_stay_in(to_act))  # pressed again: taken
+        s = t.press(smallest_decision(to_act))  # pressed again: taken
         assert s["round"].get("to_act") != to_act, s["message"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
     events, _ = _journal(t, round_id)
-    assert _decisions(events)[0] == (SEAT, _stay_in(to_act).removeprefix("bet_"))
+    assert _decisions(events)[0] == (SEAT, smallest_decision(to_act).removeprefix("bet_"))
     assert "halted" not in _kinds(events)
 
 
@@ -361,20 +283,20 @@ def test_the_progressive_system_out_while_wagers_are_taken(game, fault, tmp_path
     modbus.md §3) progressive wagers are disabled (journaled, the dealer told) and no more bets is
     refused -- the round stays open for wagers, nothing of it journaled; once it is back they are
     enabled again and no more bets takes the wager accepted before the outage."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
+        round_id = bet(t, s)
         _fault(t, fault, True)
         s = _until_device(t, "progressive", True)
         assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["progressive_wagers"]
         assert s["message"] == f"progressive wagers disabled: {NOT_ANSWERING}", s["message"]
-        s = t.press("no_more_bets")
-        assert _phase(s) == "wagers" and _round_id(s) == round_id, s["message"]
-        assert s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and _round_id(s) == round_id, s["message"]
+        assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["message"]
         _fault(t, fault, False)
         s = t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
         assert "enabled again" in s["message"], s["message"]
-        s = _no_more_bets(t)
+        s = no_more_bets(t)
         assert _round_id(s) == round_id
         out = t.controls["progressive"]("outputs")
         assert out["lockout"] and out["lights"]["accepted"] == [SEAT], out
@@ -396,33 +318,33 @@ def test_the_progressive_system_out_after_the_lock_out(game, fault, tmp_path, mo
     contribution stays on the meters) and the round is dealt and played out; the next round's no
     more bets is refused until the system is back; its flags, lights and lock-out are then reset
     before no more bets reads them: the last round's wager is not taken a second time."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
-        _no_more_bets(t)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
+        round_id = bet(t, s)
+        no_more_bets(t)
         _fault(t, fault, True)
         s = _until_device(t, "progressive", True)
         assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}"
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
         assert s["round"]["seats"][str(SEAT)]["wagers"]["progressive"] == "1.00"
-        _confirm(t)
-        s = _next_round(t, round_id)
-        second = _bet(t, s, progressive=())  # the player does not make the progressive wager again
-        s = t.press("no_more_bets")
-        assert _phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        confirm(t)
+        _, s = next_round(t, round_id)
+        second = bet(t, s, progressive=())  # the player does not make the progressive wager again
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         _fault(t, fault, False)
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
-        _no_more_bets(t, progressive=False)
+        no_more_bets(t, progressive=False)
         out = t.controls["progressive"]("outputs")
         assert out["lockout"] and out["accepted"] == [] and out["lights"] == {"accepted": [], "winner": []}, out
     events, table = _journal(t, round_id)
     kinds = _kinds(events)
     assert "halted" not in kinds and "voided" not in kinds and kinds[-1] == "round_closed", kinds
     contribution = next(e for e in events if e.kind == "meter_add").data["meters"]
-    assert _meter_sum(events) == {m: Decimal(str(v)) for m, v in contribution.items()}  # the wager stood
+    assert meter_sum(events) == {m: Decimal(str(v)) for m, v in contribution.items()}  # the wager stood
     assert [k for k, _ in _progressive_events(table)] == ["progressive_disabled", "progressive_enabled"]
     second_events, _ = _journal(t, second)
     assert "meter_add" not in _kinds(second_events)
@@ -434,20 +356,20 @@ def test_a_progressive_power_cycle_while_wagers_are_taken_loses_the_wager_it_acc
     device no longer holds it, and nothing is made up -- no more bets counts no progressive wager
     (ch.8 §C(2)).  The dealer's count of the chips disagrees (ch.8 §C(3)): ``undo`` stops the
     round, the floor supervisor voids it with the key, every wager returned, nothing on the meters."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
-        s = _open(t)
-        round_id = _bet(t, s)
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
+        s = first_round(t, shoe_seed=7)
+        round_id = bet(t, s)
         t.controls["progressive"]("reset")
         assert t.controls["progressive"]("outputs")["accepted"] == []
-        _bet(t, s, progressive=())  # the chips still lie on the layout: the bet sensors read them again
-        s = _no_more_bets(t, progressive=False)
+        bet(t, s, progressive=())  # the chips still lie on the layout: the bet sensors read them again
+        s = no_more_bets(t, progressive=False)
         assert s["progressive_wagers"] == "enabled" and "0 progressive wagers accepted" in s["message"], s["message"]
         s = t.press("undo")  # one progressive chip on the layout, none accepted
-        assert _phase(s) == "halted" and "ch.8 §C(3)" in s["round"]["halted"]["reason"], s["message"]
+        assert phase(s) == "halted" and "ch.8 §C(3)" in s["round"]["halted"]["reason"], s["message"]
         s = t.dealer.with_key(s, "void_round")
-        assert _phase(s) == "voided", s["message"]
-        _confirm(t)
-        _next_round(t, round_id)
+        assert phase(s) == "voided", s["message"]
+        confirm(t)
+        next_round(t, round_id)
     events, _ = _journal(t, round_id)
     kinds = _kinds(events)
     assert kinds.count("halted") == 1 and kinds.count("voided") == 1 and "meter_add" not in kinds, kinds
@@ -469,37 +391,37 @@ def test_a_lock_out_not_confirmed_and_wagers_after_the_lock_out(game, tmp_path, 
     progressive wagers are enabled again.  Wagers tried after the lock-out (at the count, and while
     the decisions are entered) are not recognised: their lights stay off, each seat is journaled
     once with the round, and the late flags are cleared after it."""
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
         prog = t.controls["progressive"]
-        s = _open(t)
-        first = _bet(t, s)
+        s = first_round(t, shoe_seed=7)
+        first = bet(t, s)
         prog("stick_lockout", on=True)
-        s = _no_more_bets(t, progressive=False)
+        s = no_more_bets(t, progressive=False)
         assert s["message"].startswith(f"progressive wagers disabled: the progressive system's lock-out cannot be "
                                        f"confirmed ({LOCKOUT}) -- return any progressive chips"), s["message"]
         assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
         out = prog("outputs")
         assert not out["lockout"] and out["lights"]["accepted"] == [], out
         assert prog("wager", seat=4)["accepted"]  # the device is not locked out
-        s = _deal(t)
-        s = _play_out(t)
-        assert _phase(s) == "settled", s["message"]
-        _confirm(t)
+        s = deal(t)
+        s = play_out(t)
+        assert phase(s) == "settled", s["message"]
+        confirm(t)
         assert prog("outputs")["accepted"] == []  # cleared at the close (seat 2's chip and seat 4's)
         prog("stick_lockout", on=False)
-        s = _next_round(t, first)
-        second = _bet(t, s)
-        s = _no_more_bets(t)
+        _, s = next_round(t, first)
+        second = bet(t, s)
+        s = no_more_bets(t)
         assert s["progressive_wagers"] == "enabled", s["progressive_wagers"]
-        assert prog("wager", seat=3) == {"ok": True, "accepted": False, "late": True}
+        assert prog("wager", seat=3) == {"accepted": False, "late": True}
         out = prog("outputs")
         assert out["lockout"] and out["lights"]["accepted"] == [SEAT] and out["late"] == [3], out
-        s = _deal(t)
-        assert _phase(s) == "decisions", s["message"]
+        s = deal(t)
+        assert phase(s) == "decisions", s["message"]
         assert prog("wager", seat=3)["late"] and prog("wager", seat=4)["late"]
-        s = _play_out(t)
+        s = play_out(t)
         assert prog("outputs")["lights"]["accepted"] == [SEAT]
-        _confirm(t)
+        confirm(t)
         out = prog("outputs")
         assert not out["lockout"] and out["late"] == [] and out["accepted"] == [], out
     first_events, table = _journal(t, first)
@@ -548,8 +470,8 @@ def _winning_deck(game: str) -> list[str]:
     return [wanted[p] if p in wanted else rest.pop(0) for p in places] + rest
 
 
-@pytest.mark.parametrize("game", list(GAMES), ids=[f"{g}-progressive-stop_answering-win-held({_cid(VALIDATION[g])})"
-                                                  for g in GAMES])
+@pytest.mark.parametrize("game", list(GAMES),
+                         ids=[f"{g}-progressive-stop_answering-win-held({clause_id(VALIDATION[g])})" for g in GAMES])
 def test_the_progressive_system_out_while_a_win_is_held(game, tmp_path, monkeypatch):
     """A progressive win is held until a floor supervisor validates it (UTH ch.11 §J(2)(c), JHE ch.11
     §K(2)(c), HCF ch.11 §B(9)(c), RET ch.12 §F); the progressive system stops answering meanwhile.
@@ -558,20 +480,20 @@ def test_the_progressive_system_out_while_a_win_is_held(game, tmp_path, monkeypa
     wager on it, once the system is back; the winner light is off by then."""
     wanted, meter = WINS[game]
     deck = _winning_deck(game)
-    with simulated_table(GAMES[game], tmp_path, monkeypatch) as t:
+    with table_in_process(GAMES[game], tmp_path, monkeypatch) as t:
         reset = t.cfg.progressive.meters[meter].reset
         index = list(t.cfg.progressive.meters).index(meter)  # sign i shows the configuration's meter i
         if "shuffler" in t.controls:
             for d in ("A", "B") if game == "UTH" else ("A",):
                 t.controls["shuffler"]("set_deck", cards=deck, deck=d)
-        s = _open(t, load_shoe=False)
+        s = first_round(t)
         if "shoe" in t.controls:
             t.controls["shoe"]("load", cards=deck)
-        round_id = _bet(t, s, seats=(1,), progressive=(1,))
+        round_id = bet(t, s, seats=(1,), progressive=(1,))
         t.press("no_more_bets")
-        s = _deal(t)
-        s = _play_out(t)
-        assert _phase(s) == "settled" and [(h["seat"], h.get("meter")) for h in s["validation"]][:1] == [(1, meter)], \
+        s = deal(t)
+        s = play_out(t)
+        assert phase(s) == "settled" and [(h["seat"], h.get("meter")) for h in s["validation"]][:1] == [(1, meter)], \
             s["message"]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]
         t.controls["progressive"]("stop_answering")
@@ -579,14 +501,14 @@ def test_the_progressive_system_out_while_a_win_is_held(game, tmp_path, monkeypa
         s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
         assert s["validation"] == [] and f"validated by {KEY}" in s["message"], s["message"]
         assert Decimal(s["meters"][meter]) == reset
-        _confirm(t)
-        s = _next_round(t, round_id)
-        second = _bet(t, s, progressive=())
-        s = t.press("no_more_bets")
-        assert _phase(s) == "wagers" and s["message"].startswith("refused: progressive wagers disabled"), s["message"]
+        confirm(t)
+        _, s = next_round(t, round_id)
+        second = bet(t, s, progressive=())
+        s = t.press_refused("no_more_bets")
+        assert phase(s) == "wagers" and s["progressive_wagers"].startswith("disabled: "), s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
-        s = _no_more_bets(t, progressive=False)
+        s = no_more_bets(t, progressive=False)
         assert _round_id(s) == second
         out = t.controls["progressive"]("outputs")
         assert out["meters"][index] == int(reset * 100), out["meters"]  # the sign shows the meter paid

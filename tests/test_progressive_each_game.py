@@ -15,7 +15,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytables import paytable
@@ -53,16 +53,13 @@ def deal_order(game: str, procedure: Procedure, wanted: dict) -> list[str]:
     return [wanted[p] if p in wanted else rest.pop(0) for p in places] + rest
 
 
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
-
 
 @pytest.mark.parametrize("game", sorted(CASES))
 def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
     procedure, wanted, line, meter = CASES[game]
     g = GAMES[game]
     deck = deal_order(game, procedure, wanted)
-    with simulated_table(game, tmp_path, monkeypatch) as t:
+    with table_in_process(game, tmp_path, monkeypatch) as t:
         cfg = t.cfg
         assert paytable(game, "progressive", cfg.progressive.paytable).lines[0].key == line
         if "shuffler" in t.controls:
@@ -86,7 +83,7 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
                 lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
             )
         assert phase(s) == "settled" and s["validation"], s["message"]
-        assert s["message"].startswith("PROGRESSIVE WIN")
+        assert s["next_action"]["action"] == "validate_progressive" and s["next_action"]["key"]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]  # the winner light is lit
         s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
         assert not s.get("validation")

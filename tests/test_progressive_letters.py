@@ -30,7 +30,7 @@ import pytest
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import ROOT, simulated_table
+from daemon_harness import ROOT, phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds
@@ -147,8 +147,8 @@ def write_config(game: str, letter: str, unit: int, where: Path) -> tuple[Path, 
 
 
 def letter_table(config: Path, state_dir: Path, monkeypatch):
-    """daemon_harness.simulated_table with a configuration file of our own."""
-    return simulated_table("", state_dir, monkeypatch, config=config)
+    """daemon_harness.table_in_process with a configuration file of our own."""
+    return table_in_process("", state_dir, monkeypatch, config=config)
 
 
 # -- what the paytables say -----------------------------------------------------------------------
@@ -165,9 +165,6 @@ def fixed_paid(pays, unit: Decimal) -> Decimal:
         return pays.dollars
     raise AssertionError(f"not a fixed line: {pays}")
 
-
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 def tablectl_out(*argv: str) -> str:
@@ -248,7 +245,7 @@ def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
             for h in hits:
                 v = held[(h["seat"], h["wager"])]
                 assert (v["line"], Decimal(v["amount"]), v.get("meter")) == (h["line"], h["amount"], h.get("meter"))
-            assert "PROGRESSIVE WIN" in s["message"]
+            assert s["next_action"]["action"] == "validate_progressive" and s["next_action"]["key"]
             assert t.controls["progressive"]("outputs")["lights"]["winner"] == sorted({h["seat"] for h in hits})
 
             # held: nothing paid from any meter until the supervisor validates
@@ -261,8 +258,8 @@ def test_every_progressive_and_envy_letter(game, letter, tmp_path, monkeypatch):
                 assert j.meter_values() == unpaid
             assert {m: Decimal(v) for m, v in s["meters"].items()} == unpaid
             if k == 0:  # the dealer alone cannot release it
-                s = t.press("confirm")
-                assert s["message"].startswith("refused") and s["validation"] and phase(s) == "settled"
+                s = t.press_refused("confirm")
+                assert s["validation"] and phase(s) == "settled"
             s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
             assert s["validation"] == [] and phase(s) == "settled" and f"validated by {SUPERVISOR}" in s["message"]
             assert {m: Decimal(v) for m, v in s["meters"].items()} == value

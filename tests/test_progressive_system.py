@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import simulated_table
+from daemon_harness import phase, simulated_table, table_in_process
 from games.cards import DECK
 
 BONUS = ["2c", "3c", "4c", "5c"]
@@ -34,9 +34,6 @@ def order(community: list[str], *seats: list[str]) -> list[str]:
     first = BONUS + community + DEALER + [c for s in seats for c in s]
     return first + [c.text for c in DECK if c.text not in first]
 
-
-def phase(s: dict) -> str | None:
-    return (s.get("round") or {}).get("phase")
 
 
 def start(t, cards: list[str] | None = None) -> dict:
@@ -75,22 +72,24 @@ def royal_round(t) -> str:
 
 
 def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         round_id = royal_round(t)
         major = Decimal("10000.04")  # initial + this round's contribution (R4)
         s = t.status()
         assert s["validation"] == [{"hit": 0, "seat": 1, "wager": "progressive", "line": "royal_flush",
                                     "amount": str(major), "meter": "major"}]
-        assert "PROGRESSIVE WIN" in s["message"] and "seat 1" in s["message"] and "UTH ch.11 §J(2)(c)" in s["message"]
+        assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
+                                    "why": "UTH ch.11 §J(2)(c)"}  # seat 1's win, held (its validation above)
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]
         assert Decimal(s["meters"]["major"]) == major  # not paid yet
         with Journal(t.journal_path) as j:
             assert not [e for e in j.events(round_id) if e.kind in ("meter_paid", "meter_set")]
 
-        s = t.press("confirm")  # the dealer alone cannot release it
-        assert s["message"].startswith("refused") and s["validation"] and phase(s) == "settled"
+        s = t.press_refused("confirm")  # the dealer alone cannot release it
+        assert s["validation"] and phase(s) == "settled"
         s = t.dealer.with_key(s, "confirm")
-        assert s["validation"] == [] and phase(s) == "settled" and "validated by supervisor 4711" in s["message"]
+        assert s["validation"] == [] and phase(s) == "settled"  # validated (by whom: the journal, below)
+        assert s["next_action"]["action"] == "pay_and_collect"
         assert Decimal(s["meters"]["major"]) == Decimal("1000.00")  # back to its reset (R4)
         outputs = t.controls["progressive"]("outputs")
         assert outputs["meters"][:2] == [100000, 50001]  # the signs: major, minor in cents
@@ -143,7 +142,7 @@ def test_sigkill_between_the_win_and_the_validation(tmp_path, monkeypatch):
 def test_two_winners_of_one_meter_in_one_round(tmp_path, monkeypatch):
     """Two straight flushes on the Minor meter: seat 2 is settled first (R1) and takes the meter,
     seat 1 is paid from the meter as seat 2 left it, its reset (R4); each gets the other's Envy."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = start(t, order(["5s", "6s", "7s", "Kd", "2d"], ["3s", "4s"], ["8s", "9s"]))
         round_id = s["round"]["round_id"]
         bets(t, {1: 10, 2: 10}, [1, 2])
@@ -168,7 +167,7 @@ def test_two_winners_of_one_meter_in_one_round(tmp_path, monkeypatch):
 
 
 def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         # the lock-out cannot be confirmed: the round is taken without progressive wagers (ch.8 §C(2))
         t.controls["progressive"]("stick_lockout", on=True)
@@ -216,7 +215,7 @@ def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, 
 
 def test_no_more_bets_while_the_progressive_system_is_silent(tmp_path, monkeypatch):
     """Nothing is lost: the press is refused (not a halted round), the round stays open for wagers."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         s = start(t)
         round_id = s["round"]["round_id"]
         t.controls["progressive"]("stop_answering")
@@ -275,7 +274,7 @@ def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_ba
     """The signs show every meter (UTH ch.12 §D); a sign that stops taking the amounts disables
     progressive wagers for the following rounds, the dealer told and the journal saying why, until it
     shows the meters again; nothing is lost: the sign then shows the journal's meters."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         t.controls["progressive"]("sign", on=False)
         bets(t, {1: 10}, [1])
@@ -308,7 +307,7 @@ def test_a_lock_out_lost_mid_round_is_set_again_and_the_wager_taken_meanwhile_do
     """ch.8 §C(2): wagers are locked out from no more bets to the end of the round.  A progressive
     system power cycled mid-round comes back unlocked with dark signs: the daemon finds it, journals
     it, locks out again and shows the meters again; a wager the system took meanwhile is not counted."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
         bets(t, {1: 10}, [1])
         s = t.press("no_more_bets")

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from daemon_harness import phase, simulated_table
+from daemon_harness import phase, table_in_process
 from web_harness import screenshot, shown, web_service
 
 GAMES = ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"]
@@ -81,7 +81,7 @@ def check_screen(page, s: dict) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_a_round_on_the_dealers_screen(game, tmp_path, monkeypatch, browser):
-    with simulated_table(game, tmp_path, monkeypatch, seed=3) as t:
+    with table_in_process(game, tmp_path, monkeypatch, seed=3) as t:
         t.start_daemon()  # the daemon and the web service start side by side
         with web_service(t, tmp_path, monkeypatch) as w:
             watch_a_round(t, w, browser, game)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.journal import Journal
-from daemon_harness import phase, simulated_table
+from daemon_harness import phase, table_in_process
 from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
 from web import audit
@@ -25,7 +25,7 @@ GAME = "high_card_flush"
 def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, browser):
     procedure, wanted, line, meter = CASES[GAME]
     deck = deal_order(GAME, procedure, wanted)
-    with simulated_table(GAME, tmp_path, monkeypatch) as t:
+    with table_in_process(GAME, tmp_path, monkeypatch) as t:
         t.start_daemon()
         with web_service(t, tmp_path, monkeypatch) as w:
             dealer = browser.new_page()

@@ -20,7 +20,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from daemon_harness import journal, phase, round_id, simulated_table
+from daemon_harness import journal, phase, round_id, table_in_process
 from games.cards import DECK
 from web_harness import AUDITOR, PASSWORD, SUPERVISOR, web_service
 
@@ -72,7 +72,7 @@ def shows(text: str, card: str) -> bool:
 
 
 def test_no_hidden_card_in_any_response_or_event(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, seed=5) as t:
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch, seed=5) as t:
         t.start_daemon()
         with web_service(t, tmp_path, monkeypatch) as w:
             t.open_table()

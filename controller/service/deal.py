@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from controller.irregularities import clause
+from controller.round import Phase
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from drivers.health import DeviceError
@@ -113,10 +114,13 @@ class Deal:
         return await self.streets(len(self.s.game.streets))
 
     def recover_streets(self) -> bool:
-        """How many streets' cards a resumed round has had dealt; True when one was dealt only in part."""
+        """How many streets' cards a resumed round has had dealt; True when one was dealt only in part,
+        or when the initial deal was (see ``initial_deal_cut_short``): a deal cut short (P34)."""
         s = self.s
         r = s.open_round()
         self.streets_dealt = 0
+        if self.initial_deal_cut_short():
+            return True
         if self.procedure is Procedure.AUTOMATED:
             return False
         for k in range(1, len(s.game.streets) + 1):
@@ -128,6 +132,45 @@ class Deal:
                 return True
             else:
                 break
+        return False
+
+    def initial_deal_cut_short(self) -> bool:
+        """A round resumed in its decisions whose initial deal is not all on the layout.
+
+        The decisions open once every player has his cards (``RoundController``), but the initial deal
+        may go on after that: by hand or from a manual shoe the dealer's last card (UTH ch.8 §D(2),
+        ch.9 §B(2); HCF ch.9 §B(2)) and JHE's five community cards (JHE ch.8 §D(3), ch.9 §B(3)) come
+        after the players'; from the automated shuffler the dealer's stack after the seats' (HCF
+        ch.10 §B(2)).  A daemon stopped there has cards out of the deck it never journaled, and no press
+        deals the rest (JHE: the decision after the river is refused for ever, "deal the community
+        cards of this street first"): the deal was cut short (P47, P34).  The dealer's stack held in the
+        shuffler (UTH ch.10 §B(4), JHE ch.10 §B(3)) is not yet due."""
+        s = self.s
+        r = s.open_round()
+        phase = r.halted_from if r.phase is Phase.HALTED else r.phase
+        if phase is not Phase.DECISIONS or not r.players:
+            return False
+        seats = [p.seat for p in r.players]
+        if self.procedure is Procedure.AUTOMATED:
+            held = s.cfg.dealing.dealer_cards == "in_shuffler"
+            places = [p for stack in stacks(s.game, seats, dealer_in_shuffler=held) if not stack.held
+                      for p in stack.places]
+        else:
+            places = initial_deal(s.game, self.procedure, seats)
+        for place in places:
+            match place:
+                case ("seat", seat, i):
+                    dealt = len(r.seats[seat].cards) > i
+                case ("dealer", i):
+                    dealt = len(r.dealer) > i
+                case ("community", c):
+                    dealt = r._community_index(str(c)) in r.community
+                case ("bonus_box", i):
+                    dealt = len(r.bonus_box) > i
+                case _:
+                    dealt = True
+            if not dealt:
+                return True
         return False
 
     # ------------------------------------------------------------------ the cards

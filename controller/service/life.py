@@ -118,6 +118,7 @@ class Life:
         if r.phase is Phase.SETTLED:
             await s.parts.lockout.check_late()
         ask(r.can_confirm())
+        await self.finish_void()
         await r.confirm()
         removed = bool(s.life.required)  # a deck removed by the irregularity that voided the round
         await s.parts.lockout.release()
@@ -138,6 +139,28 @@ class Life:
             s.tell("shuffle the cards and cut them for the next round")
             return
         await self.new_round()
+
+    async def finish_void(self) -> None:
+        """R7a, P49: a voided round returns its progressive wagers, and their contributions go back off the
+        meters.  The void and the take-back are two journal writes (``Settling.void``): a daemon killed
+        between them left the round voided with the contributions still on the meters, and the
+        returned wagers' cents were lost to the players' meters for good.  Before the voided round
+        closes the take-back is made if the journal does not have it -- once: only when no meter event
+        of the round follows the void."""
+        s = self.s
+        r = s.open_round()
+        if r.phase is not Phase.VOIDED or not s.cfg.progressive.enabled:
+            return
+        events = s.journal.events(r.round_id)
+        voided = next((e for e in reversed(events) if e.kind == ev.Voided.kind), None)
+        if voided is None or "progressive" in voided.data.get("keep", ()):
+            return
+        if any(e.kind == ev.MeterAdd.kind and e.seq > voided.seq for e in events):
+            return
+        accepted = sum(1 for seat in r.players if "progressive" in seat.wagers)  # as Settling.void counts them
+        if accepted:
+            s.log.warning("a voided round's contributions taken back after a restart", accepted=accepted)
+            await s.parts.progressive.take_back_all(accepted)
 
     async def shuffle(self) -> ShuffleResult | None:
         """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (ch.5 §E)."""
