@@ -12,7 +12,7 @@ help:
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
-	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points"
+	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
@@ -65,6 +65,7 @@ lint: $(STAMP)
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
+	$(PY) -m pytest -n 2 -q tests/soak_segments.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -101,7 +101,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
@@ -179,6 +179,20 @@ class JournalOptionsConfig(BaseModel):
 
     #: rounds between two checkpoints (and at every table close): start-up reads at most this many rounds
     checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 250
+    #: segments (P60): roll the journal over to a new file before the first round of a new day (UTC) ...
+    segment_daily: bool = False
+    #: ... or, between rounds, once the open file passes this many megabytes (none: no limit)
+    segment_max_mb: Annotated[Decimal, Field(gt=0, le=1_000_000)] | None = None
+    #: where sealed segments are archived (P62); none: they stay beside the journal only
+    archive_dir: Path | None = None
+    #: sealed segments older than this many days are deleted once archived (needs archive_dir; none: kept)
+    retain_days: Annotated[int, Field(ge=1, le=36_500)] | None = None
+
+    @model_validator(mode="after")
+    def _retention_needs_an_archive(self) -> JournalOptionsConfig:
+        if self.retain_days is not None and self.archive_dir is None:
+            raise ValueError("retain_days needs archive_dir: a segment is deleted only once it is archived (P62)")
+        return self
 
 
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
@@ -289,6 +303,10 @@ def load_config(path: str | os.PathLike[str] | None) -> TableConfig:
         raise ConfigError(str(p), problems)
     if not cfg.journal.is_absolute():
         cfg = cfg.model_copy(update={"journal": Path(os.path.normpath(p.resolve().parent / cfg.journal))})
+    opts = cfg.journal_options
+    if opts.archive_dir is not None and not opts.archive_dir.is_absolute():  # as the journal's: from the file
+        archive = Path(os.path.normpath(p.resolve().parent / opts.archive_dir))
+        cfg = cfg.model_copy(update={"journal_options": opts.model_copy(update={"archive_dir": archive})})
     return cfg
 
 

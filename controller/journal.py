@@ -43,6 +43,10 @@ check (``verify()``, ``tablectl journal verify --full``; module ``controller.jou
 first bad row is named with what is wrong (``JournalIntegrityError.what``): ``edited``,
 ``deleted``, ``reordered`` or ``unreadable``.
 
+**Segments (P60).**  A journal rolled over (``controller.journal_segments``) begins after the previous
+segment's head: ``meta.base`` holds that head's seq and hash, the first row's ``prev_hash`` is that hash
+and its seq follows it; the checks run from there (``journal_verify.segment_base``).
+
 **Whose journal (P90).**  ``meta`` records the table id and game the journal was begun for
 (``claim``, by the daemon at start on a journal with no event yet); ``owner()`` reads them back and
 ``check_owner`` refuses a journal of another table or game.  A journal begun before the labels
@@ -285,13 +289,17 @@ class Journal(JournalReads):
         return self.append_many([(round_id, kind, data, who)])[0]
 
     def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]], *,
-                    checkpoint: str | None = None) -> list[int]:
+                    checkpoint: str | None = None, sealed: tuple[int, str] | None = None) -> list[int]:
         """Journal several events as one fact, in one transaction: all of them are on disk, or none
         (no more bets with its meter contributions; the last opening step with the table opened).
         Each entry is ``(round_id, kind, data, who)``; their seqs, in order.
 
         A checkpoint (P58) follows them in the same transaction when ``checkpoint`` says why, or when
-        they close a round and ``checkpoint_every`` rounds have closed since the latest one."""
+        they close a round and ``checkpoint_every`` rounds have closed since the latest one.
+
+        ``sealed`` (the roll-over to a new segment, ``controller.journal_segments``, P60): the journal's
+        head (seq, hash), whose rows are now in a sealed segment; in the same transaction they are deleted
+        and the file begins after that head (``meta.base``), so the chain runs on from the sealed file."""
         rows = []
         for round_id, kind, data, who in entries:
             if round_id is not None and (not isinstance(round_id, str) or not round_id):
@@ -315,6 +323,14 @@ class Journal(JournalReads):
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
                 seq, prev = (last[0], last[1]) if last else (0, GENESIS)
                 state = self._synced_locked().copy()  # becomes the state once the transaction commits
+                if sealed is not None:  # read the state before its rows go
+                    if (seq, prev) != sealed:
+                        raise JournalError(f"the journal {self.path} moved on from seq {sealed[0]}: "
+                                           "its segment is not what was sealed")
+                    db.execute("DELETE FROM events WHERE seq <= ?", (seq,))
+                    mark = f"{seq}:{prev}"
+                    db.executemany("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                                   "excluded.value", (("base", mark), ("verified", mark)))
                 closes = False
                 closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
                 inserts = []

@@ -26,18 +26,20 @@ def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
         head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
         mark = db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
         mark_seq, _, mark_hash = str(mark[0]).partition(":") if mark else ("0", "", "")
-        start = 0  # the first row whose link and JSON are checked
-        if not full and mark_seq.isdigit() and int(mark_seq) > 0:
+        base_seq, base_hash = segment_base(db)  # a segment's rows follow the previous segment's head (P60)
+        start = base_seq  # the first row whose link and JSON are checked follows this seq
+        if not full and mark_seq.isdigit() and int(mark_seq) > base_seq:
             cp = db.execute("SELECT MAX(seq) FROM events WHERE kind = 'checkpoint' AND seq <= ?",
                             (int(mark_seq),)).fetchone()
-            start = (cp[0] or 1) - 1 if cp else 0
-        before = db.execute("SELECT hash FROM events WHERE seq = ?", (start,)).fetchone() if start else None
-        if start and before is None:
-            start = 0  # the row before the checkpoint is gone: check the shape of the whole chain
+            start = max((cp[0] or 1) - 1 if cp else 0, base_seq)
+        before = (base_hash,) if start == base_seq else \
+            db.execute("SELECT hash FROM events WHERE seq = ?", (start,)).fetchone()
+        if before is None:
+            start, before = base_seq, (base_hash,)  # the row before the checkpoint is gone: the whole chain's shape
         count, last = db.execute("SELECT COUNT(*) + ?, MAX(seq) FROM events WHERE seq > ?", (start, start)).fetchone()
         if last is None and start:
             last = start
-        link = db.execute(_FIRST_BROKEN_LINK, (start, before[0] if start and before else GENESIS, start)).fetchone()
+        link = db.execute(_FIRST_BROKEN_LINK, (start, before[0], start)).fetchone()
         # unreadable data (cheap, in SQLite): every reader of the journal would stop on it
         unreadable = db.execute("SELECT seq FROM events WHERE seq > ? AND (data IS NULL OR NOT json_valid(data)) "
                                 "ORDER BY seq LIMIT 1", (start,)).fetchone()
@@ -50,8 +52,8 @@ def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
         first_bad = _first(first_bad, JournalIntegrityError(unreadable[0], "its data is not readable JSON",
                                                             "unreadable"))
     # the rows to rehash: all, or those after the verified point (which must still be as recorded)
-    after = 0
-    if not full and mark_seq.isdigit() and int(mark_seq) > 0:
+    after = base_seq
+    if not full and mark_seq.isdigit() and int(mark_seq) > 0 and (int(mark_seq), mark_hash) != (base_seq, base_hash):
         row = db.execute("SELECT hash FROM events WHERE seq = ?", (int(mark_seq),)).fetchone()
         if row is None or row[0] != mark_hash:
             bad = JournalIntegrityError(int(mark_seq), "the row the last check verified has changed",
@@ -70,7 +72,8 @@ def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
     if first_bad is not None:
         raise first_bad
     n = int(count)
-    last_hash = db.execute("SELECT hash FROM events WHERE seq = ?", (last,)).fetchone()[0] if n else GENESIS
+    last_hash = db.execute("SELECT hash FROM events WHERE seq = ?", (last,)).fetchone()[0] if n > base_seq \
+        else base_hash
     head_seq, head_hash = head if head else (0, GENESIS)
     if head_seq > n:
         raise JournalIntegrityError(n + 1, f"the journal head says seq {head_seq}, the rows end at seq {n}",
@@ -79,6 +82,18 @@ def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
         raise JournalIntegrityError(min(head_seq + 1, n), f"the journal head says seq {head_seq}, the rows end "
                                     f"at seq {n} with another hash", "edited")
     return n, last_hash
+
+def segment_base(db: sqlite3.Connection) -> tuple[int, str]:
+    """(seq, hash) the journal's first row follows: the previous segment's head (``meta.base``, P60), or
+    (0, 64 zeros) for a journal that begins the chain."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
+    if row is None:
+        return 0, GENESIS
+    seq, _, digest = str(row[0]).partition(":")
+    if not seq.isdigit() or len(digest) != len(GENESIS):
+        raise JournalIntegrityError(None, "the segment's beginning (meta base) is not readable", "unreadable")
+    return int(seq), digest
+
 
 def _broken_link(db: sqlite3.Connection, seq: int, prev_hash: str, before: int) -> JournalIntegrityError:
     """What is wrong at the first row that does not follow the row before it."""

@@ -105,12 +105,16 @@ def _config_with_journal(args: argparse.Namespace, stderr: TextIO) -> TableConfi
     return cfg
 
 
-def _open_journal(args: argparse.Namespace, cfg: Any, stderr: TextIO, *, full: bool) -> Journal | None:
+def _open_journal(args: argparse.Namespace, cfg: Any, stderr: TextIO, *, full: bool,
+                  segments: bool = True) -> Journal | None:
     """The table's journal, read-only (nothing is written into it, not even a schema), once its chain
     verifies and it is this table's and game's (P90); None after one line on stderr."""
-    try:
-        journal = Journal.read_only(cfg.journal)
-    except JournalError as e:
+    from controller.journal_segments import open_for_reading
+
+    try:  # across its sealed segments when it has any (P61), those archived too; else the open file
+        journal = open_for_reading(cfg.journal, cfg.journal_options.archive_dir) if segments else \
+            Journal.read_only(cfg.journal)
+    except (JournalError, sqlite3.Error) as e:
         _refuse(args, e, stderr)
         return None
     try:
@@ -155,11 +159,18 @@ def cmd_journal_verify(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
     journal = _open_journal(args, cfg, stderr, full=args.full)
     if journal is None:
         return EXIT_REFUSED
+    from controller.journal_segments import SegmentedJournal
+
     with journal:
         n, owner = journal.last_seq(), journal.owner()
+        begins = journal.begins() if isinstance(journal, SegmentedJournal) else None
     label = f"table {owner[0]} ({owner[1]})" if owner else "unlabelled (begun before journals named their table)"
     stdout.write(f"{cfg.journal}: {n} events verified ({'every row' if args.full else 'from the last verified point'})"
                  f"; {label}\n")
+    if isinstance(journal, SegmentedJournal) and begins is not None:
+        whole = "from the first event" if begins[0] == 0 else \
+            f"from seq {begins[0] + 1}, after the hash {begins[1]} (the segments before it are not here)"
+        stdout.write(f"{len(journal.segments)} sealed segments and the open one, {whole}\n")
     return EXIT_OK
 
 
@@ -181,7 +192,7 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         return _refuse(args, f"{cfg.id}: the status file {path} is table {status.get('table')}'s "
                        f"({status.get('game')}), not table {cfg.id}'s ({cfg.game})", stderr)
     if Path(cfg.journal).exists():  # what the status shows came from the journal: it must verify (P90)
-        journal = _open_journal(args, cfg, stderr, full=False)
+        journal = _open_journal(args, cfg, stderr, full=False, segments=False)  # what the status came from
         if journal is None:
             return EXIT_REFUSED
         journal.close()

@@ -1,6 +1,7 @@
 """The floor's pages: behind a login, for a supervisor or an auditor; drawn on the server from the journal.
 
-Every page reads the table's journal read-only (``Journal.read_only``).  Hand history shows only closed
+Every page reads the table's journal read-only (``Journal.read_only``; hand recall, the progressive
+and the irregularities across its sealed segments too, ``open_for_reading``, P61).  Hand history shows only closed
 rounds: the open round's cards are the daemon's secret until the rules reveal them (its public state is
 the dealer's screen).  Every login, refused login and page of hand history goes to the audit journal
 with who (web/audit.py).
@@ -21,6 +22,7 @@ from aiohttp import web
 
 from controller import progressive as prog
 from controller.journal import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
+from controller.journal_segments import open_for_reading
 from web import audit
 from web.auth import COOKIE, check_password
 
@@ -87,7 +89,7 @@ async def in_thread(fn: Callable[..., T], *args: Any) -> T:
 
 
 def journal(request: web.Request) -> Journal:
-    return Journal.read_only(request.app["journal_path"])
+    return open_for_reading(request.app["journal_path"])
 
 
 # -- login -------------------------------------------------------------------------------------------
@@ -231,7 +233,7 @@ def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str,
 
 
 def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
-    with Journal.read_only(path) as j:
+    with open_for_reading(path) as j:
         summary = next((x for x in j.rounds() if x.round_id == round_id), None)
         if summary is None or summary.closed_by is None:
             return None, None  # unknown, or the open round: its cards are not for any page
@@ -349,7 +351,7 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
 
 
 def _progressive(path: Path, meters: list[str]) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
-    with Journal.read_only(path) as j:
+    with open_for_reading(path) as j:
         return prog.history(j, 25), prog.report(j, meters), meter_series(j)
 
 
@@ -386,7 +388,7 @@ async def progressive(request: web.Request) -> web.Response:
 
 
 def _trouble(path: Path) -> list[Event]:
-    with Journal.read_only(path) as j:
+    with open_for_reading(path) as j:
         return [x for x in j.iter_events() if any(w in x.kind for w in TROUBLE)][-200:]
 
 

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from controller import events as ev
+from controller import journal_segments
 from controller.config import TableConfig
-from controller.journal import Journal
+from controller.journal import Journal, JournalError
 from controller.link import table_meters
 from controller.round import Phase, RoundController
 from controller.service.refused import Refused
@@ -70,6 +71,7 @@ class Session:
         self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
+        journal_segments.complete(self.journal)  # a roll-over a crash cut short (P60), with the table's life
         self.meters = table_meters(cfg, self.journal)  # linked progressive: the link's (controller/link)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
@@ -81,6 +83,24 @@ class Session:
         self.parts = Parts()
         self._publish: Callable[[], None] = lambda: None
         self._spawn: Callable[[Coroutine[Any, Any, None]], None] = lambda coro: coro.close()
+
+    def between_rounds(self) -> None:
+        """Roll the journal over to a new segment when one is due, archive, retain (P60, P62): only here,
+        between two rounds.  A segment that cannot be sealed or archived leaves the open one as it is (it is
+        whole) and is tried again after the next round; a failed write to the journal is the daemon's fault."""
+        o = self.cfg.journal_options
+        if not o.segment_daily and o.segment_max_mb is None:
+            return
+        assert self.round is None or self.round.phase is Phase.COMPLETE, "a roll-over inside a round"
+        max_bytes = int(o.segment_max_mb * 1_000_000) if o.segment_max_mb is not None else None
+        try:
+            seg = journal_segments.between_rounds(self.journal, by_day=o.segment_daily, max_bytes=max_bytes,
+                                                  archive_dir=o.archive_dir, retain_days=o.retain_days)
+        except (JournalError, OSError) as e:
+            self.log.error("journal segment not sealed", error=str(e))
+            return
+        if seg is not None:
+            self.log.info("journal segment sealed", segment=seg.path.name, first=seg.first, last=seg.last)
 
     # ------------------------------------------------------------------ the round
 
