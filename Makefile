@@ -51,9 +51,10 @@ setup: $(STAMP) chromium postgresql
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
 KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 
+# four workers on two cores: most daemon tests wait on sockets and devices, not on the CPU
 test: $(STAMP) chromium postgresql lint
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 2 -q
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 -q
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 lint: $(STAMP)
