@@ -307,6 +307,11 @@ class Meters:
     def values(self) -> dict[str, Decimal]:
         return {m: v for m, v in self.journal.meter_values().items() if m in self.cfg.progressive.meters}
 
+    def pending_elsewhere(self) -> list[dict[str, Any]]:
+        """Hits of a linked progressive awaiting validation at any table (none on a table of its own:
+        its own held wins are the status's ``validation``)."""
+        return []
+
     def contributions(self, wagers: int) -> dict[str, Decimal]:
         """What ``wagers`` progressive wagers add to each meter: its rate of progression × unit each."""
         p = self.cfg.progressive

@@ -62,8 +62,13 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
             while b.controls["progressive"]("outputs")["meters"][0] != 100000:
                 assert time.monotonic() - took < 1.0, b.controls["progressive"]("outputs")
                 time.sleep(0.01)
+            # while it awaits validation, the other table shows the pending jackpot and the reset meter
+            b.until(lambda s: s.get("link_pending"), "the pending jackpot shown at b")
+            assert b.status()["link_pending"] == [{"seq": 1, "meter": "major", "table": "uth-a", "asset": "A-100",
+                                                   "seat": 1, "paid": "10000.04", "after": "1000.00"}]
             s = a.dealer.with_key(a.status(), "confirm")  # the floor supervisor validates
             assert s["validation"] == [] and Decimal(s["meters"]["major"]) == Decimal("1000.00")
+            b.until(lambda s: s.get("link_pending") == [], "the validated jackpot no longer pending at b")
             with Journal(a.journal_path) as j:
                 paid = [e.data for e in j.events(round_id) if e.kind == "meter_paid"]
             assert [(p["meter"], Decimal(str(p["paid"]))) for p in paid] == [("major", Decimal("10000.04"))]

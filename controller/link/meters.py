@@ -94,6 +94,12 @@ class LinkedMeters(Meters):
     def values(self) -> dict[str, Decimal]:
         return {m: v for m, v in self.cache.items() if m in self.cfg.progressive.meters}
 
+    def pending_elsewhere(self) -> list[dict[str, Any]]:
+        """Every hit on the link awaiting its supervisor, in the database's order: the pending jackpot
+        and the meter as reset, shown at every linked table (R4; the hit is public once settled)."""
+        return [{"seq": h.seq, "meter": h.meter, "table": h.table_id, "asset": h.asset, "seat": h.seat,
+                 "paid": str(h.paid), "after": str(h.after)} for h in self.pending]
+
     def contributions(self, wagers: int) -> dict[str, Decimal]:
         """Each wager's contribution is keyed by its seat: its rate x unit to the cent, times ``wagers``."""
         p = self.cfg.progressive

@@ -117,6 +117,8 @@ class Status:
             # systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94)
             "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
             "meters": {k: str(v) for k, v in s.meters.values().items()},
+            # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
+            "link_pending": s.meters.pending_elsewhere(),
             "round": s.round.public_view() if s.round else None,
             # progressive wins held until a floor supervisor validates them (public: the round is settled)
             "validation": [h.public() for h in p.progressive.validation],

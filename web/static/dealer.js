@@ -94,6 +94,10 @@ function render(s) {
     alerts += '<div class="alert pending" data-hit="' + h.hit + '">Seat ' + h.seat + " " + esc(words(h.wager)) + " " + esc(words(h.line)) +
       " " + fmtCents(toCents(h.amount)) + (h.meter ? " from the " + esc(h.meter) + " meter" : "") + ": awaiting supervisor</div>";
   }
+  for (const h of s.link_pending || []) {
+    alerts += '<div class="alert pending" data-link-hit="' + h.seq + '">Linked ' + esc(words(h.meter)) + " jackpot " + fmtCents(toCents(h.paid)) +
+      " at table " + esc(h.table) + " (" + esc(h.asset) + "), seat " + h.seat + ": awaiting supervisor; the meter reset to " + fmtCents(toCents(h.after)) + "</div>";
+  }
   if (r.halted) alerts += '<div class="alert halted">Halted: ' + esc(r.halted.reason) + "</div>";
   if (s.notice) alerts += '<div class="alert notice">' + esc(s.notice) + "</div>";
   if (s.irregularity_menu) alerts += '<div class="alert menu">Irregularity: ' + s.irregularity_menu.map((o, i) => "seat button " + (i + 1) + ": " + esc(o)).join("; ") + "</div>";
