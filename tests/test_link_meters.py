@@ -259,3 +259,29 @@ def test_a_link_needs_its_id_and_a_postgresql_url(tmp_path, monkeypatch):
     with pytest.raises(ConfigError) as e:
         load_config(ROOT / "config" / "ultimate_texas_holdem.toml")
     assert [p.split(":")[0].split(" (")[0] for p in e.value.problems] == ["progressive.link"]
+
+
+def test_a_table_configured_with_other_meter_amounts_takes_no_progressive_wager_on_the_link(
+        tmp_path, monkeypatch, link_url):
+    """The first table installs the link's meters; a second whose configuration gives a meter another reset
+    amount is refused the link (named by the key), and its meters stay the configured stand-ins: no
+    progressive wager is taken on a meter its players were not offered (R4; fail closed)."""
+    first = linked_cfg(tmp_path, monkeypatch, "T1", link_url)
+    other = linked_cfg(tmp_path, monkeypatch, "T2", link_url)
+    major = other.progressive.meters["major"]
+    meters = {**other.progressive.meters, "major": major.model_copy(update={"reset": major.reset + D("1.00")})}
+    other = other.model_copy(update={"progressive": other.progressive.model_copy(update={"meters": meters})})
+
+    async def main() -> None:
+        with Journal(first.journal) as j1, Journal(other.journal) as j2:
+            m1, m2 = LinkedMeters(first, j1), LinkedMeters(other, j2)
+            assert await m1.connect() is None
+            why = await m2.connect()
+            assert why is not None and why.startswith("progressive.meters.major: ")
+            assert m2.down == why and await m2.sync() == why  # stays refused: not taken at no more bets
+            assert await m1.store.resets() == {name: (c.initial, c.reset)
+                                               for name, c in first.progressive.meters.items()}  # untouched
+            await m1.close()
+            await m2.close()
+
+    asyncio.run(main())

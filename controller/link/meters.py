@@ -21,7 +21,7 @@ Each seat's contribution is its rate x unit to the cent, and a round's is the se
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -130,6 +130,10 @@ class LinkedMeters(Meters):
             await self.store.open()
             p = self.cfg.progressive
             await self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()})
+            differ = self.configured_otherwise(await self.store.resets())
+            if differ is not None:
+                await self.store.close()
+                return self.refused(differ)
             held = await self.store.confirmed(self.table_id)
             resent = 0
             for rid, rows in self._rounds():
@@ -151,6 +155,25 @@ class LinkedMeters(Meters):
         if self._listener is None or self._listener.done():
             self._listener = asyncio.ensure_future(self._listen())
         return None
+
+    def configured_otherwise(self, installed: Mapping[str, tuple[Decimal, Decimal]]) -> str | None:
+        """Why this table may not share the link's meters: a meter installed on the link with another
+        initial or reset amount than this table's configuration (the players of every linked table are
+        offered one meter, by one rule: R4), named by its configuration key; None when they agree."""
+        for m, c in self.cfg.progressive.meters.items():
+            if m in installed and installed[m] != (c.initial, c.reset):
+                initial, reset = installed[m]
+                return (f"progressive.meters.{m}: initial {c.initial}, reset {c.reset} here, but {initial}, "
+                        f"{reset} on link '{self.store.link}'")
+        return None
+
+    def refused(self, why: str) -> str:
+        """The link is reached but may not be used (its meters are configured otherwise): no progressive
+        wager is taken on it, as when it is lost (fail closed), until the configuration agrees."""
+        if self.down != why:
+            log.error("link refused", table=self.table_id, reason=why)
+        self.down = why
+        return why
 
     def lost(self, e: BaseException) -> str:
         why = f"the progressive link is not answering ({type(e).__name__})"
