@@ -272,6 +272,12 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
                              f"{h['line']}  round {h['round']}  validated by {h['validated_by']}\n")
             return EXIT_OK
         rep = prog.report(journal, cfg.progressive.meters, **period)
+    if cfg.progressive.link is not None:
+        # a linked table's journal holds its own coin-in, contributions and hits, not the other tables':
+        # the meters now are the link's (`--link`), never a replay of this journal
+        rep["meters_on_link"] = cfg.progressive.link_id
+        for row in rep["meters"].values():
+            row["current"] = None
     if args.json:
         stdout.write(json.dumps(rep, indent=2, default=str) + "\n")
         return EXIT_OK
@@ -279,10 +285,13 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
         since, until = rep["period"]["since"] or "the first event", rep["period"]["until"] or "now"
         stdout.write(f"period: from {since} to {until} (UTC; current: the meters now)\n")
     stdout.write(f"progressive wagers: {rep['progressive_wagers']}\n")
+    if rep.get("meters_on_link"):
+        stdout.write(f"this table's own wagers; the meters are on link '{rep['meters_on_link']}': "
+                     "tablectl progressive report --link\n")
     stdout.write(f"{'meter':<10} {'coin-in':>12} {'contributions':>14} {'hits':>5} {'paid':>12} {'current':>12}\n")
     for m, row in rep["meters"].items():
         stdout.write(f"{m:<10} {row['coin_in']:>12} {row['contributions']:>14} {row['hits']:>5} "
-                     f"{row['paid']:>12} {row['current']:>12}\n")
+                     f"{row['paid']:>12} {'on link' if row['current'] is None else row['current']:>12}\n")
     stdout.write(f"{'fixed':<10} {'':>12} {'':>14} {rep['fixed']['hits']:>5} {rep['fixed']['paid']:>12}\n")
     return EXIT_OK
 

@@ -243,6 +243,12 @@ def test_report_names_the_difference_to_the_cent_until_the_table_reconciles(tmp_
             await again.close()
         rep = await asyncio.to_thread(report)
         assert all(D(r["difference"]) == 0 for r in rep["reconciliation"]["T1"])
+        # without --link: the table's own wagers, and no meter value replayed from its journal alone
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["progressive", "report", "--json", "--config", str(ROOT / "config" / "ultimate_texas_holdem.toml")]
+        assert await asyncio.to_thread(tablectl, argv, stdout=out, stderr=err) == 0, err.getvalue()
+        own = json.loads(out.getvalue())
+        assert own["meters_on_link"] == "floor" and all(row["current"] is None for row in own["meters"].values())
 
     asyncio.run(main())
 
