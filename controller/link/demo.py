@@ -23,6 +23,8 @@ import sys
 import threading
 from pathlib import Path
 
+import psycopg
+
 from controller.config import load_config
 from controller.link.cluster import Cluster, start
 from controller.link.migrate import migrate
@@ -61,7 +63,7 @@ async def _watch(url: str, status_files: dict[str, Path]) -> None:
     while True:
         try:
             await store.listen(changed)
-        except OSError:
+        except (OSError, psycopg.Error):  # the server restarted, or stopped at the demo's end: listen again
             await asyncio.sleep(1)
 
 
