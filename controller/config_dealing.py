@@ -1,7 +1,7 @@
 """The ``[dealing]`` section: the dealing procedure, the decks, their age, the stub count.
 
 Owns the dealing model and its checks against the game's rules (the decks and the dealing procedures:
-UTH ch.3, UTH ch.8-ch.10 and the same chapters of every game); each problem cites the configured
+chapter 3 and chapters 8-10 of each game); each problem cites the configured
 game's own clause (``Game.clauses``, ``Game.dealing``).
 """
 

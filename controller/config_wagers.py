@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 # Every clause cited below is the game's own (``Game.clauses``, ``Game.dealing``, its paytables and
 # meters, declared in its module): this module keeps no table by game.
-# The UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only: chapters 8 and 9 deal no box (P25, P55).
+# The UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only: UTH ch.8 and UTH ch.9 deal no box (P25, P55).
 _BONUS_BOX_CLAUSE = "UTH ch.7 §F(4), UTH ch.8 §D, UTH ch.9 §B, UTH ch.10 §B(1); P55"
 # Table limits are the operator's (no clause sets them); P56 reads what the validator requires of them.
 _LIMITS_RULING = "P56"

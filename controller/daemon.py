@@ -15,7 +15,7 @@
 What a press does is the parts' (``controller.service``, one job each, sharing one
 ``Session``): the devices, the panel's (phase, button) table, the table's life, no more
 bets and the wager lock-out, the deal, the decisions, the settlement, the progressive
-system, the remedies of chapter 13, the status.
+system, the remedies of each game's chapter 13, the status.
 
 A device that stops answering during a round halts it in a safe state
 (fail closed); the dealer resumes once it is back, or voids the round.

@@ -57,7 +57,8 @@ class Control:
 
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
     """What the simulated device is, as the table is configured: the shuffler holds the configured
-    number of decks (a one-deck table's shuffler has no second deck to bring into play, ch.3 §A(1))."""
+    number of decks (a one-deck table's shuffler has no second deck to bring into play, UTH ch.3 §A(1),
+    HCF ch.3 §A, RET ch.3 §A)."""
     return ["--decks", str(cfg.dealing.decks)] if name == "shuffler" else []
 
 
@@ -243,7 +244,7 @@ class Dealer:
 
     def place_bets(self, s: Status) -> None:
         round_id = s["round"]["round_id"]
-        if self.shoe is not None:  # a freshly shuffled deck in the shoe for every round (ch.5 §A(2))
+        if self.shoe is not None:  # a freshly shuffled deck in the shoe for every round (UTH ch.5 §A(2))
             self.shoe("load", seed=self.rng.randrange(2**31))
         seats = sorted(self.rng.sample(range(1, self.cfg.seats + 1), self.rng.randint(1, self.cfg.seats)))
         bets: dict[str, dict[str, int]] = {}

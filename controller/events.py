@@ -351,7 +351,7 @@ class StepsRequired(JournalEvent):
 class StepDone(JournalEvent):
     kind = "step_done"
     step: str
-    deck: str | None = optional()  # the shuffler's deck and count, for a shuffle step (ch.5 §E)
+    deck: str | None = optional()  # the shuffler's deck and count, for a shuffle step (``deck_count``: UTH ch.5 §E)
     count: int | None = optional()
 
 
@@ -371,7 +371,8 @@ class DeckDealt(JournalEvent):
 
 @dataclass(frozen=True)
 class DeckRemoved(JournalEvent):
-    """A deck taken out: by the shuffler's count (``deck``, ``count``, ch.5 §E) or by an irregularity."""
+    """A deck taken out: by the shuffler's count (``deck``, ``count``; UTH ch.5 §E, HCF ch.5 §C,
+    RET ch.5 §B) or by an irregularity."""
 
     kind = "deck_removed"
     deck: str | None = optional()

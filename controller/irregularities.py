@@ -1,4 +1,4 @@
-"""Chapter 13 and the card-count rules as the daemon applies them (docs/irregularities.md).
+"""Each game's chapter 13 and card-count rules as the daemon applies them (docs/irregularities.md).
 
 Two kinds of irregularity reach the daemon:
 

@@ -3,8 +3,8 @@
 A winning progressive hand is not paid when the round settles: the dealer
 verifies the hand and the seat's winner light, and a floorperson or above
 validates the payout (UTH ch.11 §J(2)(a)-(c), JHE ch.11 §K(2)(a)-(c), HCF ch.11
-§B(9)(a)-(c); RET has no such clause in ch.11 and is read like the others, RET
-ch.12 §F).  Every progressive win is held alike: a percentage-of-meter line, a
+§B(9)(a)-(c); RET has no such clause in RET ch.11 and is read like the others,
+RET ch.12 §F).  Every progressive win is held alike: a percentage-of-meter line, a
 fixed amount ("$250", "X for 1") or an Envy Bonus.
 
 ``hits()`` lists what the settlement pays from the progressive, in settlement

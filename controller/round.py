@@ -525,7 +525,7 @@ class RoundController(Layout, ev.Applier):
         return self._in(*OPEN_PHASES, Phase.HALTED)
 
     async def void(self, reason: str, keep: Iterable[str] = ()) -> Settlement:
-        """All hands void (R7a); ``keep`` the wagers a chapter 13 clause keeps alive (games.void)."""
+        """All hands void (R7a); ``keep`` the wagers a clause of the game's chapter 13 keeps alive (games.void)."""
         self.can_void().ensure()
         kept = sorted(keep)
         settlement = round_settlement.void_settlement(self, kept)

@@ -2,8 +2,8 @@
 
 Owns: the settle contract's input built from a round (shared/contracts/settle.md),
 the cards still missing before a settlement, the settlement of the players and of
-the seats out of the round (P42, P44), the void with the wagers chapter 13 keeps
-alive (games.void, R7a), and the dealer's order of payment as journaled (P65).
+the seats out of the round (P42, P44), the void with the wagers the game's chapter 13
+keeps alive (games.void, R7a), and the dealer's order of payment as journaled (P65).
 Pure: reads the round, changes nothing, journals nothing.
 """
 
@@ -100,7 +100,7 @@ def out_seats(r: RoundController) -> list[SeatSettlement]:
 
 
 def void_settlement(r: RoundController, keep: list[str]) -> Settlement:
-    """All hands void (R7a); ``keep`` the wagers a chapter 13 clause keeps alive (games.void)."""
+    """All hands void (R7a); ``keep`` the wagers a clause of the game's chapter 13 keeps alive (games.void)."""
     result = _void_players(r, keep)
     result.seats = settlement_order([*result.seats, *out_seats(r)])
     return result

@@ -27,7 +27,7 @@ class Phase(enum.StrEnum):
     REVEAL = "reveal"  # every player has acted: the dealer's hand is exposed (UTH ch.11 §G)
     SETTLED = "settled"  # settlement computed; the dealer pays and takes, then confirms
     COMPLETE = "complete"
-    VOIDED = "voided"  # all hands void (R7a), or the wagers chapter 13 keeps alive settled
+    VOIDED = "voided"  # all hands void (R7a), or the wagers the game's chapter 13 keeps alive settled
     HALTED = "halted"  # an irregularity or a device stopped the round; the dealer decides
 
 

@@ -49,7 +49,8 @@ def face_up(r: RoundController, places: Iterable[str]) -> list[str] | None:
 
 
 def dealer_revealed(r: RoundController) -> bool:
-    """The dealer's cards are face up once every player has acted (UTH ch.11 §G, JHE §H, HCF §B(4)(b))."""
+    """The dealer's cards are face up once every player has acted (UTH ch.11 §G, JHE ch.11 §H,
+    HCF ch.11 §B(4)(b))."""
     return r.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE)
 
 

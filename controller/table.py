@@ -5,11 +5,11 @@ and when:
 
     closed -> opening -> open -> closed
 
-Opening (ch.4): the dealer inspects the decks (§A), a floor supervisor verifies
-the inspection with the key switch (§A), the cards are spread for the first
-player, washed and stacked (§B-§C), then shuffled (ch.5 §A) -- with an
-automated shuffler, by the shuffler, which must count 52 cards (ch.5 §E).
-Preinspected, preshuffled decks skip these steps (ch.4 §F).  No round starts
+Opening (UTH ch.4, lettered alike in every game): the dealer inspects the decks (§A), a
+floor supervisor verifies the inspection with the key switch (§A), the cards are spread for
+the first player, washed and stacked (§B-§C), then shuffled (UTH ch.5 §A) -- with an
+automated shuffler, by the shuffler, which must count 52 cards (UTH ch.5 §E, HCF ch.5 §C,
+RET ch.5 §B).  Preinspected, preshuffled decks skip these steps (UTH ch.4 §F).  No round starts
 on a table that has not completed opening.
 
 The meters (issue: progressive system) live in the journal: contributions when
@@ -57,11 +57,12 @@ class TableState(enum.StrEnum):
 
 
 def opening_steps(cfg: TableConfig) -> list[str]:
-    """Steps from decks received to the first round (ch.4, ch.5 §A-§F).
+    """Steps from decks received to the first round (chapters 4 and 5 of each game, to the cut).
 
-    Preinspected, preshuffled decks skip them (ch.4 §F).  With an automated
+    Preinspected, preshuffled decks skip them (UTH ch.4 §F).  With an automated
     shuffler and two decks, each deck is inspected, spread, washed, stacked and
-    shuffled (ch.4 §E).  Without one, the shuffled deck is cut (ch.5 §D(2), §F).
+    shuffled (UTH ch.4 §E).  Without one, the shuffled deck is cut (UTH ch.5 §D(2), §F; HCF ch.5 §D(2),
+    §E; RET ch.5 §C(2), §D).
     """
     if cfg.dealing.preinspected:
         return ["preinspected_decks_received"]
@@ -74,22 +75,24 @@ def opening_steps(cfg: TableConfig) -> list[str]:
 
 
 def between_round_steps(cfg: TableConfig) -> list[str]:
-    """After each round the cards are shuffled (ch.5 §A(2)); by hand, then cut (ch.5 §D(2), §F).
+    """After each round the cards are shuffled (UTH ch.5 §A(2)); by hand, then cut (UTH ch.5 §D(2), §F;
+    HCF ch.5 §D(2), §E; RET ch.5 §C(2), §D).
 
-    An automated shuffler shuffles by itself (the daemon asks it) and needs no cut (ch.5 §D(1)).
+    An automated shuffler shuffles by itself (the daemon asks it) and needs no cut (UTH ch.5 §D(1),
+    RET ch.5 §C(1)).
     """
     return [] if cfg.automated_shuffler else ["shuffled", "cards_cut"]
 
 
 def reopening_steps(cfg: TableConfig) -> list[str]:
-    """A table idle with no play is opened again with the steps of chapter 4 (P67).
+    """A table idle with no play is opened again with the steps of chapter 4 of each game (P67).
 
     UTH and JHE ch.5 §H, HCF ch.5 §G, RET ch.5 §F: the cards are spread (face down unless a player
-    asks otherwise) for the first player arriving, then the procedures of chapter 4 are completed:
-    turned face down, washed and stacked (ch.4 §C), shuffled (§D), each deck when there are two (§E);
-    HCF and RET first remove the cards from the shoe and the discard rack (HCF §G(1), RET §F(1)).
-    A hand-shuffled deck is then cut (ch.5 §D(2)).  The decks are not received again: no new
-    inspection (ch.4 §A is done when decks are received).
+    asks otherwise) for the first player arriving, then the procedures of the game's chapter 4 are
+    completed: turned face down, washed and stacked (UTH ch.4 §C), shuffled (§D), each deck when there
+    are two (§E); HCF and RET first remove the cards from the shoe and the discard rack (HCF ch.5 §G(1),
+    RET ch.5 §F(1)).  A hand-shuffled deck is then cut (UTH ch.5 §D(2), HCF ch.5 §D(2), RET ch.5 §C(2)).
+    The decks are not received again: no new inspection (UTH ch.4 §A is done when decks are received).
     """
     short = cfg.game_rules.short
     steps = ["cards_removed_from_shoe_and_discard_rack"] if short in ("HCF", "RET") else []
@@ -101,7 +104,7 @@ def reopening_steps(cfg: TableConfig) -> list[str]:
 
 
 class TableLife(ev.Applier):
-    """The table's own steps (ch.3-5), rebuilt from the journal's table events.
+    """The table's own steps (UTH ch.3-ch.5), rebuilt from the journal's table events.
 
     ``required`` are the steps still to be done before the next round may start;
     each is done by a button on the dealer's panel (some with the supervisor's
@@ -113,13 +116,13 @@ class TableLife(ev.Applier):
         self.journal = journal
         self.state = TableState.CLOSED
         self.required: list[str] = []
-        self.decks_since: datetime | None = None  # when the decks in use were received (ch.3 §C)
-        self.out_of_order: set[str] = set()  # devices covered or signed out of order (ch.13 §J; P43)
+        self.decks_since: datetime | None = None  # when the decks in use were received (UTH ch.3 §C)
+        self.out_of_order: set[str] = set()  # covered or signed out of order (the game's ``out_of_order`` clause; P43)
         self.last_shuffled: str | None = None  # the deck the shuffler shuffled last: the one in play
-        self.last_dealt: str | None = None  # the deck the last round was dealt from (ch.3 §B)
-        self.last_count: int | None = None  # the shuffler's count after its last shuffle (ch.5 §E)
-        # the decks received (and inspected, ch.4 §A-§E): the first ``decks`` the shuffler brought into
-        # play after their receipt; no other deck is dealt (ch.3 §A(1), §B)
+        self.last_dealt: str | None = None  # the deck the last round was dealt from (UTH ch.3 §B)
+        self.last_count: int | None = None  # the shuffler's count after its last shuffle (``deck_count``: UTH ch.5 §E)
+        # the decks received (and inspected, UTH ch.4 §A-§E): the first ``decks`` the shuffler brought into
+        # play after their receipt; no other deck is dealt (UTH ch.3 §A(1), §B; HCF ch.3 §A, RET ch.3 §A)
         self.decks_in_use: list[str] = []
         # from the latest checkpoint holding the table's life (P58), then the table events after it
         cp = journal.latest_checkpoint(with_part="table")
@@ -180,7 +183,7 @@ class TableLife(ev.Applier):
 
     def _shuffled(self, deck: str, count: int | None) -> None:
         """The deck the shuffler brought into play; the first ``decks`` of them after the decks are received
-        are the table's (ch.3 §A(1), §B, P57)."""
+        are the table's (UTH ch.3 §A(1), §B; HCF ch.3 §A, RET ch.3 §A; P57)."""
         self.last_shuffled, self.last_count = deck, count
         if deck not in self.decks_in_use and len(self.decks_in_use) < self.cfg.dealing.decks:
             self.decks_in_use.append(deck)

@@ -1,4 +1,4 @@
-"""The dealing procedures of chapters 8-11, as data: where each card out of the deck goes.
+"""The dealing procedures of chapters 8-11 of each game, as data: where each card out of the deck goes.
 
 Each game's facts (the community places, when they are shown, the clauses of
 its stacks) are its own (``Game.dealing``, ``games.facts.DealingFacts``); the
@@ -34,7 +34,7 @@ last decision, before settlement.  The community cards face up at decision
 
 Readings of points the text leaves open (to be recorded in docs/rulings.md):
 
-* "Dealing by hand" (UTH ch.11 §C(1), §E(1)) is chapter 9 only: UTH ch.3 §C(1)-(2)
+* "Dealing by hand" (UTH ch.11 §C(1), §E(1)) is UTH ch.9 only: UTH ch.3 §C(1)-(2)
   sets cards "dealt by hand" apart from a manual dealing shoe.  No burn card
   from a manual shoe or a shuffler.
 * JHE ch.8 §D(3), JHE ch.9 §B(3) deal the community cards "in accordance with"
@@ -43,7 +43,7 @@ Readings of points the text leaves open (to be recorded in docs/rulings.md):
 * UTH ch.8 and UTH ch.9 deal no Six Card Bonus box; only UTH ch.10 §B(1) does
   (:func:`bonus_box_cards`).  With UTH ch.10 the box stack is always the first
   stack (§B(1) has no condition; docs/rulings.md P4).
-* UTH ch.10 §B(4), JHE §B(3): the dealer's cards left in the shuffler are the
+* UTH ch.10 §B(4), JHE ch.10 §B(3): the dealer's cards left in the shuffler are the
   ones §B(3)/§B(2) would have delivered (set aside after the community stack),
   so the cards every place receives do not depend on the option.
 * A community stack is laid out in the order it is read: UTH/JHE spread left to
@@ -172,14 +172,14 @@ def community_count(game: Game) -> int:
 def bonus_box_cards(game: Game, procedure: Procedure) -> int:
     """Cards dealt to the UTH Six Card Bonus box: four, by an automated shoe or shuffler only.
 
-    UTH ch.10 §B(1) is the only procedure that deals the box: chapters 8 and 9
+    UTH ch.10 §B(1) is the only procedure that deals the box: UTH ch.8 and UTH ch.9
     deal none, so a table dealing from a manual shoe or by hand has no Six Card
     Bonus cards to settle that wager on (UTH ch.7 §F(4)).
     """
     return game.bonus_cards if _procedure(procedure) is Procedure.AUTOMATED else 0
 
 
-# -- one card at a time: chapters 8 and 9 ------------------------------------------------
+# -- one card at a time: the manual shoe and the hand, chapters 8 and 9 of each game ---------
 
 
 def initial_deal(game: Game, procedure: Procedure, seats: Sequence[int]) -> list[Place]:
@@ -252,7 +252,7 @@ def reveals(game: Game, procedure: Procedure, street_index: int) -> list[Place]:
     return places
 
 
-# -- stacks: chapter 10 ----------------------------------------------------------------------
+# -- stacks: chapter 10 of each game --------------------------------------------------------
 
 
 def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -> list[Stack]:
@@ -262,7 +262,7 @@ def stacks(game: Game, seats: Sequence[int], dealer_in_shuffler: bool = False) -
     first stack whatever the wagers), the five community cards, the dealer's
     two, then each seat clockwise (§B(2)-(3)).  JHE: the five community cards,
     the dealer's two, the seats (JHE ch.10 §B(1)-(2)).  With
-    ``dealer_in_shuffler`` (UTH §B(4), JHE §B(3)) the dealer's stack is set
+    ``dealer_in_shuffler`` (UTH ch.10 §B(4), JHE ch.10 §B(3)) the dealer's stack is set
     aside at its place in that order (``held``) and delivered after every
     player has acted.  HCF: seven cards to each seat, then the dealer's seven
     under a cover card (HCF ch.10 §B(1)-(2)).  RET: the five cards of the cross,

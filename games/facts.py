@@ -1,8 +1,8 @@
 """The shapes of what one game's rules say beyond its settlement, filled in by each game module.
 
 A game module (``games.ultimate_texas_holdem`` and the others) declares, as
-attributes of its ``Game``: its dealing procedures (``DealingFacts``, chapters
-8-11), its chapter 13 clause map and the wagers a clause keeps alive
+attributes of its ``Game``: its dealing procedures (``DealingFacts``, its
+chapters 8-11), its chapter 13 clause map and the wagers a clause keeps alive
 (``KeptAlive``), and the clauses the configuration check and the controller cite
 (``TableClauses``).  The order of payment and the reveals are
 ``games.procedure``'s ``PaymentPass`` and ``Reveal``; the paytables, meters and
@@ -48,7 +48,7 @@ class DealingFacts:
 
 @dataclass(frozen=True)
 class KeptAlive:
-    """A chapter 13 clause that keeps some wagers alive, settled on the cards (RULINGS R7a)."""
+    """A clause of the game's chapter 13 that keeps some wagers alive, settled on the cards (RULINGS R7a)."""
 
     clause: str
     wagers: frozenset[str]
@@ -74,10 +74,10 @@ class TableClauses:
     dealer_hand: str
     #: a winning progressive hand is validated by a floorperson or above before it is paid
     progressive_validation: str
-    #: a table with no gaming activity (chapter 5), P67
+    #: a table with no gaming activity (chapter 5 of each game), P67
     idle: str
     # -- the general chapters: the same rule in every game, lettered by each game as it prints it --
-    #: opening a table for gaming (chapter 4)
+    #: opening a table for gaming (chapter 4 of each game)
     opening: str
     #: the cards received at the table are inspected
     inspection: str
@@ -125,11 +125,11 @@ class TableClauses:
     seats: str
     #: the stacks an automated shoe or shuffler delivers
     stacks: str
-    #: the irregularities (chapter 13): cited where the game has no clause of its own for one
+    #: the irregularities (chapter 13 of each game): cited where the game has no clause of its own for one
     irregularity_chapter: str
-    #: completing a round of play (chapter 11)
+    #: completing a round of play (chapter 11 of each game)
     completion: str
-    #: the paytables (chapter 12)
+    #: the paytables (chapter 12 of each game)
     paytables: str
     #: each dealing procedure's chapter, by ``DealingConfig.procedure``
     procedure: Mapping[str, str]

@@ -73,13 +73,13 @@ class Game:
     meter_minimums: ClassVar[Mapping[str, MeterMinimum]]
     #: RULINGS R18a (HCF): the Envy table is the one of the Progressive paytable's own letter
     envy_letter_is_progressive_letter: ClassVar[bool] = False
-    #: chapters 8-11: where each card goes (games.dealing)
+    #: the game's chapters 8-11: where each card goes (games.dealing)
     dealing: ClassVar[DealingFacts]
     #: the dealer's order of payment (UTH ch.11; P65): the passes around the table
     payment_passes: ClassVar[tuple[PaymentPass, ...]]
     #: the cards turned face up during the round, in the order the rules reveal them (P66)
     reveals: ClassVar[tuple[Reveal, ...]]
-    #: chapter 13 and the card-count rules: irregularity -> clause (docs/irregularities.md)
+    #: the game's chapter 13 and its card-count rules: irregularity -> clause (docs/irregularities.md)
     irregularities: ClassVar[Mapping[str, str]]
     #: irregularity -> the clause that keeps some wagers alive and settles them (RULINGS R7a, R10)
     kept_alive: ClassVar[Mapping[str, KeptAlive]] = {}
@@ -95,7 +95,7 @@ class Game:
         """The game's own citation of each clause named (a ``TableClauses`` field), joined: ``cite("recut")``
         is ``"UTH ch.5 §G"`` at UTH and ``"RET ch.5 §E"`` at RET.  Every citation the table gives as it runs
         (what the dealer is told, a status's ``why``, a journal event's ``clause``) comes from here or, for
-        chapter 13, from ``games.registry.irregularity_clause``: always with its game, in the game's own
+        the game's chapter 13, from ``games.registry.irregularity_clause``: always with its game, in the game's own
         numbering.  Where a game prints no such clause the citation is refused (``ValueError``)."""
         cited = [getattr(self.clauses, c) for c in clauses]
         missing = [c for c, text in zip(clauses, cited, strict=True) if not text]

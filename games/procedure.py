@@ -4,7 +4,7 @@ Each game declares its own (``Game.payment_passes``, ``Game.reveals``, in its mo
 
 ``PaymentPass``: the dealer's order of payment at settlement (P65).  Every
 game settles from the player farthest to the dealer's right, counterclockwise
-(RULINGS R1); at each seat the wagers in the order chapter 11 names them.  Run
+(RULINGS R1); at each seat the wagers in the order the game's chapter 11 names them.  Run
 'Em Twice goes round twice: the Five Card Bonus and Ultimate Pairs of every
 player first (RET ch.11 §H), then each player's cards are turned over and the
 Run, Ante and Center wagers settled (RET ch.11 §I).

@@ -1,8 +1,8 @@
-"""Void rounds (RULINGS R7a) and the partial settlements chapter 13 keeps alive.
+"""Void rounds (RULINGS R7a) and the partial settlements each game's chapter 13 keeps alive.
 
 A voided round returns every wager, Progressive wagers included, net 0; the
 controller takes back the meter contributions those Progressive wagers made.
-Where chapter 13 keeps some wagers alive, those are settled on the cards and
+Where a game's chapter 13 keeps some wagers alive, those are settled on the cards and
 the rest returned:
 
 * UTH ch.13 §C (cards found face up after the initial two cards) and UTH ch.13 §G
@@ -26,7 +26,7 @@ from games.registry import GAMES
 from games.round import Decision, Round, SeatSettlement, Settlement
 from games.settlement import apply_payout_limit, push, settlement_order
 
-#: The wagers each chapter 13 clause keeps alive, by game and clause (each game's ``Game.kept_alive``).
+#: The wagers each clause of a game's chapter 13 keeps alive, by game and clause (each game's ``Game.kept_alive``).
 KEPT_ALIVE: dict[tuple[str, str], frozenset[str]] = {
     (game.name, kept.clause): kept.wagers for game in GAMES.values() for kept in game.kept_alive.values()
 }

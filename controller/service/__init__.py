@@ -11,7 +11,7 @@
     settlement.py   reveal, settle, the order of payment, voiding a round (UTH ch.11, R7a)
     progressive.py  the progressive system: wagers enabled or disabled, the meter signs, wins held
                     for validation (UTH ch.11 §J(2))
-    remedies.py     chapter 13: what a device sees, what the dealer reports, devices out of order
+    remedies.py     each game's chapter 13: what a device sees, what the dealer reports, devices out of order
     status.py       the public status file, with the structured next action
     refused.py      a press refused (``Refused``); ``ask``: a part asks the round (``can_...``) before it acts
 """

@@ -1,8 +1,9 @@
-"""The deal: the cards from the shuffler or the shoe to their places, in the rules' order (ch.8-ch.10).
+"""The deal: the cards from the shuffler or the shoe to their places, in the rules' order (UTH ch.8-ch.10).
 
-Owns the initial deal (the stacks of ch.10 §B, or card by card per ch.8 §D / ch.9 §B), the
-streets dealt between decisions, the dealer's cards held in the shuffler (UTH ch.10 §B(4)), the
-stub count of the card-reading shoe (ch.8 §E-§G), and what the dealer sees of a deal in progress
+Owns the initial deal (the stacks of UTH ch.10 §B, or card by card per UTH ch.8 §D / UTH ch.9 §B;
+HCF ch.8 §D-§E), the streets dealt between decisions, the dealer's cards held in the shuffler
+(UTH ch.10 §B(4), JHE ch.10 §B(3)), the stub count of the card-reading shoe (UTH ch.8 §E-§G,
+HCF ch.8 §G-§J, RET ch.8 §E-§F), and what the dealer sees of a deal in progress
 (``expecting``: cards asked of the shoe; ``next_place``: where the next one goes).
 
 While it waits for a card from the shoe, the panel is served: each press goes to ``on_press``
@@ -72,16 +73,17 @@ class Deal:
         return self.s.parts.devices.procedure
 
     async def initial(self) -> None:
-        """The initial deal: the stacks of ch.10 §B, or card by card per ch.8 §D / ch.9 §B."""
+        """The initial deal: the stacks of UTH ch.10 §B, or card by card per UTH ch.8 §D / UTH ch.9 §B
+        (HCF ch.8 §D-§E)."""
         s = self.s
         devices = s.parts.devices
         r = s.open_round()
         self.streets_dealt, self.face_up_this_round = 0, 0
         seats = sorted(r.seats)
-        if devices.shuffler is not None and s.life.last_shuffled:  # one deck or two: which one dealt (ch.3 §A-§B)
+        if devices.shuffler is not None and s.life.last_shuffled:  # one deck or two: which one dealt (UTH ch.3 §A-§B)
             s.life.record("deck_dealt", {"deck": s.life.last_shuffled, "round": r.round_id})
         if devices.shoe_reads_the_cards and devices.shoe is not None and devices.shoe.pending:
-            # cards out of the shoe before no more bets: not part of this deal (ch.8 §C-§D)
+            # cards out of the shoe before no more bets: not part of this deal (UTH ch.8 §C-§D)
             ask(r.can_halt())
             await r.halt_round(f"{devices.shoe.pending} card(s) drawn from the shoe before the deal")
             raise Refused("cards were drawn before the deal: void the round and reload the shoe")
@@ -139,9 +141,9 @@ class Deal:
 
         The decisions open once every player has his cards (``RoundController``), but the initial deal
         may go on after that: by hand or from a manual shoe the dealer's last card (UTH ch.8 §D(2),
-        ch.9 §B(2); HCF ch.9 §B(2)) and JHE's five community cards (JHE ch.8 §D(3), ch.9 §B(3)) come
-        after the players'; from the automated shuffler the dealer's stack after the seats' (HCF
-        ch.10 §B(2)).  A daemon stopped there has cards out of the deck it never journaled, and no press
+        UTH ch.9 §B(2); HCF ch.8 §E, HCF ch.9 §B(2)) and JHE's five community cards (JHE ch.8 §D(3),
+        JHE ch.9 §B(3)) come after the players'; from the automated shuffler the dealer's stack after the
+        seats' (HCF ch.10 §B(2)).  A daemon stopped there has cards out of the deck it never journaled, and no press
         deals the rest (JHE: the decision after the river is refused for ever, "deal the community
         cards of this street first"): the deal was cut short (P47, P34).  The dealer's stack held in the
         shuffler (UTH ch.10 §B(4), JHE ch.10 §B(3)) is not yet due."""
@@ -185,7 +187,7 @@ class Deal:
                 stack = await shuffler.deliver(n)
                 return list(zip(stack.cards, stack.face_up, strict=True))
             out = []
-            for _ in range(n):  # dealt by hand: the top card of the shuffled deck, one at a time (ch.9 §B(1))
+            for _ in range(n):  # dealt by hand: the top card, one at a time (UTH ch.9 §B(1), RET ch.9 §B(2))
                 stack = await shuffler.deliver(1)
                 out.append((stack.cards[0], stack.face_up[0]))
             return out
@@ -231,7 +233,8 @@ class Deal:
             card.cancel()
 
     async def places(self, places: Iterable[Place], *, as_stack: bool = False) -> bool:
-        """Deal one card to each place, in order (a face-up card is not used: ch.13 §A-§B).
+        """Deal one card to each place, in order (a face-up card is not used: UTH ch.13 §A-§B,
+        RET ch.13 §A).
         False: the round was stopped."""
         s = self.s
         remedies = s.parts.remedies
@@ -276,7 +279,8 @@ class Deal:
         return True
 
     async def _face_up_card(self, card: str) -> None:
-        """ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET: the first)."""
+        """UTH ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET ch.13 §A:
+        the first)."""
         s = self.s
         self.face_up_this_round += 1
         r = s.open_round()
@@ -313,11 +317,13 @@ class Deal:
         return True
 
     async def count_stub(self) -> bool:
-        """ch.8 §E-§G: the stub is counted -- here by the card-reading shoe, every round.
+        """UTH ch.8 §E-§G (HCF ch.8 §G-§J, RET ch.8 §E-§F): the stub is counted -- here by the card-reading
+        shoe, every round.
 
         The cards the shoe counts as drawn must be the cards this round journaled, and
         drawn + left must be a whole deck; otherwise the round stops for the supervisor
-        (all hands void; a deck that is not 52 cards is removed, ch.8 §G(1)-(2)).  False: it stopped.
+        (all hands void; a deck that is not 52 cards is removed, UTH ch.8 §G(1)-(2), HCF ch.8 §J(1)-(2),
+        RET ch.8 §F(4)-(5)).  False: it stopped.
         """
         s = self.s
         r = s.open_round()

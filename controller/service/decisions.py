@@ -1,4 +1,4 @@
-"""The players' decisions: the seat to act bets, checks or folds; the streets follow (R1, ch.11).
+"""The players' decisions: the seat to act bets, checks or folds; the streets follow (R1, UTH ch.11).
 
 Owns the decision presses (``bet`` with its multiple, ``check``, ``fold``) for the seat whose turn
 it is (``RoundController.to_act``), what the dealer is told of each, and what follows: the next

@@ -153,7 +153,7 @@ class Devices:
             update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": HAND_DECK_CHANGE_HOURS})
         self.closed_wagers = [w for w in base.wagers if w in BOX_WAGERS and dealing.procedure not in BOX_PROCEDURES]
         if self.closed_wagers:
-            # UTH ch.10 §B(1) alone deals the Six Card Bonus box; chapters 8 and 9 do not (P55): the
+            # UTH ch.10 §B(1) alone deals the Six Card Bonus box; UTH ch.8 and UTH ch.9 do not (P55): the
             # wager is closed while the table deals another way, its chips refused at no more bets
             update["wagers"] = {w: c for w, c in base.wagers.items() if w not in self.closed_wagers}
         s.cfg = base.model_copy(update=update) if out else base

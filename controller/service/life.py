@@ -1,10 +1,11 @@
-"""The table's life around its rounds: opening, idle, closing, between rounds, the decks (ch.3-ch.5).
+"""The table's life around its rounds: opening, idle, closing, between rounds, the decks (UTH ch.3-ch.5).
 
 Owns the steps the dealer does with the panel before a round may start (``controller.table``
-lists them: opening ch.4, between rounds ch.5 §A(2), reopening after idle P67), opening a new
-round, closing the settled or voided one (the automated shuffler's shuffle, the lock-out
-released), no play at the table (idle or closed), a recut (ch.5 §G), and the checks on the decks
-before a deal: their age (ch.3 §C) and which deck is in play (ch.3 §A-§B, ch.4 §A).
+lists them: opening UTH ch.4, between rounds UTH ch.5 §A(2), reopening after idle P67), opening a
+new round, closing the settled or voided one (the automated shuffler's shuffle, the lock-out
+released), no play at the table (idle or closed), a recut (UTH ch.5 §G, HCF ch.5 §F, RET ch.5 §E),
+and the checks on the decks before a deal: their age (UTH ch.3 §C) and which deck is in play
+(UTH ch.3 §A-§B, UTH ch.4 §A).
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ class Life:
         s.tell(f"round {round_id}: place your bets")
 
     async def no_play(self) -> None:
-        """No gaming activity (UTH, JHE ch.5 §H; HCF §G; RET §F): the table goes idle, and opens again with
-        the steps of chapter 4 (P67); with the supervisor's key it closes."""
+        """No gaming activity (UTH ch.5 §H, JHE ch.5 §H, HCF ch.5 §G, RET ch.5 §F): the table goes idle, and
+        opens again with the steps of the game's chapter 4 (P67); with the supervisor's key it closes."""
         s = self.s
         r = s.open_round()
         who = await s.supervisor("no_play")
@@ -105,7 +106,7 @@ class Life:
         s.round = None
 
     async def recut(self) -> None:
-        """A floor supervisor requires the cards cut again (ch.5 §G)."""
+        """A floor supervisor requires the cards cut again (UTH ch.5 §G, HCF ch.5 §F, RET ch.5 §E)."""
         s = self.s
         who = await s.supervisor("recut")
         if who is None:
@@ -129,12 +130,12 @@ class Life:
             s.tell(f"round closed; the deck was removed: first {step[0].replace('_', ' ') if step else 'new decks'}")
             return
         if s.cfg.automated_shuffler:
-            # ch.5 §A(2): after each round (two decks alternate, ch.3 §B)
+            # UTH ch.5 §A(2): after each round (two decks alternate, UTH ch.3 §B)
             if await self.shuffle() is None:
                 s.round = None
                 return
         steps = between_round_steps(s.cfg)
-        if steps:  # shuffled and cut by hand before the next round (ch.5 §A(2), §D(2), §F)
+        if steps:  # shuffled and cut by hand before the next round (each game's clauses: ``between_round_steps``)
             s.life.require(steps, f"after the round ({s.game.cite('shuffle_after_round')})")
             s.round = None
             s.tell("shuffle the cards and cut them for the next round")
@@ -164,7 +165,8 @@ class Life:
             await s.parts.progressive.take_back_all(accepted)
 
     async def shuffle(self) -> ShuffleResult | None:
-        """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (ch.5 §E)."""
+        """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (UTH ch.5 §E,
+        HCF ch.5 §C, RET ch.5 §B)."""
         s = self.s
         shuffler = s.parts.devices.shuffler
         assert shuffler is not None
@@ -191,10 +193,11 @@ class Life:
             return None
 
     def check_alternation(self) -> None:
-        """Only the decks received and inspected are dealt (ch.3 §A(1): one deck, or §B: two; ch.4 §A-§E):
+        """Only the decks received and inspected are dealt (UTH ch.3 §A(1), HCF ch.3 §A, RET ch.3 §A: one
+        deck, or UTH ch.3 §B: two; UTH ch.4 §A-§E):
         a deck the shuffler brings into play that the table never inspected -- the other deck of a
         two-deck shuffler at a one-deck table -- deals no round; the decks go through the opening steps.
-        ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
+        UTH ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
         but a shuffle that failed and was repeated can bring back the deck the last round used."""
         s = self.s
         if s.parts.devices.shuffler is None:
@@ -218,7 +221,7 @@ class Life:
                                "-- shuffle (the other deck)")
 
     def check_deck_age(self) -> None:
-        """ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
+        """UTH ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
         s = self.s
         age = s.life.deck_age_hours()
         limit = float(s.cfg.dealing.deck_change_hours)

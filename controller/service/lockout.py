@@ -1,9 +1,10 @@
 """The progressive wager lock-out, as one unit: engaged and confirmed at no more bets, held, released.
 
-ch.8 §C(2): at no more bets the progressive system stops taking progressive wagers (its lock-out
-coil, ``ProgressiveDriver.lock_out`` writes it and reads it back) before any card leaves the shoe
-or shuffler; a wager tried after it is not recognised and is journaled as late.  This unit is the
-only place that sets or clears the coil:
+UTH ch.8 §C(2), JHE ch.8 §C(2), HCF ch.8 §C(1), RET ch.8 §C(2) (each game's ``lockout`` clause): at
+no more bets the progressive system stops taking progressive wagers (its lock-out coil,
+``ProgressiveDriver.lock_out`` writes it and reads it back) before any card leaves the shoe or
+shuffler; a wager tried after it is not recognised and is journaled as late.  This unit is the only
+place that sets or clears the coil:
 
 * ``engage()``     at no more bets: set and confirmed (read back), then the accepted seats read;
 * ``check_late()`` the late attempts journaled; a lock-out found released mid-round (the system was
@@ -56,7 +57,8 @@ class WagerLockout:
             return [], NOT_ANSWERING
 
     async def light_accepted(self, accepted: list[int]) -> None:
-        """Each player sees the wager accepted; a late attempt's light stays off (ch.8 §C(2))."""
+        """Each player sees the wager accepted; a late attempt's light stays off (the lock-out,
+        UTH ch.8 §C(2), HCF ch.8 §C(1))."""
         system = self._system
         assert system is not None
         try:
@@ -93,7 +95,7 @@ class WagerLockout:
 
         * The open round is past no more bets: the journal has its accepted seats; the lock-out is held
           (set again if lost, journaled), a seat the system accepted that the journal does not have is a
-          late attempt (ch.8 §C(2)), the accepted lights are the journaled seats.
+          late attempt (UTH ch.8 §C(2), HCF ch.8 §C(1)), the accepted lights are the journaled seats.
         * Otherwise a lock-out still on means a no more bets or a reset that never finished.  Between
           rounds it is the last round's reset.  In a round still taking wagers it is a no more bets the
           journal does not have: the daemon stopped after the system locked out and before the fact was
@@ -130,7 +132,8 @@ class WagerLockout:
         await self.release()
 
     async def check_late(self) -> None:
-        """Wagers tried after the lock-out (ch.8 §C(2)): not recognised, journaled with the round."""
+        """Wagers tried after the lock-out (UTH ch.8 §C(2), HCF ch.8 §C(1)): not recognised, journaled with
+        the round."""
         s = self.s
         r = s.round
         system = self._system
@@ -143,7 +146,7 @@ class WagerLockout:
             return
         late = set(st.late)
         if r.phase is not Phase.WAGERS:
-            # a wager the system took after no more bets was not this round's (ch.8 §C(2))
+            # a wager the system took after no more bets was not this round's (UTH ch.8 §C(2), HCF ch.8 §C(1))
             late |= set(st.accepted) - set(r.progressive_seats())
             if not st.locked_out:
                 await self.restore()

@@ -6,8 +6,8 @@ Owns:
   / ``progressive_enabled`` table events, so a restarted daemon keeps them disabled);
 * the meter signs (``show_meters``; a sign that did not take the meters disables progressive
   wagers at the next no more bets);
-* the progressive wins of the settled round held until a floor supervisor validates them (UTH
-  ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive`` journals them);
+* the progressive wins of the settled round held until a floor supervisor validates them
+  (UTH ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive`` journals them);
 * a seat's contribution taken back when its wagers are returned (R7a);
 * on a linked table (``[progressive] link``, ``controller.link``): the round's contributions written to the
   link after its no more bets is journaled (``show_meters``), a lost link disabling progressive wagers at

@@ -1,4 +1,4 @@
-"""Chapter 13: the remedies of irregularities, and the devices taken out of (or back into) service.
+"""Each game's chapter 13: the remedies of irregularities, and the devices taken out of (or back into) service.
 
 Two kinds of irregularity reach the daemon (``controller.irregularities`` has the clauses):
 
@@ -197,8 +197,8 @@ class Remedies:
             return None
         keep = kept_alive(what, s.game.name, short)
         if keep and any(w in seat_.wagers for seat_ in r.players for w in keep):
-            # UTH ch.13 §C/§G, JHE §C/§G (R10): the community cards are dealt and the kept wagers
-            # settled; HCF §F: every card is already out
+            # UTH ch.13 §C/§G, JHE ch.13 §C/§G (R10): the community cards are dealt and the kept wagers
+            # settled; HCF ch.13 §F: every card is already out
             if not await p.deal.all_streets() or not await p.deal.release_dealer_cards():
                 return None  # a remedy of what those cards showed voided the round already
         else:
@@ -223,7 +223,7 @@ class Remedies:
                "dealing goes on without it")
 
     async def _device_service(self, what: str, who: str) -> None:
-        """UTH ch.13 §J (HCF §I, RET §E): a device that cannot be used is covered or signed out of order
+        """UTH ch.13 §J (HCF ch.13 §I, RET ch.13 §E): a device that cannot be used is covered or signed out of order
         before the table shuffles or deals another way; journaled with who (P43)."""
         s = self.s
         devices = s.parts.devices

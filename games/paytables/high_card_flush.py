@@ -1,6 +1,6 @@
 """The paytables of High Card Flush (HCF ch.12), as data, and its meters' minimums.
 
-Transcribed from chapter 12 of the game's rules: every table keeps the rules'
+Transcribed from HCF ch.12: every table keeps the rules'
 own printed order of lines, highest first, and every line carries the clause
 it was read from (see ``games.paytables`` for the conventions).
 """
