@@ -1,7 +1,7 @@
 """The ``[dealing]`` section: the dealing procedure, the decks, their age, the stub count.
 
 Owns the dealing model and its checks against the game's rules (the decks and the dealing procedures:
-chapter 3 and chapters 8-10 of each game); each problem cites the configured
+chapters 3 and 8-10 of each game); each problem cites the configured
 game's own clause (``Game.clauses``, ``Game.dealing``).
 """
 

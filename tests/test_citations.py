@@ -1,17 +1,22 @@
-"""Every citation the table gives at run time names its game, in the game's own numbering (README: citations).
+"""Every citation the table gives at run time names its game, in the game's own numbering (README: citations);
+so does every citation written for people (comments, docstrings, the docs).
 
 The sources: each game's clause data (``Game.clauses``, read through ``Game.cite``; its chapter 13 map
 and the clauses that keep wagers alive; its dealing, decisions, payment and reveal clauses), the
 irregularity menu's clauses (``controller.irregularities.clause``), and every string the code says at
 run time (what the dealer is told, a refusal, a status's ``why``, a journal event's ``clause``): no
-clause number without its game.
+clause number without its game.  The comments and docstrings of games/, controller/, drivers/,
+simulators/ and web/, the dealer's screen's script and page, docs/*.md and the README: no chapter
+without its game either.
 """
 
 from __future__ import annotations
 
 import ast
 import asyncio
+import io
 import re
+import tokenize
 from dataclasses import fields
 from decimal import Decimal
 from pathlib import Path
@@ -25,13 +30,11 @@ from games.facts import Cited, TableClauses
 from games.registry import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
-KNOWN = ("UTH", "JHE", "HCF", "RET")
-#: a chapter number with no game before it ("ch.5 §E" where "UTH ch.5 §E" is meant)
-ORPHAN = re.compile(r"(?<!\b(?:UTH|JHE|HCF|RET) )\bch\.\s?\d+")
 
 
 def unprefixed(text: str) -> list[str]:
-    return [text[max(0, m.start() - 20):m.end() + 8] for m in ORPHAN.finditer(text)]
+    """A chapter with no game ("ch.5 §E" where "UTH ch.5 §E" is meant): ``citation_problems`` below."""
+    return [hit for _, hit in citation_problems(text)]
 
 
 def own(text: str, short: str) -> bool:
@@ -186,3 +189,98 @@ def test_a_journal_written_before_the_prefix_still_loads_and_recalls(tmp_path):
     assert life.out_of_order == {"shoe"} and life.decks_in_use == []
     assert recalled == [("device_out_of_order", "ch.13 §J"), ("deck_expired", "ch.3 §C"),
                         ("deck_removed", "ch.5 §E"), ("deck_removed", "UTH ch.5 §E")]
+
+
+# -- comments, docstrings and docs: the same grammar (README: citations) -----------------------------
+
+#: the prefixes a citation may carry: the games' own short names
+SHORTS = "|".join(sorted(g.short for g in GAMES.values()))
+#: where a chapter may be cited under another prefix, and why (kept small and explicit)
+OTHER_PREFIXES = {
+    "docs/new-game.md": ("XYZ", "the checklist's stand-in for a fifth game's short name"),
+}
+CHAPTER_NUMBER = re.compile(r"\bch\.\s?\d+")
+#: a game's prefix on a section with no chapter ("HCF §G" where "HCF ch.5 §G" is meant)
+NO_CHAPTER = r"\b(?:{})\s+§"
+#: a chapter by word, tied to no game ("the remedies of chapter 13"); "chapter 13 of each game", "its
+#: chapter 13", "each game's chapter 11", "UTH chapter 8" say whose
+WORDED = re.compile(r"\b[Cc]hapters?\s+(?>\d+(?:\s*(?:-|–|,|and)\s*\d+)*)(?!\s+of\s+(?:each|every|one|the)\s+game)")
+WORDED_OWNER = r"(?:\bits|\bgame's|\bgames'|\b(?:{}))\s+$"
+
+
+def citation_problems(text: str, prefixes: str = SHORTS) -> list[tuple[int, str]]:
+    """Each chapter in ``text`` cited without its game: (its offset, a short excerpt).  ``UTH ch.8-ch.10`` is one
+    range: its second chapter is the first's game's."""
+    own_game = re.compile(rf"\b(?:{prefixes})\s+$")
+    range_end = re.compile(rf"\b(?:{prefixes})\s+ch\.\s?\d+-$")
+    owner = re.compile(WORDED_OWNER.format(prefixes))
+    found = []
+    for m in CHAPTER_NUMBER.finditer(text):
+        before = text[max(0, m.start() - 16):m.start()]
+        if not (own_game.search(before) or range_end.search(before)):
+            found.append(m)
+    found += re.finditer(NO_CHAPTER.format(prefixes), text)
+    found += [m for m in WORDED.finditer(text) if not owner.search(text[max(0, m.start() - 16):m.start()])]
+    return [(m.start(), " ".join(text[max(0, m.start() - 30):m.end() + 10].split())) for m in found]
+
+
+def comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
+    """(first line, text) of each docstring and each run of comment lines of a module: a citation wrapped
+    over two comment lines is read as one."""
+    source = path.read_text()
+    out: list[tuple[int, str]] = []
+    last = -2
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT:
+            text = tok.string.lstrip("#:").strip()
+            if tok.start[0] == last + 1 and out:
+                out[-1] = (out[-1][0], out[-1][1] + " " + text)
+            else:
+                out.append((tok.start[0], text))
+            last = tok.start[0]
+    for node in ast.walk(ast.parse(source, str(path))):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(
+                    first.value.value, str):
+                out.append((first.lineno, first.value.value))
+    return out
+
+
+def written_for_people() -> list[tuple[str, int, str]]:
+    """(file, line, text): the comments and docstrings of the packages, the dealer's screen's own files,
+    the docs and the README."""
+    out = [(str(path.relative_to(ROOT)), line, text)
+           for package in ("games", "controller", "drivers", "simulators", "web")
+           for path in sorted((ROOT / package).rglob("*.py"))
+           for line, text in comments_and_docstrings(path)]
+    pages = sorted((ROOT / "web").rglob("*.js")) + sorted((ROOT / "web").rglob("*.html"))
+    pages += sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+    out += [(str(path.relative_to(ROOT)), 1, path.read_text()) for path in pages]
+    return out
+
+
+def test_no_comment_docstring_or_doc_cites_a_chapter_without_its_game():
+    """``UTH ch.5 §E`` (and each game that letters it otherwise, ``HCF ch.5 §C``), never ``ch.5 §E`` nor
+    ``HCF §C``; a whole chapter by word only with whose it is (``chapter 13 of each game``)."""
+    found = []
+    for where, line, text in written_for_people():
+        other = OTHER_PREFIXES.get(where)
+        prefixes = SHORTS + (f"|{other[0]}" if other else "")
+        found += [f"{where}:{line + text.count(chr(10), 0, at)}: {hit}"
+                  for at, hit in citation_problems(text, prefixes)]
+    assert found == []
+
+
+@pytest.mark.parametrize("text", [
+    "counts 52 cards (ch.5 §E)", "idle (UTH ch.5 §H, HCF §G)", "the remedies of chapter 13", "UTH ch.8 and\nch.9",
+    "chapters 8 and 9 deal no box", "Chapter 13: the remedies"])
+def test_a_chapter_without_its_game_is_found(text):
+    assert citation_problems(text)
+
+
+@pytest.mark.parametrize("text", [
+    "UTH ch.5 §E, HCF ch.5 §C, RET ch.5 §B", "the stub count (UTH ch.8-ch.10)", "UTH\n    ch.13 §J",
+    "chapters 8 and 9 of each game", "each game's chapter 13", "its chapter 13 clause map", "P40, R7a"])
+def test_a_chapter_with_its_game_is_not_found(text):
+    assert citation_problems(text) == []
