@@ -332,7 +332,8 @@ class Deal:
         st = await shoe.status()
         deck = st.position + st.remaining
         if st.position != r.cards_out() or deck != 52:
-            # §G(1): misdealt with 52 cards in the deck: void; §G(2): the deck is wrong: void and remove it
+            # UTH ch.8 §G(1) (HCF ch.8 §J(1), RET ch.8 §F(4)): misdealt with 52 cards in the deck: void;
+            # UTH ch.8 §G(2) (HCF ch.8 §J(2), RET ch.8 §F(5)): the deck is wrong: void and remove it
             why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
                    f"the round took {r.cards_out()} ({clause('stub_count', s.game.short)})")
             if s.parts.devices.shuffler is not None and s.life.last_count is not None:
