@@ -32,7 +32,7 @@ RESET = {"A": D(30000), "B": D(30000), "C": D(5000), "D": D(30000), "E": D(25000
 
 # -- the paytables as HCF ch.12 prints them --------------------------------------------------
 
-# ch.12 §B: Flush Bonus, "X to 1" for a seven-, six-, five-, four-card flush: (a), (b), (c), (d).
+# HCF ch.12 §B: Flush Bonus, "X to 1" for a seven-, six-, five-, four-card flush: (a), (b), (c), (d).
 FLUSH_BONUS = {
     "A": ("1", (300, 100, 10, 1)),
     "B": ("2", (100, 20, 10, 2)),
@@ -52,7 +52,7 @@ FLUSH_BONUS = {
 }
 FLUSH_LINES = ("flush_7", "flush_6", "flush_5", "flush_4")
 
-# ch.12 §C: Straight Flush Bonus, "X to 1", lines (a)..(e) seven- to three-card straight flush.
+# HCF ch.12 §C: Straight Flush Bonus, "X to 1", lines (a)..(e) seven- to three-card straight flush.
 SF_BONUS = {
     "A": ("1", [("a", "straight_flush_7", 8000), ("b", "straight_flush_6", 1000), ("c", "straight_flush_5", 100),
                 ("d", "straight_flush_4", 60), ("e", "straight_flush_3", 7)]),
@@ -70,7 +70,7 @@ SF_BONUS = {
                 ("d", "straight_flush_4", 50), ("e", "four_of_a_kind", 25), ("f", "straight_flush_3", 8)]),
 }
 
-# ch.12 §E(1): Progressive, ("pct", p) = p% of the meter, ("usd", d) = $d for a $1 wager (R3).
+# HCF ch.12 §E(1): Progressive, ("pct", p) = p% of the meter, ("usd", d) = $d for a $1 wager (R3).
 SUITED = "suited_nine_ten_jack_queen_king_ace"
 PROGRESSIVE = {
     "A": [("i", "straight_flush_7", ("pct", 100)), ("ii", "straight_flush_6", ("pct", 10)),
@@ -90,7 +90,7 @@ PROGRESSIVE = {
 }
 PROGRESSIVE_CLAUSE = {"A": "a", "B": "b", "C": "c", "D": "d", "E": "e"}
 
-# ch.12 §E(5): Envy Bonus for a $1 Progressive wager (only C, D, E: RULINGS R18a).
+# HCF ch.12 §E(5): Envy Bonus for a $1 Progressive wager (only C, D, E: RULINGS R18a).
 ENVY = {
     "C": ("a", [("i", "straight_flush_7", 200), ("ii", "straight_flush_6", 200)]),
     "D": ("b", [("i", "straight_flush_7", 250)]),
@@ -295,7 +295,7 @@ def test_envy_hand_not_listed_pays_nothing(letter, key):
 
 
 def test_envy_c_suited_nine_to_ace_is_a_six_card_straight_flush():
-    """RULINGS R18: 9-A suited is a six-card straight flush, listed by Envy C (ch.12 §E(5)(a)(ii))."""
+    """RULINGS R18: 9-A suited is a six-card straight flush, listed by Envy C (HCF ch.12 §E(5)(a)(ii))."""
     seats = [seat(2, SF_HANDS[SUITED], {"ante": 10, "progressive": 1}), seat(5, OTHER, {"ante": 10, "progressive": 1})]
     out = run(make_round(seats, progressive="C", envy="C", unit=D(1)))
     assert seat_out(out, 5)["wagers"]["envy"]["net"] == D(200)
@@ -321,7 +321,7 @@ def test_r14_equal_length_suits_higher_cards_form_the_hand():
 
 
 def test_ch6_c_length_ranks_first():
-    """ch.6 §C: a longer flush beats a shorter one whatever the cards (R14)."""
+    """HCF ch.6 §C: a longer flush beats a shorter one whatever the cards (R14)."""
     assert hand("4c 3c 2c 5d 6h 7s 9d").value > hand("Ah Kh 2c 5d Qs 7c 9d").value
     assert hand("2s 3s 4s 6s 8s 5d 7c").value > hand("Ah Kh Qh Jh 2c 5d 9s").value
 
@@ -329,7 +329,7 @@ def test_ch6_c_length_ranks_first():
 def test_ch6_d_equal_length_highest_card_not_held_by_the_other():
     assert hand("Kh Qh 3h 2c 5d 7s 9d").value > hand("Ks Js Ts 2d 5c 7h 9c").value  # Q > J
     assert hand("Kh Qh 4h 2c 5d 7s 9d").value > hand("Ks Qs 3s 2d 5c 7h 9c").value  # 4 > 3
-    # ch.6 §D(2): the same ranks in other suits tie; suits never rank (ch.6 §B)
+    # HCF ch.6 §D(2): the same ranks in other suits tie; suits never rank (HCF ch.6 §B)
     assert hand("Kh Qh 4h 2c 5d 7s 9d").value == hand("Ks Qs 4s 2d 5c 7h 9c").value
 
 
@@ -360,11 +360,11 @@ def test_r17_straight_flush_runs(cards, length, shown):
 
 
 def test_longer_run_makes_every_shorter_length_and_the_highest_is_paid():
-    """ch.6 §E: a five-card run holds runs of four and three; R5 pays only the highest line."""
+    """HCF ch.6 §E: a five-card run holds runs of four and three; R5 pays only the highest line."""
     made = lines_made(parse_cards(split(SF_HANDS["straight_flush_5"])))
     assert made["straight_flush_bonus"] == {"straight_flush_5", "straight_flush_4", "straight_flush_3"}
     assert made["flush_bonus"] == {"flush_5", "flush_4"}
-    # on Progressive B (no three-card line) the five-card line is paid, $900 not $50 (ch.12 §E(1)(b)(iii))
+    # on Progressive B (no three-card line) the five-card line is paid, $900 not $50 (HCF ch.12 §E(1)(b)(iii))
     out = run(make_round([seat(3, SF_HANDS["straight_flush_5"], {"ante": 10, "progressive": 1})],
                          progressive="B", unit=D(1)))
     check(seat_out(out, 3)["wagers"]["progressive"], "win", D(899), "straight_flush_5")
@@ -373,8 +373,8 @@ def test_longer_run_makes_every_shorter_length_and_the_highest_is_paid():
 @pytest.mark.parametrize(
     "letter, cards, line, pays",
     [
-        ("D", "9h Th Jh Qh Kh Ah 2c", SUITED, ("pct", 100)),  # ch.12 §E(1)(d)(ii), above the six-card line
-        ("E", "9h Th Jh Qh Kh Ah 2c", SUITED, ("pct", 100)),  # ch.12 §E(1)(e)(ii)
+        ("D", "9h Th Jh Qh Kh Ah 2c", SUITED, ("pct", 100)),  # HCF ch.12 §E(1)(d)(ii), above the six-card line
+        ("E", "9h Th Jh Qh Kh Ah 2c", SUITED, ("pct", 100)),  # HCF ch.12 §E(1)(e)(ii)
         ("D", "8h 9h Th Jh Qh Kh Ah", "straight_flush_7", ("pct", 100)),  # the seven-card run is higher still
         ("D", "8h 9h Th Jh Qh Kh 2c", "straight_flush_6", ("pct", 10)),  # another six-card run: (iii)
         ("A", "9h Th Jh Qh Kh Ah 2c", "straight_flush_6", ("pct", 10)),  # no suited line on A: six-card (ii)
@@ -390,7 +390,7 @@ def test_r18_suited_nine_to_ace_ordering(letter, cards, line, pays):
 @pytest.mark.parametrize(
     "cards, line, odds",
     [
-        ("7c 7d 7h 7s 8h 9h Th", "straight_flush_4", 50),  # ch.12 §C(7)(d) above four of a kind (e)
+        ("7c 7d 7h 7s 8h 9h Th", "straight_flush_4", 50),  # HCF ch.12 §C(7)(d) above four of a kind (e)
         ("7c 7d 7s 7h 8h 9h 2c", "four_of_a_kind", 25),  # (e) above the three-card line (f)
     ],
     ids=["R19 four-card run beats quads", "R19 quads beat three-card run"],
@@ -441,7 +441,7 @@ def ref_run_length(cards):
 
 
 def ref_compare(a, b):
-    """ch.6 §C then §D(1) literally: longer flush wins; else the highest card one holds and the other does not."""
+    """HCF ch.6 §C then §D(1) literally: longer flush wins; else the highest card one holds and the other does not."""
     fa, fb = ref_flush(a), ref_flush(b)
     if len(fa) != len(fb):
         return 1 if len(fa) > len(fb) else -1
@@ -490,7 +490,7 @@ def test_hand_order_matches_ch6_d_literal_reading():
 
 
 # =============================================================================================
-# 3. Main game: HCF ch.11 §B, ch.12 §A, RULINGS R7, R15, R16
+# 3. Main game: HCF ch.11 §B, HCF ch.12 §A, RULINGS R7, R15, R16
 # =============================================================================================
 
 DEALER_4_KING = "Kc Jc 9c 5c 4d Td 6s"  # four-card flush, king high: qualifies (R15)
@@ -508,7 +508,7 @@ DEALER_4_ACE = "Ac Jc 9c 5c 4d Td Qd"  # four-card flush, ace high: qualifies (R
 @pytest.mark.parametrize("cards, multiple", [("Ah Kh Qh Jh 9h 2d 4s", 2), ("As 2d 7h 9s Qd Kc Jh", 1)],
                          ids=["five-card flush raise 2", "two-card flush raise 1"])
 def test_dealer_not_qualifying_pays_ante_returns_raise(dealer, shown, cards, multiple):
-    """HCF ch.11 §B(5)(c): the Ante is paid 1 to 1 (ch.12 §A), the Raise returned; whatever the player holds."""
+    """HCF ch.11 §B(5)(c): the Ante is paid 1 to 1 (HCF ch.12 §A), the Raise returned; whatever the player holds."""
     out = run(make_round([seat(1, cards, {"ante": D("12.35")}, **{"raise": multiple})], dealer=dealer))
     assert out["dealer"] == {"hand": f"flush_{len(split(shown))}", "cards": split(shown), "qualifies": False}
     s = seat_out(out, 1)
@@ -531,11 +531,11 @@ def test_r14_dealer_chooses_the_higher_of_two_three_card_flushes_and_qualifies()
     # clubs 8-5-2 and diamonds 9-4-3: the diamonds form the hand (R14), nine high qualifies (R15)
     out = run(make_round([seat(1, "Ah Kh 2h 3s 4s Tc Qs", {"ante": 10})], dealer="8c 5c 2c 9d 4d 3d 6h"))
     assert out["dealer"] == {"hand": "flush_3", "cards": ["9d", "4d", "3d"], "qualifies": True}
-    check(seat_out(out, 1)["wagers"]["ante"], "win", D(10))  # A-K-2 beats 9-4-3 (ch.6 §D(1))
+    check(seat_out(out, 1)["wagers"]["ante"], "win", D(10))  # A-K-2 beats 9-4-3 (HCF ch.6 §D(1))
 
 
 def test_any_four_card_flush_qualifies():
-    """R15: a four-card flush five high qualifies and beats any three-card flush (ch.6 §C)."""
+    """R15: a four-card flush five high qualifies and beats any three-card flush (HCF ch.6 §C)."""
     out = run(make_round([seat(1, "Ah Kh Qh 9s 8d Tc Js", {"ante": 10})], dealer="5c 4c 3c 2c 7d 6h 8s"))
     assert out["dealer"]["qualifies"] is True and out["dealer"]["hand"] == "flush_4"
     check(seat_out(out, 1)["wagers"]["ante"], "lose", D(-10))
@@ -545,17 +545,17 @@ def test_any_four_card_flush_qualifies():
 @pytest.mark.parametrize(
     "cards, multiple, result",
     [
-        ("Ah Qh 8h 7h 2h 3s 5d", 2, "win"),  # five-card flush beats four (ch.6 §C)
-        ("Kh Jh 9h 6h 2s 7d 8d", 1, "win"),  # K-J-9-6 beats K-J-9-5 (ch.6 §D(1))
+        ("Ah Qh 8h 7h 2h 3s 5d", 2, "win"),  # five-card flush beats four (HCF ch.6 §C)
+        ("Kh Jh 9h 6h 2s 7d 8d", 1, "win"),  # K-J-9-6 beats K-J-9-5 (HCF ch.6 §D(1))
         ("Kh Jh 9h 4h 2s 7d 8d", 1, "lose"),  # K-J-9-4 loses
-        ("Ks Js 9s 5s 2d 7h 8d", 1, "push"),  # K-J-9-5 ties (ch.6 §D(2)): Ante and Raise returned (§B(5)(d)(iii))
+        ("Ks Js 9s 5s 2d 7h 8d", 1, "push"),  # K-J-9-5 ties (HCF ch.6 §D(2)): Ante and Raise returned (§B(5)(d)(iii))
         ("Ah Kh Qh 2s 7d 8d 3d", 1, "lose"),  # three cards lose to four
         ("Ah Kh Qh Jh Th 2h 3d", 3, "win"),  # six-card flush raise 3
     ],
     ids=["5 over 4", "higher 4", "lower 4", "equal 4", "3 under 4", "6 raise 3"],
 )
 def test_dealer_qualifies_compare(cards, multiple, result):
-    """HCF ch.11 §B(5)(d), ch.12 §A: Ante and Raise win 1 to 1, lose, or push together."""
+    """HCF ch.11 §B(5)(d), HCF ch.12 §A: Ante and Raise win 1 to 1, lose, or push together."""
     ante = D(25)
     out = run(make_round([seat(6, cards, {"ante": ante}, **{"raise": multiple})], dealer=DEALER_4_KING))
     assert out["dealer"] == {"hand": "flush_4", "cards": ["Kc", "Jc", "9c", "5c"], "qualifies": True}
@@ -583,9 +583,9 @@ def test_r7_fold_loses_ante_side_wagers_still_settled():
     s = seat_out(out, 3)
     assert set(s["wagers"]) == {"ante", "flush_bonus", "straight_flush_bonus", "progressive"}
     check(s["wagers"]["ante"], "lose", D(-10))  # even though the dealer does not qualify
-    check(s["wagers"]["flush_bonus"], "win", D(5) * 100, "flush_6")  # ch.12 §B(1)(b)
-    check(s["wagers"]["straight_flush_bonus"], "win", D(2) * 1000, "straight_flush_6")  # ch.12 §C(1)(b)
-    check(s["wagers"]["progressive"], "win", METER / 10 - UNIT, "straight_flush_6")  # ch.12 §E(1)(a)(ii)
+    check(s["wagers"]["flush_bonus"], "win", D(5) * 100, "flush_6")  # HCF ch.12 §B(1)(b)
+    check(s["wagers"]["straight_flush_bonus"], "win", D(2) * 1000, "straight_flush_6")  # HCF ch.12 §C(1)(b)
+    check(s["wagers"]["progressive"], "win", METER / 10 - UNIT, "straight_flush_6")  # HCF ch.12 §E(1)(a)(ii)
     assert s["hand"] == "flush_6" and s["cards"] == split("8h 7h 6h 5h 4h 3h")
     assert s["net"] == D(-10) + 500 + 2000 + METER / 10 - UNIT
 
@@ -593,7 +593,7 @@ def test_r7_fold_loses_ante_side_wagers_still_settled():
 @pytest.mark.parametrize(
     "cards, multiple, legal",
     [
-        ("As 2d 7h 9s Qd Kc Jh", 1, True),  # two-card flush: exactly 1x (ch.11 §B(1))
+        ("As 2d 7h 9s Qd Kc Jh", 1, True),  # two-card flush: exactly 1x (HCF ch.11 §B(1))
         ("As 2d 7h 9s Qd Kc Jh", 2, False),
         ("Ah Kh 2h 9s Qd 3c Jd", 1, True),  # three-card flush
         ("Ah Kh 2h 9s Qd 3c Jd", 2, False),
@@ -631,8 +631,8 @@ def test_r6_payout_limit_caps_covered_wagers_not_progressive_or_envy():
     s = seat_out(run(obj), 6)
     check(s["wagers"]["ante"], "win", D(1000))
     check(s["wagers"]["raise"], "win", D(3000))
-    check(s["wagers"]["flush_bonus"], "win", D(1000) * 100, "flush_6")  # ch.12 §B(1)(b)
-    # progressive C: six-card straight flush 100% of the meter (ch.12 §E(1)(c)(ii)); envy C $200 x unit
+    check(s["wagers"]["flush_bonus"], "win", D(1000) * 100, "flush_6")  # HCF ch.12 §B(1)(b)
+    # progressive C: six-card straight flush 100% of the meter (HCF ch.12 §E(1)(c)(ii)); envy C $200 x unit
     assert s["wagers"]["progressive"]["net"] == METER - UNIT
     assert s["wagers"]["envy"]["net"] == 200 * UNIT
     covered = D(1000) + 3000 + 100000
@@ -678,7 +678,7 @@ def test_r18a_envy_from_several_seats_never_own_hand():
              seat(3, "2h 3h 4h 5h 6h 7h 8h", {"ante": 10, "progressive": 1}),
              seat(6, "9s Ts Js 9h Th Jh Qd", {"ante": 10, "progressive": 1})]
     out = run(make_round(seats, progressive="D", envy="D", unit=D(1)))
-    # ch.12 §E(5)(b)(i): $250 per other seat's seven-card straight flush; ch.11 §B(9)(e)(ii)-(iii)
+    # HCF ch.12 §E(5)(b)(i): $250 per other seat's seven-card straight flush; HCF ch.11 §B(9)(e)(ii)-(iii)
     assert seat_out(out, 6)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": D(500), "from_seats": [1, 3]}
     assert seat_out(out, 1)["wagers"]["envy"]["from_seats"] == [3]
     assert seat_out(out, 3)["wagers"]["envy"]["from_seats"] == [1]
@@ -689,7 +689,7 @@ def test_envy_needs_the_receivers_progressive_wager_and_the_envy_table():
     seats = [seat(1, "2s 3s 4s 5s 6s 7s 8s", {"ante": 10, "progressive": 1}),
              seat(6, OTHER, {"ante": 10, "flush_bonus": 5})]
     out = run(make_round(seats, progressive="C", envy="C", unit=D(1), paytables={"flush_bonus": "A"}))
-    assert "envy" not in seat_out(out, 6)["wagers"]  # ch.11 §B(9)(e)(i): only a player with a Progressive wager
+    assert "envy" not in seat_out(out, 6)["wagers"]  # HCF ch.11 §B(9)(e)(i): only a player with a Progressive wager
     seats[1]["wagers"]["progressive"] = 1
     out = run(make_round(seats, progressive="C", unit=D(1), paytables={"flush_bonus": "A"}))  # no envy table
     assert "envy" not in seat_out(out, 6)["wagers"]
@@ -700,7 +700,7 @@ def test_r24_option_qualifying_seat_without_progressive(requires, paid):
     seats = [seat(1, "2s 3s 4s 5s 6s 7s 8s", {"ante": 10}), seat(6, OTHER, {"ante": 10, "progressive": 1})]
     out = run(make_round(seats, progressive="E", envy="E", unit=D(1), requires=requires))
     if paid:
-        assert seat_out(out, 6)["wagers"]["envy"]["net"] == D(250)  # ch.12 §E(5)(c)(i)
+        assert seat_out(out, 6)["wagers"]["envy"]["net"] == D(250)  # HCF ch.12 §E(5)(c)(i)
     else:
         assert "envy" not in seat_out(out, 6)["wagers"]
 
@@ -730,7 +730,7 @@ def test_losing_hand_in_play_qualifies_for_envy():
     """R24c: a hand that stayed in play qualifies whether it won or lost."""
     seats = [seat(1, "2s 3s 4s 5s 6s 7s 8s", {"ante": 10, "progressive": 1}),
              seat(6, "2d 4d Qd 6h 8h Th 3c", {"ante": 10, "progressive": 1})]
-    # the dealer's seven clubs ace high beat the seven spades eight high (ch.6 §D(1))
+    # the dealer's seven clubs ace high beat the seven spades eight high (HCF ch.6 §D(1))
     out = run(make_round(seats, dealer="8c 9c Tc Jc Qc Kc Ac", progressive="E", envy="E", unit=D(1)))
     check(seat_out(out, 1)["wagers"]["ante"], "lose", D(-10))
     check(seat_out(out, 1)["wagers"]["raise"], "lose", D(-10))
@@ -792,7 +792,7 @@ def _refused(obj, field):
         ({"raise": D("1.5")}, "seats[0].raise"),
         ({"fold": "yes"}, "seats[0].fold"),
         ({"play": 1}, "seats[0].play"),  # not an HCF decision
-        ({"cards": ["Ah", "Kh", "2h", "9h", "Qd", "3c"]}, "seats[0].cards"),  # ch.10 §B(1): seven cards
+        ({"cards": ["Ah", "Kh", "2h", "9h", "Qd", "3c"]}, "seats[0].cards"),  # HCF ch.10 §B(1): seven cards
     ],
     ids=lambda x: str(x),
 )
@@ -827,11 +827,11 @@ def test_round_shape_refusals():
 def test_paytable_refusals():
     obj = _base()
     obj["seats"][0]["wagers"]["flush_bonus"] = 5
-    _refused(obj, "paytables.flush_bonus")  # fifteen tables: the letter must be named (ch.12 §B)
+    _refused(obj, "paytables.flush_bonus")  # fifteen tables: the letter must be named (HCF ch.12 §B)
     obj["paytables"]["flush_bonus"] = "P"
     _refused(obj, "paytables.flush_bonus")
     obj = _base()
-    obj["paytables"]["straight_flush_bonus"] = "H"  # ch.12 §C prints A-G
+    obj["paytables"]["straight_flush_bonus"] = "H"  # HCF ch.12 §C prints A-G
     _refused(obj, "paytables.straight_flush_bonus")
     obj = _base()
     obj["paytables"]["envy"] = "C"  # the Envy table is named in the progressive block

@@ -111,7 +111,7 @@ def odds_net(amount, odds):
 
 @pytest.mark.parametrize("key", sorted(HANDS))
 def test_fixture_hands(key):
-    """The player's hand is as named, the dealer qualifies (ch.11 §I(2)) and the player wins."""
+    """The player's hand is as named, the dealer qualifies (JHE ch.11 §I(2)) and the player wins."""
     out = one_seat(key, {"ante": 10, "xtra_bonus": 10})
     s = out["seats"][0]
     assert s["hand"] == HANDS[key][3]
@@ -137,7 +137,7 @@ def test_xtra_bonus_paytable_a(clause, hand, line, odds):
     out = one_seat(hand, {"ante": ante, "xtra_bonus": ante}, play=3)
     w = out["seats"][0]["wagers"]
     check(w["xtra_bonus"], "win", odds_net(ante, odds), line)
-    # JHE ch.12 §A: Ante and Play 1 to 1; Play is 3x the Ante (ch.11 §C(1), R11).
+    # JHE ch.12 §A: Ante and Play 1 to 1; Play is 3x the Ante (JHE ch.11 §C(1), R11).
     check(w["ante"], "win", ante)
     check(w["play"], "win", ante * 3)
     assert w["play"]["amount"] == ante * 3
@@ -210,7 +210,7 @@ def test_player_bonus_paid_when_the_dealer_wins():
     s = out["seats"][0]
     assert (s["hand"], out["dealer"]["hand"]) == ("full_house", "full_house")
     check(s["wagers"]["ante"], "lose", D(-10))
-    check(s["wagers"]["player_bonus"], "win", D(5) * 8, "full_house")  # ch.12 §C(1)(d) 8 to 1
+    check(s["wagers"]["player_bonus"], "win", D(5) * 8, "full_house")  # JHE ch.12 §C(1)(d) 8 to 1
 
 
 # -- Progressive paytables A-E, JHE ch.12 §D(2)-(6), meters as written (R13) ----------------
@@ -294,7 +294,7 @@ def test_progressive_below_the_lowest_line_loses(letter, hand):
 
 
 def test_progressive_royal_with_the_first_three_community_cards_takes_its_suit():
-    """R13, R24a: the two cards and the first three community cards revealed (ch.11 §B, §D) make a royal flush
+    """R13, R24a: the two cards and the first three community cards revealed (JHE ch.11 §B, §D) make a royal flush
     of diamonds: the Royal Flush of diamonds line (Star meter)."""
     obj = make_round(
         [seat(4, ["Ad", "Kd"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1)],
@@ -304,12 +304,12 @@ def test_progressive_royal_with_the_first_three_community_cards_takes_its_suit()
     )
     s = run(obj)["seats"][0]
     assert s["hand"] == "royal_flush"
-    check(s["wagers"]["progressive"], "win", METERS["star"] - UNIT, RF_D)  # ch.12 §D(2)(a)
+    check(s["wagers"]["progressive"], "win", METERS["star"] - UNIT, RF_D)  # JHE ch.12 §D(2)(a)
 
 
 def test_progressive_royal_completed_on_the_last_two_cards_pays_no_meter():
     """R24a: the fourth and fifth community cards never count for the Progressive: a royal flush of diamonds
-    they complete is a high card there (no Star meter), while the main game reads all seven (ch.11 §I(2)(b))."""
+    they complete is a high card there (no Star meter), while the main game reads all seven (JHE ch.11 §I(2)(b))."""
     obj = make_round(
         [seat(4, ["Ad", "Kd"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1)],
         ["Qd", "2c", "3c", "Jd", "Td"],
@@ -326,7 +326,7 @@ def test_progressive_royal_completed_on_the_last_two_cards_pays_no_meter():
 
 def test_progressive_two_winners_of_one_meter_in_settlement_order():
     """R4, JHE ch.12 §E(11): seat 5 (settled first, R1) takes the Heart meter; seat 2 is paid
-    from the meter as seat 5 left it (its reset amount, ch.12 §E(6)(a))."""
+    from the meter as seat 5 left it (its reset amount, JHE ch.12 §E(6)(a))."""
     obj = make_round(
         [
             seat(2, ["Th", "Jh"], {"ante": 10, "xtra_bonus": 10, "progressive": UNIT}, play=1),
@@ -342,7 +342,7 @@ def test_progressive_two_winners_of_one_meter_in_settlement_order():
     assert first["hand"] == second["hand"] == "straight_flush"
     heart = METERS["heart"]
     heart_after_first = max(RESET["A"]["heart"], heart - heart)
-    check(first["wagers"]["progressive"], "win", heart - UNIT, "straight_flush")  # ch.12 §D(2)(c)
+    check(first["wagers"]["progressive"], "win", heart - UNIT, "straight_flush")  # JHE ch.12 §D(2)(c)
     check(second["wagers"]["progressive"], "win", heart_after_first - UNIT, "straight_flush")
     assert out["meters"]["heart"] == max(RESET["A"]["heart"], heart_after_first - heart_after_first)
     assert out["meters"]["star"] == METERS["star"]
@@ -356,9 +356,9 @@ NOT_QUALIFYING_BOARD = ["9h", "5c", "Td", "Kc", "2h"]
 @pytest.mark.parametrize(
     "player,dealer,xtra,play_result,hand",
     [
-        # the player's straight beats the dealer's king high: X-tra Bonus 1 to 1 (ch.12 §B(1)(f))
+        # the player's straight beats the dealer's king high: X-tra Bonus 1 to 1 (JHE ch.12 §B(1)(f))
         (["Jc", "Qd"], ["3s", "4d"], ("win", D(10), "straight"), ("win", D(30)), "straight"),
-        # a winning high card pushes the X-tra Bonus (ch.12 §B(1)(g))
+        # a winning high card pushes the X-tra Bonus (JHE ch.12 §B(1)(g))
         (["Ac", "7d"], ["3s", "4d"], ("push", D(0), None), ("win", D(30)), "high_card"),
         # a losing hand loses X-tra Bonus and Play though the Ante is returned
         (["Jc", "6d"], ["Qs", "4d"], ("lose", D(-10), None), ("lose", D(-30)), "high_card"),
@@ -389,7 +389,7 @@ def test_dealer_not_qualifying_tie_pushes_everything():
 
 
 def test_tie_with_a_qualifying_dealer_pushes_everything():
-    """JHE ch.11 §I(3)(c); suits never break ties (ch.6 §C, R8)."""
+    """JHE ch.11 §I(3)(c); suits never break ties (JHE ch.6 §C, R8)."""
     obj = make_round(
         [seat(1, ["Ac", "3d"], {"ante": 10, "xtra_bonus": 10, "player_bonus": 5}, play=3)],
         ["Kh", "Kd", "Qs", "Qh", "Js"],
@@ -407,7 +407,7 @@ def test_tie_with_a_qualifying_dealer_pushes_everything():
 
 @pytest.mark.parametrize("multiple", [3, 2, 1], ids=["ch.11 §C(1) 3x", "ch.11 §E(1) 2x", "ch.11 §G 1x"])
 def test_play_amount_is_the_multiple_of_the_ante(multiple):
-    """R11: the Play wager is 3x, 2x or 1x the Ante, paid 1 to 1 (ch.12 §A)."""
+    """R11: the Play wager is 3x, 2x or 1x the Ante, paid 1 to 1 (JHE ch.12 §A)."""
     ante = D("12.50")
     out = one_seat("two_pair", {"ante": ante, "xtra_bonus": ante}, play=multiple)
     w = out["seats"][0]["wagers"]
@@ -420,7 +420,7 @@ def test_play_amount_is_the_multiple_of_the_ante(multiple):
 
 
 def test_fold_loses_ante_and_xtra_bonus_side_wagers_still_settled():
-    """ch.11 §G(2): Ante and X-tra Bonus collected; §G(3)(a), §G(4)(a), R7: Player Bonus and
+    """JHE ch.11 §G(2): Ante and X-tra Bonus collected; §G(3)(a), §G(4)(a), R7: Player Bonus and
     Progressive settled on the player's cards (here a flush, which would have beaten the dealer)."""
     player, community, dealer, _ = HANDS["flush"]
     obj = make_round(
@@ -435,13 +435,13 @@ def test_fold_loses_ante_and_xtra_bonus_side_wagers_still_settled():
     assert list(s["wagers"]) == ["ante", "xtra_bonus", "player_bonus", "progressive"]  # no Play
     check(s["wagers"]["ante"], "lose", D(-10))
     check(s["wagers"]["xtra_bonus"], "lose", D(-10))
-    check(s["wagers"]["player_bonus"], "win", D(5) * 7, "flush")  # ch.12 §C(1)(e) 7 to 1
-    check(s["wagers"]["progressive"], "win", UNIT * 40 - UNIT, "flush")  # ch.12 §D(4)(f) 40 for 1
+    check(s["wagers"]["player_bonus"], "win", D(5) * 7, "flush")  # JHE ch.12 §C(1)(e) 7 to 1
+    check(s["wagers"]["progressive"], "win", UNIT * 40 - UNIT, "flush")  # JHE ch.12 §D(4)(f) 40 for 1
     assert s["net"] == D(-20) + D(35) + UNIT * 39
 
 
 def test_fold_with_progressive_meter_hand():
-    """R7, R4: a folded straight flush still takes the meter (ch.12 §D(6)(c): Heart in table E)."""
+    """R7, R4: a folded straight flush still takes the meter (JHE ch.12 §D(6)(c): Heart in table E)."""
     player, community, dealer, _ = HANDS["straight_flush"]
     obj = make_round(
         [seat(1, player, {"ante": 25, "xtra_bonus": 25, "progressive": UNIT}, fold=True)],
@@ -495,8 +495,8 @@ def test_payout_limit_caps_all_but_progressive():
     )
     out = run(obj)
     s = out["seats"][0]
-    covered = ante + ante * 500 + ante * 3 + ante * 100  # ch.12 §A, §B(1)(a) 500 to 1, §C(1)(a) 100 to 1
-    progressive = METERS["spade"] - UNIT  # ch.12 §D(2)(b): royal of spades, Spade meter
+    covered = ante + ante * 500 + ante * 3 + ante * 100  # JHE ch.12 §A, §B(1)(a) 500 to 1, §C(1)(a) 100 to 1
+    progressive = METERS["spade"] - UNIT  # JHE ch.12 §D(2)(b): royal of spades, Spade meter
     check(s["wagers"]["progressive"], "win", progressive, RF_O)
     assert s["limited_by"] == covered - D(50000)
     assert s["net"] == covered + progressive - (covered - D(50000))
@@ -642,7 +642,7 @@ def test_cli_settles():
     data = json.loads(out)
     assert data["game"] == "jackpot_holdem"
     w = data["seats"][0]["wagers"]
-    assert w["xtra_bonus"] == {"amount": 10, "result": "win", "net": 10, "line": "straight"}  # ch.12 §B(1)(f)
-    assert w["player_bonus"] == {"amount": 5, "result": "win", "net": 20, "line": "straight"}  # ch.12 §C(1)(f)
+    assert w["xtra_bonus"] == {"amount": 10, "result": "win", "net": 10, "line": "straight"}  # JHE ch.12 §B(1)(f)
+    assert w["player_bonus"] == {"amount": 5, "result": "win", "net": 20, "line": "straight"}  # JHE ch.12 §C(1)(f)
     assert w["play"] == {"amount": 20, "result": "win", "net": 20}
     assert data["meters"] == {}

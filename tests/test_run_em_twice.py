@@ -125,7 +125,7 @@ def _community(which: str, c: str, x, y) -> dict:
 @pytest.mark.parametrize("which", ["first_run", "second_run"])
 @pytest.mark.parametrize("case", RUN_CASES, ids=[c[0] for c in RUN_CASES])
 def test_run_paytable_every_line_via_each_run_hand_and_the_center(case, which):
-    """R27: Run wager by ch.12 §B, its Ante 1 to 1 (§A); R28: Center at the same line, or push/lose."""
+    """R27: Run wager by RET ch.12 §B, its Ante 1 to 1 (§A); R28: Center at the same line, or push/lose."""
     _id, line, hand_name, pays, p, c, x, y = case
     other = "second_run" if which == "first_run" else "first_run"
     ante, bets = D(10), [3, 1, 2]  # 1st Run 3x, 2nd Run 1x, Center 2x an Ante (R26)
@@ -141,16 +141,16 @@ def test_run_paytable_every_line_via_each_run_hand_and_the_center(case, which):
     if pays == "push":
         assert w[which] == {"amount": amount[which], "result": "push", "net": 0}
         assert w[ante_of[which]] == {"amount": ante, "result": "push", "net": 0}
-        # ch.11 §I(3)(b)/(c): one Run pushes, the other loses -> the Center pushes
+        # RET ch.11 §I(3)(b)/(c): one Run pushes, the other loses -> the Center pushes
         assert w["center"] == {"amount": amount["center"], "result": "push", "net": 0}
     elif pays == "lose":
         assert w[which] == {"amount": amount[which], "result": "lose", "net": -amount[which]}
         assert w[ante_of[which]] == {"amount": ante, "result": "lose", "net": -ante}
-        # ch.11 §I(3)(d): both lose -> the Center loses
+        # RET ch.11 §I(3)(d): both lose -> the Center loses
         assert w["center"] == {"amount": amount["center"], "result": "lose", "net": -amount["center"]}
     else:
         assert w[which] == {"amount": amount[which], "result": "win", "net": odds_to(amount[which], pays), "line": line}
-        assert w[ante_of[which]] == {"amount": ante, "result": "win", "net": ante}  # ch.12 §A: 1 to 1
+        assert w[ante_of[which]] == {"amount": ante, "result": "win", "net": ante}  # RET ch.12 §A: 1 to 1
         # R28: either Run wins -> Center paid at the odds of the higher Run hand (this one)
         assert w["center"] == {
             "amount": amount["center"], "result": "win", "net": odds_to(amount["center"], pays), "line": line
@@ -158,7 +158,7 @@ def test_run_paytable_every_line_via_each_run_hand_and_the_center(case, which):
     assert s["net"] == sum(v["net"] for v in w.values())
 
 
-# -- the Center wager, RULINGS R28 and ch.11 §I(3) ------------------------------------------
+# -- the Center wager, RULINGS R28 and RET ch.11 §I(3) ------------------------------------------
 
 
 def _center_round(p, community, bets=(1, 1, 3)):
@@ -195,7 +195,7 @@ def test_center_pushes_when_both_runs_push():
 
 
 def test_center_wins_when_one_run_wins_and_the_other_pushes():
-    """R28: 1st Run two pair (2 to 1, ch.12 §B(8)), 2nd Run pair of 8s pushes -> Center 2 to 1."""
+    """R28: 1st Run two pair (2 to 1, RET ch.12 §B(8)), 2nd Run pair of 8s pushes -> Center 2 to 1."""
     w = _center_round(("8c", "8d"), cross("Jc", "2h", "Jd", "3s", "Kh"))
     assert (w["first_run"]["result"], w["second_run"]["result"]) == ("win", "push")
     assert w["center"] == {"amount": 15, "result": "win", "net": odds_to(15, 2), "line": "two_pair"}
@@ -239,7 +239,7 @@ FIVE_CARD_CASES = [
 @pytest.mark.parametrize("case", FIVE_CARD_CASES, ids=[c[0] for c in FIVE_CARD_CASES])
 def test_five_card_bonus_every_line(case):
     _id, community, line, x = case
-    # The player's cards do not matter: the hand is the five community cards alone (ch.7 §E(2)(a)).
+    # The player's cards do not matter: the hand is the five community cards alone (RET ch.7 §E(2)(a)).
     player = spare(community, 2)
     out = run(round_(cross(*community), [seat(3, player, five_card_bonus=D("7.50"))]))
     fcb = seat_out(out, 3)["wagers"]["five_card_bonus"]
@@ -492,7 +492,7 @@ def test_envy_bonus_every_line_of_every_table(case, which):
     seats = [
         seat(1, qualifying, progressive=1),
         seat(3, ("Kc", "Qd"), progressive=1),
-        seat(5, ("4c", "5d")),  # no Progressive wager: no Envy Bonus (ch.12 §G(1))
+        seat(5, ("4c", "5d")),  # no Progressive wager: no Envy Bonus (RET ch.12 §G(1))
     ]
     out = run(round_(community, seats, paytables={"progressive": "A"}, progressive=_progressive_block("A", letter)))
     assert seat_out(out, 1)[which]["hand"] == line
@@ -544,12 +544,12 @@ def test_envy_option_qualifying_seat_needs_a_progressive_wager(requires, paid):
 @pytest.mark.parametrize(
     "bets, side, qualifies",
     [
-        ([], {}, False),  # R24c: folded at the 1st decision, no pending wager: cards collected (ch.11 §B(2)(b))
-        ([2], {}, False),  # ch.11 §D(1)(b)
-        ([2, 1], {}, False),  # ch.11 §F(1)(b)
-        ([], {"five_card_bonus": 5}, True),  # ch.11 §B(3): cards left on the table for the pending wager
-        ([2, 1], {"ultimate_pairs": 5}, True),  # ch.11 §F(2)
-        ([1], {"progressive": 1}, True),  # ch.11 §J
+        ([], {}, False),  # R24c: folded at the 1st decision, no pending wager: cards collected (RET ch.11 §B(2)(b))
+        ([2], {}, False),  # RET ch.11 §D(1)(b)
+        ([2, 1], {}, False),  # RET ch.11 §F(1)(b)
+        ([], {"five_card_bonus": 5}, True),  # RET ch.11 §B(3): cards left on the table for the pending wager
+        ([2, 1], {"ultimate_pairs": 5}, True),  # RET ch.11 §F(2)
+        ([1], {"progressive": 1}, True),  # RET ch.11 §J
     ],
 )
 def test_envy_folded_hand_qualifies_only_while_its_cards_are_on_the_layout(bets, side, qualifies):
@@ -575,7 +575,7 @@ def test_no_envy_without_an_envy_table():
     assert "envy" not in seat_out(out, 3)["wagers"]
 
 
-# -- folds (R7, R26, ch.11 §B(2), §D(1), §F(1)) ----------------------------------------------
+# -- folds (R7, R26, RET ch.11 §B(2), §D(1), §F(1)) ----------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -633,7 +633,7 @@ def test_payout_limit_caps_all_but_progressive():
     s = seat_out(out, 1)
     w = s["wagers"]
     covered_winnings = (
-        ante  # ante_1, ch.12 §A
+        ante  # ante_1, RET ch.12 §A
         + odds_to(ante * 3, 500)  # 1st Run royal flush, §B(1)
         + odds_to(ante * 3, 500)  # Center at the royal flush, R28
         + odds_to(100, 25)  # Ultimate Pairs A-K suited, §E(1)(b)
@@ -820,7 +820,7 @@ def test_progressive_refusals():
 
     parse_round(base())  # the base round is legal
     r = base()
-    r["progressive"]["envy"] = "E"  # RET has Envy tables A-D only (ch.12 §H)
+    r["progressive"]["envy"] = "E"  # RET has Envy tables A-D only (RET ch.12 §H)
     assert _refused(r).field == "progressive.envy"
     r = base()
     del r["progressive"]["meters"]["minor"]  # table C pays from the minor meter (§F(3)(b))

@@ -104,7 +104,7 @@ def half_up(x):
 
 # Player cards, community and dealer cards where the player's final five-card hand is
 # exactly the named category and beats the dealer, whose hand is a pair or better
-# (so the dealer qualifies, ch.11 §H(2)).
+# (so the dealer qualifies, UTH ch.11 §H(2)).
 WINS = {
     "royal_flush": (["Ah", "Kh"], ["Qh", "Jh", "Th", "2c", "3d"], ["2s", "7c"]),
     "straight_flush": (["9h", "8h"], ["7h", "6h", "5h", "2c", "Kd"], ["2s", "3s"]),
@@ -129,7 +129,7 @@ def test_scenario_hands_are_what_they_claim():
 
 
 # --------------------------------------------------------------------------------------
-# Blind, UTH ch.12 §B; ch.11 §H(3)(b)-(c); RULINGS R20
+# Blind, UTH ch.12 §B; UTH ch.11 §H(3)(b)-(c); RULINGS R20
 # --------------------------------------------------------------------------------------
 
 # (letter, hand, odds as printed or None for "push")
@@ -166,7 +166,7 @@ def test_blind_every_line(letter, hand, odds, clause):
         assert blind["result"] == "push" and blind["net"] == 0
     else:
         assert blind == {"amount": 10, "result": "win", "net": D(10) * odds[0] / odds[1], "line": hand}
-    # ch.12 §A: Ante and Play win 1 to 1 against a qualifying dealer
+    # UTH ch.12 §A: Ante and Play win 1 to 1 against a qualifying dealer
     assert s["wagers"]["ante"]["net"] == 10
     assert s["wagers"]["play"] == {"amount": 40, "result": "win", "net": 40}
 
@@ -193,7 +193,7 @@ def test_blind_three_to_two_rounds_half_up_to_the_cent():
 
 
 # --------------------------------------------------------------------------------------
-# Trips, UTH ch.12 §C (paid whatever the outcome against the dealer, ch.11 §I(2))
+# Trips, UTH ch.12 §C (paid whatever the outcome against the dealer, UTH ch.11 §I(2))
 # --------------------------------------------------------------------------------------
 
 TRIPS_ODDS = {
@@ -240,7 +240,7 @@ def test_trips_paid_when_the_player_loses_to_the_dealer():
 # --------------------------------------------------------------------------------------
 
 PROG_PAYS = {
-    # ch.12 §D(1)(a): "X to 1"; (b)-(d): "X for 1"; percentages of the named meter
+    # UTH ch.12 §D(1)(a): "X to 1"; (b)-(d): "X for 1"; percentages of the named meter
     "A": [("pct", "meter", 100), ("pct", "meter", 10), ("to", 300), ("to", 50), ("to", 40), ("to", 30), ("to", 9)],
     "B": [("pct", "major", 100), ("pct", "minor", 100),
           ("for", 300), ("for", 50), ("for", 40), ("for", 30), ("for", 9)],
@@ -255,7 +255,7 @@ PROG_METERS = {
     "C": {"mega": D("25000.50"), "major": D("3000.00"), "minor": D("600.25")},
     "D": {"mega": D("25000.50"), "major": D("3000.00"), "minor": D("600.25")},
 }
-PROG_RESET = {  # the minimum initial/reset amounts of ch.12 §D(3)(b)
+PROG_RESET = {  # the minimum initial/reset amounts of UTH ch.12 §D(3)(b)
     "A": {"meter": D(10000)},
     "B": {"major": D(1000), "minor": D(250)},
     "C": {"mega": D(10000), "major": D(1000), "minor": D(250)},
@@ -312,7 +312,7 @@ def test_progressive_every_line(letter, line, pays, unit, clause):
 
 @pytest.mark.parametrize("letter", list(PROG_PAYS))
 def test_progressive_loses_below_three_of_a_kind(letter):
-    """ch.1 §B(6): a Progressive Payout Hand is three of a kind or better."""
+    """UTH ch.1 §B(6): a Progressive Payout Hand is three of a kind or better."""
     cards, community, dealer = WINS["two_pair"]
     r = table([seat(4, cards, progressive=1)], community, dealer, paytables={"progressive": letter},
               progressive=progressive_block(letter))
@@ -358,8 +358,8 @@ TWO_SF_DEALER = ["2s", "3s"]
 
 
 def test_two_winners_of_one_meter_paid_in_settlement_order_ten_percent():
-    """R4, UTH ch.12 §D(4), ch.11 §H(2): seat 5 (settled first, R1) is paid 10% of 20,000.05 = 2,000.005 -> 2,000.01;
-    seat 2 is paid 10% of the meter as seat 5 left it, 18,000.04 -> 1,800.004 -> 1,800.00."""
+    """R4, UTH ch.12 §D(4), UTH ch.11 §H(2): seat 5 (settled first, R1) is paid 10% of 20,000.05 = 2,000.005
+    -> 2,000.01; seat 2 is paid 10% of the meter as seat 5 left it, 18,000.04 -> 1,800.004 -> 1,800.00."""
     seats = [seat(2, ["5h", "6h"], progressive=1), seat(5, ["Th", "Jh"], progressive=1)]
     r = table(seats, TWO_SF_COMMUNITY, TWO_SF_DEALER, paytables={"progressive": "A"},
               progressive=progressive_block("A", meters={"meter": D("20000.05")}))
@@ -396,7 +396,7 @@ def test_progressive_settled_for_a_folded_player():
 
 
 def test_progressive_pays_only_the_highest_line():
-    """R5, ch.12 §D(2): a royal flush is also a flush and a straight, but only the royal line pays."""
+    """R5, UTH ch.12 §D(2): a royal flush is also a flush and a straight, but only the royal line pays."""
     cards, community, dealer = WINS["royal_flush"]
     r = table([seat(1, cards, progressive=1)], community, dealer, paytables={"progressive": "B"},
               progressive=progressive_block("B", meters={"major": D(12000), "minor": D(1400)}))
@@ -408,11 +408,11 @@ def test_progressive_pays_only_the_highest_line():
 
 
 # --------------------------------------------------------------------------------------
-# Envy Bonus, UTH ch.11 §J(2)(e), ch.12 §D(5)-(7); RULINGS R3, R24, R24a, R24c
+# Envy Bonus, UTH ch.11 §J(2)(e), UTH ch.12 §D(5)-(7); RULINGS R3, R24, R24a, R24c
 # --------------------------------------------------------------------------------------
 
-ENVY_PER_1 = {"royal_flush": 1000, "straight_flush": 300}  # ch.12 §D(6)(a)-(d), identical in A-D
-ENVY_PER_5 = {"royal_flush": 5000, "straight_flush": 1500}  # ch.12 §D(7)(a)-(d), the $5 tables
+ENVY_PER_1 = {"royal_flush": 1000, "straight_flush": 300}  # UTH ch.12 §D(6)(a)-(d), identical in A-D
+ENVY_PER_5 = {"royal_flush": 5000, "straight_flush": 1500}  # UTH ch.12 §D(7)(a)-(d), the $5 tables
 ENVY_CASES = [
     (letter, line, unit,
      f"UTH ch.12 §D({6 if unit == 1 else 7})({letter.lower()})({'i' if line == 'royal_flush' else 'ii'})")
@@ -439,12 +439,12 @@ def test_envy_every_line(letter, line, unit, clause):
     expected = (ENVY_PER_1 if unit == 1 else ENVY_PER_5)[line]
     assert expected == ENVY_PER_1[line] * unit  # R3: the $5 tables are 5x the $1 tables
     assert seat_out(out, 2)["wagers"]["envy"] == {"amount": 0, "result": "win", "net": expected, "from_seats": [5]}
-    # ch.11 §J(2)(e)(iv): never for one's own hand
+    # UTH ch.11 §J(2)(e)(iv): never for one's own hand
     assert "envy" not in seat_out(out, 5)["wagers"]
 
 
 def test_envy_not_for_own_hand_nor_for_the_dealer():
-    """ch.11 §J(2)(e)(iv), R24: the dealer's straight flush earns nobody an Envy Bonus; nor does one's own royal."""
+    """UTH ch.11 §J(2)(e)(iv), R24: the dealer's straight flush earns nobody an Envy Bonus; nor does one's own royal."""
     community = ["Qh", "Jh", "Th", "2c", "3d"]
     seats = [seat(1, ["Ah", "Kh"], progressive=1), seat(2, ["4s", "6d"], progressive=1)]
     r = table(seats, community, ["9h", "8h"], paytables={"progressive": "B"},
@@ -465,13 +465,13 @@ ENVY_DEALER = ["3c", "3d"]
 
 
 def test_envy_one_amount_per_other_qualifying_seat():
-    """ch.11 §J(2)(e)(i)-(iv), R24, R24a, R24c: each seat with a Progressive wager gets $300 (SF, §D(6)(a)(ii))
+    """UTH ch.11 §J(2)(e)(i)-(iv), R24, R24a, R24c: each seat with a Progressive wager gets $300 (SF, §D(6)(a)(ii))
     per OTHER seat whose two cards and flop make a straight flush, from_seats ascending; a folded hand kept on
     the layout for its Progressive wager qualifies."""
     seats = [
         seat(1, ["7h", "8h"], play=1, progressive=1),  # J-high straight flush on the flop
         seat(2, ["Qh", "Kh"], fold=True, progressive=1),  # K-high, folded, kept for its Progressive (R24c)
-        seat(3, ["5d", "5s"], play=1),  # no Progressive wager: receives nothing (ch.1 §B(2))
+        seat(3, ["5d", "5s"], play=1),  # no Progressive wager: receives nothing (UTH ch.1 §B(2))
         seat(6, ["Ac", "Ad"], play=1, progressive=1),  # no straight flush: receives from both
     ]
     r = table(seats, ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B"},
@@ -531,7 +531,7 @@ def test_no_envy_without_an_envy_table():
 
 
 def test_envy_scales_with_a_five_dollar_unit_for_several_hands():
-    """R3 + ch.12 §D(7)(a)(ii): $1,500 per other straight flush on a $5 Progressive wager."""
+    """R3 + UTH ch.12 §D(7)(a)(ii): $1,500 per other straight flush on a $5 Progressive wager."""
     seats = [seat(1, ["7h", "8h"], play=1, progressive=5), seat(6, ["Qh", "Kh"], play=1, progressive=5)]
     r = table(seats, ENVY_BOARD, ENVY_DEALER, paytables={"progressive": "B"},
               progressive=progressive_block("B", 5, envy="D"))
@@ -547,13 +547,13 @@ def test_envy_not_for_a_straight_flush_the_turn_and_river_complete():
     r = table(seats, board, ENVY_DEALER, paytables={"progressive": "B"},
               progressive=progressive_block("B", envy="A"))
     out = settled(r)
-    assert seat_out(out, 1)["hand"] == "straight_flush"  # the main game still reads all seven (ch.11 §H)
+    assert seat_out(out, 1)["hand"] == "straight_flush"  # the main game still reads all seven (UTH ch.11 §H)
     assert seat_out(out, 1)["wagers"]["progressive"]["result"] == "lose"  # two cards and flop: 7h 8h 9h Th 2c
     assert all("envy" not in s["wagers"] for s in out["seats"])
 
 
 # --------------------------------------------------------------------------------------
-# Six Card Bonus, UTH ch.6 §F, ch.7 §F(4), ch.12 §E (first §E); RULINGS R21, R21a, R21b
+# Six Card Bonus, UTH ch.6 §F, UTH ch.7 §F(4), UTH ch.12 §E (first §E); RULINGS R21, R21a, R21b
 # --------------------------------------------------------------------------------------
 
 SIX = {  # (player's two cards, the four of the Six Card Bonus box)
@@ -629,7 +629,7 @@ def test_six_card_bonus_loses_below_three_of_a_kind(letter):
 
 
 def test_six_card_bonus_ignores_the_community_cards():
-    """ch.7 §F(4), R21: the six cards are the player's two and the box's four; the board's quads do not count."""
+    """UTH ch.7 §F(4), R21: the six cards are the player's two and the box's four; the board's quads do not count."""
     r = table(
         [seat(1, ["8c", "8d"], trips=5, six_card_bonus=5)],
         ["8h", "8s", "2c", "5d", "Jh"],
@@ -638,12 +638,12 @@ def test_six_card_bonus_ignores_the_community_cards():
         bonus=["Kd", "Qs", "3h", "6c"],
     )
     w = seat_out(settled(r), 1)["wagers"]
-    assert w["trips"]["line"] == "four_of_a_kind"  # the five-card hand of ch.12 §C
+    assert w["trips"]["line"] == "four_of_a_kind"  # the five-card hand of UTH ch.12 §C
     assert w["six_card_bonus"] == {"amount": 5, "result": "lose", "net": -5}  # only a pair among the six
 
 
 def test_six_card_bonus_settled_for_a_folded_player():
-    """R7, ch.11 §F(3)(c): a folded player's Six Card Bonus is still settled."""
+    """R7, UTH ch.11 §F(3)(c): a folded player's Six Card Bonus is still settled."""
     cards, box = SIX["flush"]
     rest = filler(cards + box, 7)
     r = table([seat(1, cards, fold=True, trips=5, six_card_bonus=5)], rest[:5], rest[5:],
@@ -661,7 +661,7 @@ def test_six_card_bonus_not_covered_by_the_payout_limit():
 
 
 # --------------------------------------------------------------------------------------
-# Ultimate Pairs, UTH ch.7 §F(5), ch.12 §E (second §E); RULINGS R22
+# Ultimate Pairs, UTH ch.7 §F(5), UTH ch.12 §E (second §E); RULINGS R22
 # --------------------------------------------------------------------------------------
 
 UP_ODDS = {  # "X to 1", in each table's printed order
@@ -752,7 +752,7 @@ def test_ultimate_pairs_readings(letter, cards, dealer, line, x):
 
 
 # --------------------------------------------------------------------------------------
-# Bad Beat, UTH ch.7 §F(6), ch.12 §F (second §F); RULINGS R24b
+# Bad Beat, UTH ch.7 §F(6), UTH ch.12 §F (second §F); RULINGS R24b
 # --------------------------------------------------------------------------------------
 
 BAD_BEAT_ODDS = {  # "X to 1": straight flush, four, full house, flush, straight, three of a kind (printed (b)-(g))
@@ -821,7 +821,7 @@ def test_bad_beat_settled_for_a_folded_player():
 
 
 # --------------------------------------------------------------------------------------
-# Play the Board, UTH ch.7 §F(7), ch.12 §G; RULINGS R23
+# Play the Board, UTH ch.7 §F(7), UTH ch.12 §G; RULINGS R23
 # --------------------------------------------------------------------------------------
 
 PTB_ODDS = {  # "X to 1" in printed order (a)-(h), then the second "(g)" pair of tens or better
@@ -886,7 +886,7 @@ def test_play_the_board_loses(letter, board, cards):
 
 
 # --------------------------------------------------------------------------------------
-# The main game: Ante, Blind, Play (UTH ch.11 §B-§H, ch.12 §A-§B)
+# The main game: Ante, Blind, Play (UTH ch.11 §B-§H, UTH ch.12 §A-§B)
 # --------------------------------------------------------------------------------------
 
 
@@ -898,14 +898,14 @@ def test_play_multiples_legal_and_paid_one_to_one(multiple):
     out = settled(table([seat(1, cards, play=multiple)], community, dealer, paytables={"blind": "A"}))
     s = seat_out(out, 1)
     play = 10 * multiple
-    assert s["wagers"]["play"] == {"amount": play, "result": "win", "net": play}  # ch.12 §A 1 to 1
+    assert s["wagers"]["play"] == {"amount": play, "result": "win", "net": play}  # UTH ch.12 §A 1 to 1
     assert s["wagers"]["ante"] == {"amount": 10, "result": "win", "net": 10}
     assert s["net"] == 10 + 10 + play  # Blind: straight 1 to 1 (§B(1)(f))
     assert s["limited_by"] == 0
 
 
 def test_dealer_qualifies_player_loses():
-    """ch.11 §H(3)(a): the Ante, Blind and Play are collected."""
+    """UTH ch.11 §H(3)(a): the Ante, Blind and Play are collected."""
     out = settled(table([seat(1, ["2s", "7h"])], ["2c", "5d", "9h", "Js", "Kd"], ["Kc", "4h"],
                         paytables={"blind": "A"}))
     s = seat_out(out, 1)
@@ -921,7 +921,7 @@ def test_dealer_qualifies_player_loses():
 
 
 def test_dealer_qualifies_tie_pushes_everything():
-    """ch.11 §H(3)(d), R8: both play the board's straight: Ante, Blind and Play are returned."""
+    """UTH ch.11 §H(3)(d), R8: both play the board's straight: Ante, Blind and Play are returned."""
     out = settled(table([seat(1, ["2d", "2h"], play=3)], ["5c", "6d", "7h", "8s", "9c"], ["3h", "3s"],
                         paytables={"blind": "A"}))
     s = seat_out(out, 1)
@@ -957,7 +957,7 @@ def test_dealer_does_not_qualify(cards, dealer, expected):
 
 
 def test_fold_loses_ante_and_blind_side_wagers_still_settled():
-    """ch.11 §F(2), R7: a folded player loses Ante and Blind, makes no Play, and the side wagers are settled
+    """UTH ch.11 §F(2), R7: a folded player loses Ante and Blind, makes no Play, and the side wagers are settled
     on the final cards: Trips (three 8s, §C(1)(g) 3 to 1), Ultimate Pairs (8-8, pair of tens or less, A 3 to 1),
     Progressive (B three of a kind 9 for 1), Play the Board (the board alone has no pair of tens: loses)."""
     cards, community, dealer = WINS["three_of_a_kind"]
@@ -981,7 +981,7 @@ def test_fold_loses_ante_and_blind_side_wagers_still_settled():
 
 
 def test_fold_loses_even_with_the_better_hand():
-    """ch.11 §F(2): the folded royal flush still loses Ante and Blind."""
+    """UTH ch.11 §F(2): the folded royal flush still loses Ante and Blind."""
     cards, community, dealer = WINS["royal_flush"]
     s = seat_out(settled(table([seat(1, cards, fold=True)], community, dealer)), 1)
     assert s["wagers"] == {"ante": {"amount": 10, "result": "lose", "net": -10},
@@ -1135,8 +1135,8 @@ def base_round(**wagers):
 @pytest.mark.parametrize(
     "change, field",
     [
-        (lambda r: r["seats"][0]["wagers"].update(blind=15), "seats[0].wagers.blind"),  # ch.7 §F(1)
-        (lambda r: r["seats"][0].update(play=5), "seats[0].play"),  # ch.11 §B(1), §D(1), §F
+        (lambda r: r["seats"][0]["wagers"].update(blind=15), "seats[0].wagers.blind"),  # UTH ch.7 §F(1)
+        (lambda r: r["seats"][0].update(play=5), "seats[0].play"),  # UTH ch.11 §B(1), §D(1), §F
         (lambda r: r["seats"][0]["wagers"].update(progressive=5), "seats[0].wagers.progressive"),  # R3
     ],
     ids=["unequal Ante and Blind", "play 5", "progressive wager not the unit"],
@@ -1227,7 +1227,7 @@ def progressive_round(**block_changes):
 @pytest.mark.parametrize(
     "change, field",
     [
-        (lambda r: r["progressive"].update(envy="E"), "progressive.envy"),  # ch.12 §D(6): A-D only
+        (lambda r: r["progressive"].update(envy="E"), "progressive.envy"),  # UTH ch.12 §D(6): A-D only
         (lambda r: r["progressive"].update(envy="b"), "progressive.envy"),
         (lambda r: r["seats"][0]["wagers"].update(progressive=2), "seats[0].wagers.progressive"),  # R3
         (lambda r: r["seats"][0]["wagers"].update(progressive=D("0.50")), "seats[0].wagers.progressive"),  # R3
