@@ -1,4 +1,4 @@
-"""Dealing procedures (games.dealing): where each card goes, per game and procedure (ch.8-ch.11).
+"""Dealing procedures (games.dealing): where each card goes, per game and procedure (chapters 8-11 of each game).
 
 Every expected order below is written by hand from the rule text (clause in
 each case's id), never produced by the module under test.  Notation of the
@@ -37,7 +37,7 @@ JHE = GAMES["jackpot_holdem"]
 HCF = GAMES["high_card_flush"]
 RET = GAMES["run_em_twice"]
 SHOE, HAND, AUTO = Procedure.MANUAL_SHOE, Procedure.HAND, Procedure.AUTOMATED
-BY_ONE = (SHOE, HAND)  # one card at a time: ch.8 and ch.9
+BY_ONE = (SHOE, HAND)  # one card at a time: chapters 8 and 9 of each game
 
 
 def P(text: str) -> list:
@@ -64,12 +64,12 @@ def S(kind: str, text: str, held: bool = False) -> Stack:
     return Stack(kind, tuple(P(text)), held=held)
 
 
-# -- one card at a time: ch.8 §D/§E, ch.9 §B ---------------------------------------------------
+# -- one card at a time: UTH ch.8 §D, HCF ch.8 §E, UTH ch.9 §B --------------------------------------
 
 SIX_ROUND = "1:{i} 2:{i} 3:{i} 4:{i} 5:{i} 6:{i} D:{i}"
 
 INITIAL = [
-    # UTH ch.8 §D(2), ch.9 §B(2): clockwise from seat 1, then the dealer, two rounds; no community yet (§D(3)).
+    # UTH ch.8 §D(2), UTH ch.9 §B(2): clockwise from seat 1, then the dealer, two rounds; no community yet (§D(3)).
     pytest.param(UTH, [4], "4:0 D:0 4:1 D:1", id="UTH ch.8 §D(2) one seat"),
     pytest.param(UTH, [1, 3, 6], "1:0 3:0 6:0 D:0 1:1 3:1 6:1 D:1", id="UTH ch.8 §D(2) three seats"),
     pytest.param(
@@ -78,7 +78,8 @@ INITIAL = [
         "1:0 2:0 3:0 4:0 5:0 6:0 D:0 1:1 2:1 3:1 4:1 5:1 6:1 D:1",
         id="UTH ch.8 §D(2) six seats",
     ),
-    # JHE ch.8 §D(2)-(3), ch.9 §B(2)-(3): the same, then the five community cards face down (ch.11 only reveals).
+    # JHE ch.8 §D(2)-(3), JHE ch.9 §B(2)-(3): the same, then the five community cards face down (JHE ch.11 only
+    # reveals).
     pytest.param(JHE, [4], "4:0 D:0 4:1 D:1 C:0 C:1 C:2 C:3 C:4", id="JHE ch.8 §D(2)-(3) one seat"),
     pytest.param(
         JHE, [2, 3, 5], "2:0 3:0 5:0 D:0 2:1 3:1 5:1 D:1 C:0 C:1 C:2 C:3 C:4", id="JHE ch.8 §D(2)-(3) three seats"
@@ -89,7 +90,7 @@ INITIAL = [
         "1:0 2:0 3:0 4:0 5:0 6:0 D:0 1:1 2:1 3:1 4:1 5:1 6:1 D:1 C:0 C:1 C:2 C:3 C:4",
         id="JHE ch.8 §D(2)-(3) six seats",
     ),
-    # HCF ch.8 §E, ch.9 §B(2): one card at a time, seats then the dealer, until each has seven.
+    # HCF ch.8 §E, HCF ch.9 §B(2): one card at a time, seats then the dealer, until each has seven.
     pytest.param(
         HCF, [6], "6:0 D:0 6:1 D:1 6:2 D:2 6:3 D:3 6:4 D:4 6:5 D:5 6:6 D:6", id="HCF ch.8 §E one seat, sevens"
     ),
@@ -106,7 +107,7 @@ INITIAL = [
         " ".join(SIX_ROUND.format(i=i) for i in range(7)),
         id="HCF ch.8 §E six seats, sevens",
     ),
-    # RET ch.8 §D(2)-(4), ch.9 §B(1)-(3): the cross face down first (R25 order), then two rounds; no dealer hand.
+    # RET ch.8 §D(2)-(4), RET ch.9 §B(1)-(3): the cross face down first (R25 order), then two rounds; no dealer hand.
     pytest.param(RET, [1], "C:left C:center C:right C:top C:bottom 1:0 1:1", id="RET ch.8 §D(2)-(3) one seat"),
     pytest.param(
         RET,
@@ -157,9 +158,9 @@ def test_street_deal(game, procedure, expected):
 
 
 REVEALS = [
-    # UTH dealt card by card: community cards are dealt face up (no reveal); the dealer's two at ch.11 §G(1).
+    # UTH dealt card by card: community cards are dealt face up (no reveal); the dealer's two at UTH ch.11 §G(1).
     *(pytest.param(UTH, p, ["", "", "", "D:0 D:1"], id=f"UTH ch.11 §G(1) ch.{p.chapter}") for p in BY_ONE),
-    # UTH ch.10 §F, ch.11 §C(2), §E(2): the spread community stack is turned over, flop then two.
+    # UTH ch.10 §F, UTH ch.11 §C(2), §E(2): the spread community stack is turned over, flop then two.
     pytest.param(UTH, AUTO, ["", "C:0 C:1 C:2", "C:3 C:4", "D:0 D:1"], id="UTH ch.10 §F automated reveals"),
     # JHE ch.11 §B (R11) one card before the first decision, §D two, §F two; the dealer's at §H(1).
     *(
@@ -208,14 +209,15 @@ def test_community_face_up_matches_each_decision(game, procedure):
 
 
 def test_burns_only_by_hand_in_uth():
-    """UTH ch.11 §C(1), §E(1): a burn card only when dealing by hand (ch.3 §C tells "by hand" from a shoe)."""
+    """UTH ch.11 §C(1), §E(1): a burn card only when dealing by hand (UTH ch.3 §C tells "by hand" from a
+    shoe)."""
     for game in (UTH, JHE, HCF, RET):
         for p in Procedure:
             burns = sum(street_deal(game, p, k).count(BURN) for k in range(len(game.streets) + 1))
             assert burns == (2 if (game is UTH and p is HAND) else 0), (game.short, p)
 
 
-# -- stacks: ch.10 §B ---------------------------------------------------------------------------
+# -- stacks: UTH ch.10 §B, alike in every game ----------------------------------------------------
 
 UTH_HEAD = [S("bonus_box", "B:0 B:1 B:2 B:3"), S("community", "C:0 C:1 C:2 C:3 C:4")]
 JHE_HEAD = [S("community", "C:0 C:1 C:2 C:3 C:4")]
@@ -342,7 +344,7 @@ def test_uth_six_card_bonus_stack_always_first():
 
 
 def test_held_dealer_stack_keeps_the_card_order():
-    """UTH ch.10 §B(3) vs §B(4), JHE §B(2) vs §B(3): holding the dealer's stack changes when, not which cards."""
+    """UTH ch.10 §B(3) vs §B(4), JHE ch.10 §B(2) vs §B(3): holding the dealer's stack changes when, not which cards."""
     for game in (UTH, JHE):
         delivered = stacks(game, [1, 3, 6])
         held = stacks(game, [1, 3, 6], dealer_in_shuffler=True)
@@ -352,13 +354,14 @@ def test_held_dealer_stack_keeps_the_card_order():
 
 @pytest.mark.parametrize("game", [UTH, JHE], ids=lambda g: g.short)
 def test_dealer_release_stack(game):
-    """UTH ch.10 §B(4), ch.11 §G(1); JHE ch.10 §B(3), ch.11 §H(1): the dealer's two, delivered after every decision."""
+    """UTH ch.10 §B(4), UTH ch.11 §G(1); JHE ch.10 §B(3), JHE ch.11 §H(1): the dealer's two, delivered after
+    every decision."""
     assert dealer_release_stack(game) == S("dealer", "D:0 D:1")
 
 
 @pytest.mark.parametrize("game", [HCF, RET], ids=lambda g: g.short)
 def test_no_dealer_stack_left_in_the_shuffler(game):
-    """HCF ch.10 §B(2) delivers the dealer's seven under a cover card; RET has no dealer hand (ch.10 §B)."""
+    """HCF ch.10 §B(2) delivers the dealer's seven under a cover card; RET has no dealer hand (RET ch.10 §B)."""
     with pytest.raises(ValueError, match="ch.10"):
         stacks(game, [1], dealer_in_shuffler=True)
     with pytest.raises(ValueError, match="ch.10"):
@@ -382,7 +385,7 @@ def test_counts(game, per_seat, dealer, community):
 
 
 def test_bonus_box_dealt_only_from_the_shuffler():
-    """UTH ch.10 §B(1) deals the box; ch.8 §D and ch.9 §B deal no box; no other game has one."""
+    """UTH ch.10 §B(1) deals the box; UTH ch.8 §D and UTH ch.9 §B deal no box; no other game has one."""
     assert [bonus_box_cards(UTH, p) for p in (SHOE, HAND, AUTO)] == [0, 0, 4]
     assert all(bonus_box_cards(g, p) == 0 for g in (JHE, HCF, RET) for p in Procedure)
 
@@ -407,7 +410,8 @@ def test_expected_total(game, procedure, totals):
 @pytest.mark.parametrize("procedure", list(Procedure), ids=lambda p: f"ch.{p.chapter}")
 @pytest.mark.parametrize("seats", [[1], [2, 4], [1, 2, 3, 4, 5, 6]], ids=len)
 def test_every_place_receives_exactly_its_cards(game, procedure, seats):
-    """Each seat, the dealer, the community and the box get their cards once each (ch.13 §E: no wrong count)."""
+    """Each seat, the dealer, the community and the box get their cards once each (UTH ch.13 §E,
+    HCF ch.13 §D, RET ch.13 §C: no wrong count)."""
     if procedure is AUTO:
         dealt = [p for st in stacks(game, seats) for p in st.places]
     else:

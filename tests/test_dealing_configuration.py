@@ -1,9 +1,9 @@
 """Only configurations the rules allow are accepted, and a fallback deals only what its chapter deals.
 
-D1: the UTH Six Card Bonus box is dealt by ch.10 §B(1) only (P25, P55).  D2: HCF has no dealer's
+D1: the UTH Six Card Bonus box is dealt by UTH ch.10 §B(1) only (P25, P55).  D2: HCF has no dealer's
 cards held in the shuffler (HCF ch.10 §B(2), P27).  D3: a one-deck table deals only the deck it
-inspected (ch.3 §A(1), ch.4 §A; P57).  D4: dealing by hand, decks are changed every 4 hours
-(ch.3 §C(1), P43).
+inspected (UTH ch.3 §A(1), HCF ch.3 §A, RET ch.3 §A; UTH ch.4 §A; P57).  D4: dealing by hand, decks are
+changed every 4 hours (UTH ch.3 §C(1), P43).
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ class _Device:  # a configured device, answering
 
 
 def daemon_with(cfg: TableConfig, out: str) -> TableDaemon:
-    """The daemon (not started) with ``out`` covered out of order between rounds (ch.13 §J, P43)."""
+    """The daemon (not started) with ``out`` covered out of order between rounds (UTH ch.13 §J, HCF ch.13 §I,
+    RET ch.13 §E; P43)."""
     d = TableDaemon(cfg)
     d.parts.devices.drivers = {"shuffler": _Device(), "shoe": _Device()}  # both configured and answering
     d.life.record("device_out_of_order", {"device": out, "clause": "UTH ch.13 §J"}, who="supervisor 1")
@@ -74,7 +75,7 @@ def test_d1_a_fallback_without_the_box_closes_the_six_card_bonus(procedure, out,
     assert d.status()["closed_wagers"] == ["six_card_bonus"]  # the dealer's display shows it closed
     d.life.record("device_in_service", {"device": out, "clause": "UTH ch.13 §J"}, who="supervisor 1")
     d.parts.devices.apply_mode()
-    assert "six_card_bonus" in d.cfg.wagers and d.parts.devices.closed_wagers == []  # ch.10 again: the box is dealt
+    assert "six_card_bonus" in d.cfg.wagers and d.parts.devices.closed_wagers == []  # UTH ch.10 again: the box is dealt
     d.journal.close()
 
 

@@ -1,11 +1,11 @@
 """A round resumed after a restart in the middle of its initial deal (P47, P34), for every game and procedure.
 
 The decisions open as soon as every player has his cards, but the initial deal can go on after that:
-the dealer's last card (UTH ch.8 §D(2), ch.9 §B(2); HCF ch.8 §E, ch.9 §B(2)), JHE's five community
-cards dealt face down after the players' and the dealer's (JHE ch.8 §D(3), ch.9 §B(3)), HCF's dealer
+the dealer's last card (UTH ch.8 §D(2), UTH ch.9 §B(2); HCF ch.8 §E, HCF ch.9 §B(2)), JHE's five community
+cards dealt face down after the players' and the dealer's (JHE ch.8 §D(3), JHE ch.9 §B(3)), HCF's dealer
 stack after the seats' (HCF ch.10 §B(2)).  A daemon stopped there must treat the deal as cut short
-(cards may have left the deck unjournaled: P34, ch.13 §I) -- a JHE round resumed in its decisions
-used to wait for ever for a river no press deals.
+(cards may have left the deck unjournaled: P34, UTH ch.13 §I, HCF ch.13 §H, RET ch.13 §D) -- a JHE round
+resumed in its decisions used to wait for ever for a river no press deals.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ async def round_dealt_up_to(game: str, places: list[str], k: int) -> list[tuple[
         for wager in GAMES[game].antes:
             await r.place_wager(seat, wager, Decimal(10))
     await r.announce_no_more_bets(progressive_seats=[])
-    await r.confirm_progressive_count(0)  # ch.8 §C(3): no Progressive wager
+    await r.confirm_progressive_count(0)  # UTH ch.8 §C(3): no Progressive wager
     for place, card in zip(places[:k], DECK, strict=False):
         await r.card(place, card)
     return j.events
@@ -84,7 +84,7 @@ def test_a_restart_in_decisions_before_the_initial_deal_is_done_is_a_deal_cut_sh
 
 
 def test_jhe_resumed_after_its_community_cards_were_cut_short_would_never_reach_the_river():
-    """The symptom (JHE ch.9 §B(3), ch.11 §F-§G): killed after the 4th community card, the round reopens in
+    """The symptom (JHE ch.9 §B(3), JHE ch.11 §F-§G): killed after the 4th community card, the round reopens in
     its decisions with no press left to deal the 5th; the last decision is refused until it is dealt.
     The daemon's recovery therefore voids it (P34) instead of resuming it."""
     places = deal_of("jackpot_holdem", Procedure.HAND)

@@ -19,7 +19,7 @@ from tests.test_round import ListJournal
 # What each game's chapter 11 settles first at a seat, then next ... (the rules, not the code).
 STAGES = {
     # UTH ch.11 §H: Ante, Blind, Play; §I: then Trips, Six Card Bonus; §J: then the Progressive, its Envy Bonus;
-    # the side wagers ch.11 does not name after those it names, before §J (P65)
+    # the side wagers UTH ch.11 does not name after those it names, before §J (P65)
     "ultimate_texas_holdem": [{"ante", "blind", "play"}, {"trips"}, {"six_card_bonus"},
                               {"ultimate_pairs", "bad_beat", "play_the_board"}, {"progressive"}, {"envy"}],
     # JHE ch.11 §I: Ante, X-tra Bonus, Play; §J: Player Bonus; §K: Progressive
@@ -116,7 +116,7 @@ def test_the_run_em_twice_round_journals_and_shows_the_two_passes():
         (1, run, "RET ch.11 §I-§J"),
     ]
     # amounts are the settlement's: seat 3's pair of eights wins Ultimate Pairs, the board's three jacks
-    # win the Five Card Bonus (ch.12 §D-§E)
+    # win the Five Card Bonus (RET ch.12 §D-§E)
     assert settled["order"][1]["wagers"][0]["result"] == "win"
     assert settled["order"][0]["wagers"][0]["result"] == "win"
     assert [(p["seat"], p["wagers"]) for p in view["payment_order"]] == [(s, w) for s, w, _ in order]

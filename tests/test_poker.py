@@ -104,7 +104,7 @@ def test_named_hands(cards, name, shown):
         ("Ks Kd 2c 2d 3h", "Qs Qd Jc Jd Ah"),  # two pair: the higher pair decides
         ("Ks Kd 3c 3d 2h", "Ks Kh 2c 2s Ah"),  # then the lower pair
         ("6s 5d 4c 3d 2h", "5s 4d 3c 2d Ah"),  # A-5 is the lowest straight
-        ("2s 2d 2c 3d 3h", "Ks Qs 9s 8s 7s"),  # categories first (ch.6 §D)
+        ("2s 2d 2c 3d 3h", "Ks Qs 9s 8s 7s"),  # categories first (UTH ch.6 §D, RET ch.6 §C)
     ],
 )
 def test_comparisons(better, worse):
@@ -112,7 +112,7 @@ def test_comparisons(better, worse):
 
 
 def test_suits_never_break_ties():
-    # ch.6 §C, R8
+    # R8 (UTH ch.6 §C, RET ch.6 §B: all suits are equal in rank)
     assert value(parse_cards("As Kd Qc Jd 9h".split())) == value(parse_cards("Ad Kc Qh Js 9s".split()))
 
 

@@ -1,6 +1,6 @@
 """Run 'Em Twice Poker (RET, rules file 004_*): settlement through the settle contract.
 
-Every expected amount is computed here from the paytables as chapter 12 prints
+Every expected amount is computed here from the paytables as RET ch.12 prints
 them (odds written in the test, clause cited), never copied from the engine's
 output.  Rounds are built as the contract's JSON (shared/contracts/settle.md)
 and settled through ``games.contract.settle`` / ``settlement_json``.

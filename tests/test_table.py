@@ -23,8 +23,8 @@ def test_two_decks_with_a_shuffler_are_each_inspected_and_shuffled(monkeypatch):
     c = cfg("ultimate_texas_holdem", monkeypatch)  # decks = 2, automated shuffler
     assert opening_steps(c) == [f"{s}:{d}" for d in "AB" for s in
                                 ("decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled")]
-    assert between_round_steps(c) == []  # the shuffler shuffles after each round (ch.5 §A(2)); no cut (§D(1))
-    # UTH ch.5 §H(2): the steps of ch.4 again, each deck (ch.4 §C-§E, P67)
+    assert between_round_steps(c) == []  # the shuffler shuffles after each round (UTH ch.5 §A(2)); no cut (§D(1))
+    # UTH ch.5 §H(2): the steps of UTH ch.4 again, each deck (UTH ch.4 §C-§E, P67)
     assert reopening_steps(c) == [f"{s}:{d}" for d in "AB" for s in
                                   ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled")]
 
@@ -33,7 +33,7 @@ def test_hand_shuffled_deck_is_cut_every_round(monkeypatch):
     c = cfg("run_em_twice", monkeypatch)  # manual shoe, no shuffler
     assert opening_steps(c) == ["decks_inspected", "inspection_verified", "cards_spread_washed_stacked", "shuffled",
                                 "cards_cut"]
-    assert between_round_steps(c) == ["shuffled", "cards_cut"]  # ch.5 §A(2), §D(2), §F
+    assert between_round_steps(c) == ["shuffled", "cards_cut"]  # RET ch.5 §A(2), §C(2), §D
     assert reopening_steps(c)[-1] == "cards_cut"
 
 
@@ -41,8 +41,9 @@ def test_hand_shuffled_deck_is_cut_every_round(monkeypatch):
                                            ("jackpot_holdem", False)])
 def test_an_idle_table_reopens_with_the_opening_steps_of_chapter_4(game, removed, monkeypatch):
     """RET ch.5 §F(1)-(3), HCF ch.5 §G(1)-(3): the cards out of the shoe and discard rack first, spread for the
-    first player, then ch.4 §C (face down, washed, stacked) and §D (shuffled); UTH and JHE ch.5 §H (no
-    removal clause).  One deck at these tables (two: above); a hand-shuffled one is cut (ch.5 §D(2)); P67."""
+    first player, then UTH ch.4 §C (face down, washed, stacked) and §D (shuffled), lettered alike in every game;
+    UTH and JHE ch.5 §H (no removal clause).  One deck at these tables (two: above); a hand-shuffled one is cut
+    (UTH ch.5 §D(2), HCF ch.5 §D(2), RET ch.5 §C(2)); P67."""
     c = cfg(game, monkeypatch)
     assert c.dealing.decks == 1
     steps = reopening_steps(c)
@@ -67,19 +68,19 @@ def test_the_idle_steps_cite_each_games_own_clause(game, clause, tmp_path, monke
 
 @pytest.mark.parametrize("game", ["run_em_twice", "ultimate_texas_holdem"])
 def test_preinspected_decks_skip_the_opening_procedure(game, monkeypatch):
-    c = cfg(game, monkeypatch, TABLE_DEALING__PREINSPECTED="true")  # ch.4 §F
+    c = cfg(game, monkeypatch, TABLE_DEALING__PREINSPECTED="true")  # UTH ch.4 §F, alike in every game
     assert opening_steps(c) == ["preinspected_decks_received"]
 
 
 def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, monkeypatch):
-    """ch.3 §C: the deck's age counts from the inspection of the decks received (the first of two)."""
+    """UTH ch.3 §C: the deck's age counts from the inspection of the decks received (the first of two)."""
     from datetime import datetime, timedelta
 
     from controller.daemon import TableDaemon
     from controller.round import RoundRefused
 
     monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "t.journal"))
-    c = cfg("run_em_twice", monkeypatch)  # manual shoe: at most 8 hours (ch.3 §C(2)); configured 8
+    c = cfg("run_em_twice", monkeypatch)  # manual shoe: at most 8 hours (RET ch.3 §C(2)); configured 8
     daemon = TableDaemon(c)
     life = daemon.life
     assert life.deck_age_hours() is None  # no decks yet
