@@ -168,7 +168,7 @@ def device_violations(cfg: TableConfig, path: Path, meters: dict[str, Decimal], 
               for a in range(len(areas)) if registers.get(f"bet.{s}.{a}")}
     wagers = {(e.data["seat"], e.data["wager"]): Decimal(str(e.data["amount"]))
               for e in events if e.kind == "wager" and e.data["wager"] != "progressive"}
-    if sensed != wagers and r["phase"] != "settled":  # settled: the dealer pays and collects (ch.11)
+    if sensed != wagers and r["phase"] != "settled":  # settled: the dealer pays and collects (the game's chapter 11)
         out.append(f"{r['round_id']}: the bet sensors read {sensed}, the journal {wagers}")
     return out
 

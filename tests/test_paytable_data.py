@@ -354,7 +354,7 @@ def test_table_clauses_are_unique_except_hcf_flush_bonus_o():
 
 
 def test_uth_duplicated_section_letters_are_disambiguated():
-    # Chapter 12 prints two §E's (Six Card Bonus, Ultimate Pairs) and two §F's
+    # UTH ch.12 prints two §E's (Six Card Bonus, Ultimate Pairs) and two §F's
     # (payout limit, Bad Beat).
     for table in TABLES:
         if table.game != UTH:

@@ -35,7 +35,7 @@ def recall(game: str, *argv: str) -> tuple[int, str, str]:
 
 
 async def uth_to_the_turn(j) -> RoundController:
-    """UTH dealt from a shoe (ch.8 §D): seat 1 plays 4x, seat 3 checks twice; the flop is out."""
+    """UTH dealt from a shoe (UTH ch.8 §D): seat 1 plays 4x, seat 3 checks twice; the flop is out."""
     r = await RoundController.open("u1", UTH, j)
     for seat in (1, 3):
         await r.place_wager(seat, "ante", Decimal(10))

@@ -1,4 +1,4 @@
-"""Void rounds and chapter 13's partial settlements (RULINGS R7a)."""
+"""Void rounds and the partial settlements of each game's chapter 13 (RULINGS R7a)."""
 
 import random
 from decimal import Decimal
@@ -56,7 +56,8 @@ def _uth_round():
 
 
 def test_uth_13_G_dealer_card_exposed_keeps_trips():
-    """UTH ch.13 §F-§G: Ante, Blind and Play returned; Trips settled on the cards (three 7s: 3 to 1, ch.12 §C(1)(g))."""
+    """UTH ch.13 §F-§G: Ante, Blind and Play returned; Trips settled on the cards (three 7s: 3 to 1,
+    UTH ch.12 §C(1)(g))."""
     r = parse_round(_uth_round())
     s = void_round(r, KEPT_ALIVE[("ultimate_texas_holdem", "UTH ch.13 §G")])
     two = next(x for x in s.seats if x.seat == 2)

@@ -5,8 +5,8 @@ is read whole and, in every phase of the round, every response of both applicati
 (the dealer's page, its status and static files; the floor's pages as a logged-in supervisor and auditor,
 the open round's recall included).  When the round is over its cards come from the journal, and each
 captured text is scanned for the cards still hidden at the phase it was captured in: the players' cards
-until settlement (UTH ch.11 §G-§H), the dealer's until the reveal (ch.11 §G), the board's until it is
-turned (ch.11 §C-§E: checked as "only those the status shows on the board"), and every undealt card always.
+until settlement (UTH ch.11 §G-§H), the dealer's until the reveal (UTH ch.11 §G), the board's until it is
+turned (UTH ch.11 §C-§E: checked as "only those the status shows on the board"), and every undealt card always.
 """
 
 from __future__ import annotations
