@@ -230,7 +230,7 @@ class TableConfig(BaseSettings):
     journal: Path
     journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
-    # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §C(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §B(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
     abandoned_wagers: Literal["losing", "returned"] = "losing"
 

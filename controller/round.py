@@ -412,7 +412,7 @@ class RoundController(Layout, ev.Applier):
 
     async def abandon(self, seat: int, who: str, *, returned: bool = False,
                       meters: Mapping[str, Decimal] | None = None) -> None:
-        """A player left the table during the round (UTH ch.7 §C(2); RET ch.7 §C(3)): the facility treats every
+        """A player left the table during the round (UTH ch.7 §C(2); RET ch.7 §B(3)): the facility treats every
         wager of that seat as losing, or (``returned``, its configured choice) returns them (P42).  The seat
         is asked nothing more; its cards stay out of the deck (the stub count still counts them) but make no
         hand: no payout, no Envy Bonus for others.  ``meters``: the meters without the seat's progressive

@@ -127,7 +127,7 @@ class RunEmTwice(Game):
         "out_of_order": "RET ch.13 §E",
         "stub_count": "RET ch.8 (stub count)",
         "skipped": "RET ch.13 §G",
-        "player_left": "RET ch.7 §C(3)",
+        "player_left": "RET ch.7 §B(3)",
     }
     face_up_voids_at = 1  # RET ch.13 §A: the first card face up voids every hand
     reopening_clears_shoe = True  # RET ch.5 §F(1)
