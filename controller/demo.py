@@ -132,7 +132,7 @@ class Dealer:
         self.areas = [w for w in self.game.wagers if w != "progressive"]
         self.bets_for: str | None = None  # the round whose bets are on the layout
         self.closed: list[str] = []  # rounds the dealer confirmed
-        self._drawn_for: float | None = None  # the status whose card request was drawn
+        self._drawn_for: str | None = None  # the card request (status ``card_request``) already drawn
 
     def status(self) -> Status:
         try:
@@ -164,9 +164,11 @@ class Dealer:
             self.next_status(s, left)
 
     def draw_requested(self, s: Status) -> None:
-        """Draw from the shoe exactly the cards the daemon asks for, once per request it publishes."""
-        if s.get("expecting_cards") and self.shoe is not None and s.get("updated") != self._drawn_for:
-            self._drawn_for = s.get("updated")
+        """Draw from the shoe exactly the cards the daemon asks for, once per request: a status republished
+        while the cards are on their way (a heartbeat) repeats the request and is not drawn again."""
+        request = s.get("card_request") or s.get("updated")
+        if s.get("expecting_cards") and self.shoe is not None and request != self._drawn_for:
+            self._drawn_for = request
             self.shoe("draw", n=s["expecting_cards"])
 
     def press(self, s: Status, button: str) -> Status:

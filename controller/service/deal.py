@@ -16,6 +16,7 @@ then, and nothing more is dealt.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -64,6 +65,11 @@ class Deal:
         self.s = s
         self.on_press: PressDuringDeal = _no_press_handler
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
+        # which request ``expecting`` belongs to: a status republished meanwhile (a heartbeat, a device's
+        # health) repeats the same request, so a dealer (or the demo's) draws its cards once, not again
+        self.card_request: str | None = None
+        self._requests = itertools.count(1)
+        self._instance = f"{time.time_ns():x}"  # requests of an earlier run of the daemon are other requests
         self.next_place: str | None = None  # where the next card of a deal goes (shown to the dealer)
         self.streets_dealt = 0
         self.face_up_this_round = 0
@@ -193,6 +199,7 @@ class Deal:
             return out
         out = []
         self.expecting = n
+        self.card_request = f"{self._instance}-{next(self._requests)}"
         self.s.publish()
         try:
             for _ in range(n):
@@ -203,6 +210,7 @@ class Deal:
                 self.expecting -= 1
         finally:
             self.expecting = 0
+            self.card_request = None
         return out
 
     async def _next_card(self) -> CardDrawn | SeatSkip | None:

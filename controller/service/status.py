@@ -108,6 +108,7 @@ class Status:
             "presses_handled": s.presses_handled,
             "expecting_cards": p.deal.expecting,
             "next_card_to": p.deal.next_place if p.deal.expecting else None,
+            "card_request": p.deal.card_request if p.deal.expecting else None,
             "devices": p.devices.health(),
             "out_of_order": sorted(s.life.out_of_order),
             "closed_wagers": list(p.devices.closed_wagers),
