@@ -22,6 +22,7 @@ from __future__ import annotations
 from controller import progressive as prog
 from controller.round import Phase
 from controller.service.session import Session
+from controller.service.told import amend
 from drivers.health import DeviceError
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 
@@ -168,6 +169,7 @@ class WagerLockout:
         except (DeviceError, LockoutNotConfirmed) as e:
             s.log.error("lock-out not set again", error=str(e))
         await s.parts.progressive.show_meters()
+        where = s.game.cite('lockout')
         s.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
-                    f"again: a progressive wager placed meanwhile does not count ({s.game.cite('lockout')})")
-        s.tell(f"{s.message} -- NOTE: {s.notice}")
+                    f"again: a progressive wager placed meanwhile does not count ({where})")
+        s.tell(f"{s.message} -- NOTE: {s.notice}", amend(s.told, "lockout_lost", clauses=[where]))
