@@ -167,11 +167,13 @@ def told(s: dict) -> dict:
 
 
 def said_as_told(s: dict) -> None:
-    """The sentence and its data agree: every citation ``told`` gives is in the ``message`` as written."""
-    t = s.get("told")
-    if t is not None:
-        missing = [c for c in t["clauses"] if c not in s["message"]]
-        assert not missing, (missing, s["message"], t)
+    """The sentences and their data agree: every citation ``told`` (``notice_told``) gives is in the
+    ``message`` (``notice``) as written."""
+    for data, words in (("told", "message"), ("notice_told", "notice")):
+        t = s.get(data)
+        if t is not None:
+            missing = [c for c in t["clauses"] if c not in s[words]]
+            assert not missing, (missing, s[words], t)
 
 
 def deal(t: SimulatedTable) -> dict:

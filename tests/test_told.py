@@ -53,3 +53,17 @@ def test_an_amended_sentence_keeps_what_the_first_said_and_adds_to_it() -> None:
 
 def test_the_kinds_are_codes() -> None:
     assert all(k.isidentifier() and k == k.lower() for k in KINDS)
+
+
+def test_a_refusal_carries_its_code_and_the_citations_of_its_reason() -> None:
+    from controller.round_state import no
+    from controller.service.refused import Refused, ask
+
+    e = Refused("a recut is required by a floor supervisor: turn the key (RET ch.5 §E)", "key_needed",
+                clauses=["RET ch.5 §E"])
+    assert e.code == "key_needed" and e.clauses == ("RET ch.5 §E",)
+    t = told("refused", cause=e.code, clauses=e.clauses)
+    assert all(c in str(e) for c in t["clauses"])
+    with pytest.raises(Refused) as asked:  # the round's own answer: its code, no citation list
+        ask(no("not_now", "not now"))
+    assert asked.value.code == "not_now" and asked.value.clauses == ()

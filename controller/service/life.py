@@ -84,7 +84,7 @@ class Life:
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
         s.parts.lockout.new_round()
-        s.notice = None
+        s.notice = s.notice_told = None
         s.parts.progressive.new_round()
         s.tell(f"round {round_id}: place your bets", told("round_opened"))
 

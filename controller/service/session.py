@@ -81,6 +81,7 @@ class Session:
         self.told: Told | None = None  # the same, as data (controller.service.told)
         self.told_count = 0  # sentences said since start (``told["n"]``)
         self.notice: str | None = None  # what the dealer must know until the round closes
+        self.notice_told: Told | None = None  # the same, as data (``controller.service.told``)
         self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self.parts = Parts()

@@ -26,7 +26,8 @@ every key)::
 wrong ...), ``cause`` why as a code (a refusal's code, the irregularity), ``clauses`` the citations the
 sentence gives, the same strings, ``remove_deck`` whether the deck must leave the table; ``n`` counts the
 sentences.  Programs (and tests) read ``told``; the sentence is for the dealer and may be reworded.
-``notice`` is the note that stays until the round closes (a lock-out lost, a wager returned), in words.
+``notice`` is the note that stays until the round closes (a lock-out lost, a wager returned), in words;
+``notice_told`` the same as data (the same keys as ``told``, without ``n``).
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class Status:
             "message": s.message,
             "told": s.told,  # the message as data (controller.service.told)
             "notice": s.notice,
+            "notice_told": s.notice_told,  # the notice as data (controller.service.told)
             "presses_handled": s.presses_handled,
             "expecting_cards": p.deal.expecting,
             "next_card_to": p.deal.next_place if p.deal.expecting else None,

@@ -50,6 +50,7 @@ KINDS = frozenset({
     "deck_count", "shuffle_failed", "deck_not_inspected",
     "progressive_disabled", "progressive_enabled", "progressive_win", "progressive_validated",
     "devices_silent", "panel_fault",
+    "lockout_lost", "progressive_wager_returned",  # the notes that stay until the round closes (``notice``)
 })
 
 #: a card's name (``As``, ``Td``): never in ``told`` (the secrets stay out of the status)
