@@ -14,7 +14,7 @@ from games.registry import GAMES
 def test_every_key_is_there_whatever_is_given() -> None:
     keys = {"kind", "cause", "clauses", "seats", "remove_deck", "wagers", "device", "deck", "counts", "also"}
     assert set(told("info")) == keys
-    full = told("irregularity", cause="stub_count", clauses=["UTH ch.8 §G(1)-(2)"], seats=[3, 1],
+    full = told("irregularity", cause="stub_count", clauses=["UTH ch.8 §E-§G"], seats=[3, 1],
                 remove_deck=True, wagers={"trips", "ante"}, device="shoe", deck="A", counts={"deck": 51})
     assert set(full) == keys
     assert full["seats"] == [1, 3] and full["wagers"] == ["ante", "trips"]  # sorted: equal sets, equal fields
@@ -23,7 +23,7 @@ def test_every_key_is_there_whatever_is_given() -> None:
 
 
 def test_the_clauses_are_the_citations_the_game_gives_in_order() -> None:
-    # UTH ch.13 §C at UTH, the game's own numbering elsewhere: what the sentence cites, unchanged
+    # UTH ch.8 §E-§G at UTH, the game's own numbering elsewhere: what the sentence cites, unchanged
     for game in GAMES.values():
         where = clause("stub_count", game.short)
         t = told("irregularity", cause="card_of_another_deck", clauses=("P40", where))

@@ -3,7 +3,7 @@
 The ``message`` is the sentence on the dealer's screen, for people; ``told`` says the same in fields, for
 machines (the web pages, the tests, a floor system)::
 
-    {"kind": "irregularity", "cause": "stub_count", "clauses": ["UTH ch.8 §G(1)-(2)"], "seats": [],
+    {"kind": "irregularity", "cause": "stub_count", "clauses": ["UTH ch.8 §E-§G"], "seats": [],
      "remove_deck": true, "wagers": [], "device": "shoe", "deck": null,
      "counts": {"drawn": 30, "left": 21, "round_took": 30}, "also": [], "n": 12}
 
@@ -15,7 +15,7 @@ machines (the web pages, the tests, a floor system)::
   (from ``Game.cite`` or ``games.registry.irregularity_clause``, or a ruling: ``P40``, ``R7a``): the
   call that writes the sentence passes the same strings here, so the two cannot disagree;
 * ``seats``: the seats the sentence names; ``wagers``: the wagers it names (kept alive, closed);
-* ``remove_deck``: the dealer must take the deck off the table (UTH ch.5 §E, ch.8 §G(2));
+* ``remove_deck``: the dealer must take the deck off the table (UTH ch.5 §E, UTH ch.8 §G(2));
 * ``device``, ``deck``: the device and the deck (``A``/``B``) it names; ``counts``: the counts it names, by
   what they count (``{"deck": 51}``, ``{"players": 3, "progressive_accepted": 1}``);
 * ``also``: what else the sentence says, or adds to the one before it (``lockout_lost``,
