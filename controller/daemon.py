@@ -51,6 +51,7 @@ from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
 from controller.service.status import HEARTBEAT_S, Status
+from controller.service.told import amend, told
 from controller.service.wagers import Wagers
 from controller.table import TableLife, TableState, setup_from_journal
 from drivers.panel import ButtonPress
@@ -157,7 +158,7 @@ class TableDaemon:
         try:
             if self.journal_fault is not None:
                 if not await self._journal_writable():
-                    await self.session.refuse(f"{press.button}: {self._fault_said()}")
+                    await self.session.refuse(f"{press.button}: {self._fault_said()}", "journal_fault")
                 return  # the press found the journal writable again: the dealer is told where the table is
             await self.parts.panel.on_press(press)
         except sqlite3.Error as e:
@@ -178,7 +179,7 @@ class TableDaemon:
         s = self.session
         self.journal_fault = f"{s.journal.path}: {e}"
         s.log.error("journal write failed", path=str(s.journal.path), error=str(e))
-        await s.refuse(self._fault_said())
+        await s.refuse(self._fault_said(), "journal_fault")
 
     async def _journal_writable(self) -> bool:
         """Try the write the fault waits for (the fault itself, journaled); once it is on disk the table is
@@ -194,7 +195,7 @@ class TableDaemon:
         self.journal_fault = None
         s.round = None
         await self._recover()
-        s.tell(f"the journal can be written again: {s.message}")
+        s.tell(f"the journal can be written again: {s.message}", amend(s.told, "journal_writable"))
         return True
 
     def stop(self) -> None:
@@ -266,10 +267,12 @@ class TableDaemon:
             if r.can_resume():
                 await r.resume_round("restart")
             where = clause("deal_failed", s.game.short)
-            await parts.settling.void(f"the daemon restarted during the deal (P34; {where})")
-            s.tell("restarted during the deal: round VOIDED, return all wagers, then confirm")
+            await parts.settling.void(f"the daemon restarted during the deal (P34; {where})",
+                                      cause="restarted_during_deal")
+            s.tell("restarted during the deal: round VOIDED, return all wagers, then confirm",
+                   told("voided", cause="restarted_during_deal"))
         else:
-            s.tell(f"restarted: round {open_id} RESUMED in {r.phase.value}")
+            s.tell(f"restarted: round {open_id} RESUMED in {r.phase.value}", told("resumed", cause="restarted"))
             if r.phase is Phase.SETTLED:
                 # settled but not yet validated: the same waiting state as before the restart
                 await parts.progressive.hold_for_validation(restarted=True)

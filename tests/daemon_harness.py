@@ -160,11 +160,27 @@ def no_more_bets(t: SimulatedTable, *, progressive: bool = True) -> dict:
     return s
 
 
+def told(s: dict) -> dict:
+    """What the dealer was told last, as data (the status's ``told``, controller.service.told)."""
+    assert s.get("told") is not None, s
+    return s["told"]
+
+
+def said_as_told(s: dict) -> None:
+    """The sentences and their data agree: every citation ``told`` (``notice_told``) gives is in the
+    ``message`` (``notice``) as written."""
+    for data, words in (("told", "message"), ("notice_told", "notice")):
+        t = s.get(data)
+        if t is not None:
+            missing = [c for c in t["clauses"] if c not in s[words]]
+            assert not missing, (missing, s[words], t)
+
+
 def deal(t: SimulatedTable) -> dict:
     """Confirm the count: the cards are dealt (drawn from the shoe as asked); the status once at rest."""
-    before = t.status()["message"]
+    before = (t.status().get("told") or {}).get("n")
     t.press("confirm")
-    return t.until(lambda s: at_rest(s) and s["message"] != before, "the deal")
+    return t.until(lambda s: at_rest(s) and told(s)["n"] != before, "the deal")
 
 
 def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[str, dict]:
@@ -220,7 +236,9 @@ class SimulatedTable:
         return self.state_dir / "table.journal"
 
     def status(self) -> dict:
-        return self.dealer.status()
+        s = self.dealer.status()
+        said_as_told(s)
+        return s
 
     def start_daemon(self) -> None:
         command = [sys.executable, "-m", "controller.cli", "run", "--config", str(self.config_path)]
@@ -268,6 +286,7 @@ class SimulatedTable:
             finally:
                 self.controls["panel"]("key", on=False)
         assert self.controls["panel"]("outputs")["buzz_count"] == buzzes + 1, s["message"]  # refused
+        assert told(s)["kind"] == "refused", s["message"]
         unchanged = [k for k in ("state", "round", "next_step", "next_action") if k not in changes]
         assert {k: s[k] for k in unchanged} == {k: before[k] for k in unchanged}, s["message"]
         return s

@@ -26,7 +26,7 @@ import pytest
 
 import config_matrix as m
 from controller.journal import Journal
-from daemon_harness import phase, table_in_process
+from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks, street_deal
 from games.registry import GAMES
@@ -184,7 +184,8 @@ def test_an_accepted_table_plays_a_round_to_settlement(c: m.Combination, out: st
             s = t.dealer.with_key(s, "confirm")
             assert s["out_of_order"] == [out] and s["dealing"] == procedure, s["message"]
             if procedure in ("manual_shoe", "hand") and "six_card_bonus" in c.wagers:
-                assert s["closed_wagers"] == ["six_card_bonus"] and "P55" in s["message"]  # the dealer is told
+                assert s["closed_wagers"] == ["six_card_bonus"] and "P55" in told(s)["clauses"]  # the dealer is told
+                assert told(s)["wagers"] == ["six_card_bonus"], s["message"]
             while s.get("next_step"):  # the cards shuffled and cut by hand now (ch.5 §D(2), §F)
                 t.dealer.step()
                 s = t.status()

@@ -18,7 +18,7 @@ from decimal import Decimal
 import pytest
 
 from controller.journal import Journal
-from daemon_harness import phase, table_in_process
+from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
 
 # UTH ch.10 §B: the Six Card Bonus stack, the community stack, the dealer's two (held, §B(4)),
@@ -62,7 +62,8 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         t.press("check")  # seat 2 after the flop
         s = t.press("fold")  # seat 2 after the river
         assert s["round"]["phase"] == "settled", s
-        assert s["validation"] and s["message"].startswith("PROGRESSIVE WIN")  # held (UTH ch.11 §J(2)(c))
+        assert s["validation"] and told(s)["kind"] == "progressive_win"  # held (UTH ch.11 §J(2)(c))
+        assert told(s)["clauses"] == ["UTH ch.11 §J(2)(c)"] and told(s)["seats"] == [1], s["message"]
         assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
                                     "why": "UTH ch.11 §J(2)(c)"}
         t.press_refused("confirm")  # not without the supervisor's key
@@ -166,7 +167,8 @@ def test_recut_required_by_the_supervisor(tmp_path, monkeypatch):
         s = t.status()
         assert phase(s) == "wagers"
         s = t.dealer.with_key(s, "undo")
-        assert s["next_step"]["step"] == "cards_cut" and "recut" in s["message"]
+        assert s["next_step"]["step"] == "cards_cut" and told(s)["kind"] == "recut", s["message"]
+        assert told(s)["clauses"] == ["RET ch.5 §E"], s["message"]
         s = t.press_refused("no_more_bets")
         assert s["next_step"]["step"] == "cards_cut"
         s = t.press("deal")
@@ -281,7 +283,8 @@ def test_a_shuffler_count_other_than_52_removes_the_deck(tmp_path, monkeypatch):
         t.controls["progressive"]("set_bets", bets={})
         s = t.press("confirm")  # the round closes; the shuffler shuffles and counts 51
         assert s["round"] is None and s["next_step"]["step"] == "decks_inspected:A", s["message"]
-        assert "51" in s["message"] and "UTH ch.5 §E" in s["message"]
+        assert told(s)["kind"] == "deck_count" and told(s)["counts"] == {"deck": 51}, s["message"]
+        assert told(s)["clauses"] == ["UTH ch.5 §E"] and told(s)["remove_deck"], s["message"]
         s = t.press_refused("no_more_bets")  # no round on the removed deck
         assert s["next_step"]["step"] == "decks_inspected:A"
     with Journal(t.journal_path) as j:
@@ -310,8 +313,8 @@ def test_the_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatch):
         s = t.press(f"bet_{min(to_act['multiples'])}x")
         # P40: the remedy is applied at once -- all hands void (§G(1)); a deck that is not 52 cards
         # is also removed from the table (§G(2))
-        assert phase(s) == "voided" and "stub count" in s["message"], s["message"]
-        assert ("REMOVE THE DECK" in s["message"]) == (fault == "a deck of 51 cards")
+        assert phase(s) == "voided" and told(s)["cause"] == "stub_count", s["message"]
+        assert told(s)["remove_deck"] == (fault == "a deck of 51 cards"), s["message"]
         s = t.press("confirm")
         if fault == "a deck of 51 cards":
             assert s["round"] is None and s["next_step"]["step"] == "decks_inspected", s["message"]
@@ -371,13 +374,15 @@ def test_two_decks_alternate_even_after_a_failed_shuffle(tmp_path, monkeypatch):
         t.controls["shuffler"]("fault", fault="jam")  # the shuffle after this round jams
         t.controls["progressive"]("set_bets", bets={})
         s = t.press("confirm")
-        assert s["next_step"]["step"] == "shuffled" and "UTH ch.13 §H" in s["message"], s["message"]
+        assert s["next_step"]["step"] == "shuffled" and told(s)["kind"] == "shuffle_failed", s["message"]
+        assert "UTH ch.13 §H" in told(s)["clauses"], s["message"]
         t.controls["shuffler"]("clear")
         s = t.press("shuffle")  # the repeated shuffle brings the deck of the first round back
         s = t.until(lambda s: phase(s) == "wagers", "the next round")
         t.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
         s = t.press_refused("no_more_bets", changes=("next_step", "next_action"))  # it asks for a shuffle
-        assert "UTH ch.3 §B" in s["message"], s["message"]  # why: the deck the last round used
+        assert told(s)["cause"] == "decks_alternate", s["message"]  # why: the deck the last round used
+        assert told(s)["clauses"] == ["UTH ch.3 §B"], s["message"]
         assert phase(s) == "wagers" and s["next_step"]["step"] == "shuffled"
         s = t.press("shuffle")
         s = t.press("no_more_bets")
@@ -404,7 +409,8 @@ def test_a_shuffler_count_of_52_the_shoe_disagrees_with_removes_the_deck(tmp_pat
         s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the whole deal")
         s = t.press(f"bet_{min(s['round']['to_act']['multiples'])}x")
         assert phase(s) == "voided", s["message"]
-        assert "the shuffler counted 52" in s["message"] and "REMOVE THE DECK" in s["message"]
+        assert told(s)["cause"] == "stub_count" and told(s)["remove_deck"], s["message"]
+        assert told(s)["counts"]["shuffler"] == 52 and told(s)["counts"]["drawn"] + told(s)["counts"]["left"] == 51
         s = t.press("confirm")
         assert s["round"] is None and s["next_step"]["step"].startswith("decks_inspected")
     with Journal(t.journal_path) as j:

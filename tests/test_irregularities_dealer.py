@@ -16,7 +16,7 @@ import pytest
 from controller.journal import Journal
 from controller.round import RoundController
 from controller.table import setup_from_journal
-from daemon_harness import phase, table_in_process
+from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
 from games.dealing import Procedure
 from games.paytables import paytable
@@ -80,7 +80,8 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
         assert phase(s) == "decisions"
         s = t.dealer.with_key(s, "confirm")
         assert phase(s) == "voided", s["message"]
-        assert "settle trips as shown" in s["message"]
+        assert told(s)["kind"] == "irregularity" and told(s)["cause"] == "dealer_card_exposed", s["message"]
+        assert told(s)["wagers"] == ["trips"] and told(s)["clauses"] == ["UTH ch.13 §F-§G"], s["message"]
         shown = s["round"]["settlement"]  # what the dealer pays and returns, on the status
         assert shown["1"]["trips"]["result"] == "win" and shown["1"]["ante"] == {"result": "push", "net": "0"}
         assert shown["2"]["trips"] == {"result": "lose", "net": "-5"}
@@ -111,7 +112,7 @@ def test_cards_exposed_after_the_initial_deal_and_no_trips_wager_return_everythi
         round_id = s["round"]["round_id"]
         _report(t, "face up after the initial")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert phase(s) == "voided" and "UTH ch.13 §C" in s["message"], s["message"]
+        assert phase(s) == "voided" and told(s)["clauses"] == ["UTH ch.13 §C"], s["message"]
     r = _restored(t.journal_path, round_id)
     assert all(w.result == "push" and w.net == 0 for seat in r.settlement.seats for w in seat.wagers.values())
 
@@ -127,7 +128,7 @@ def test_a_player_who_leaves_and_the_others_play_on(treatment, tmp_path, monkeyp
         s = t.press("check")  # seat 1 checks before the flop
         assert s["round"]["to_act"]["seat"] == 2
         s = _report(t, "player left", seat=2)
-        assert "seat 2" in s["message"]
+        assert told(s)["kind"] == "menu_confirm" and told(s)["seats"] == [2], s["message"]
         s = t.dealer.with_key(s, "confirm")
         assert s["round"]["seats"]["2"].get("left") is True
         assert s["round"]["to_act"]["seat"] == 1  # seat 2 is asked nothing more: the flop, seat 1
@@ -188,7 +189,7 @@ def test_a_wrong_number_of_cards_voids_the_run_em_twice_round(tmp_path, monkeypa
         s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         s = _report(t, "wrong number of cards")
         s = t.dealer.with_key(s, "confirm")
-        assert phase(s) == "voided" and "RET ch.13 §C, §F" in s["message"], s["message"]
+        assert phase(s) == "voided" and told(s)["clauses"] == ["RET ch.13 §C, §F"], s["message"]
         s = t.press("confirm")
         assert s["next_step"]["step"] == "shuffled"  # reshuffled (by hand: no shuffler at this table)
     r = _restored(t.journal_path, round_id)
@@ -214,7 +215,7 @@ def test_high_card_flush_dealer_card_exposed_keeps_the_bonus_wagers(tmp_path, mo
         s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the deal")
         _report(t, "dealer card exposed")
         s = t.dealer.with_key(t.status(), "confirm")
-        assert phase(s) == "voided" and "HCF ch.13 §E-§F" in s["message"], s["message"]
+        assert phase(s) == "voided" and told(s)["clauses"] == ["HCF ch.13 §E-§F"], s["message"]
     r = _restored(t.journal_path, round_id)
     (seat,) = r.settlement.seats
     assert seat.wagers["flush_bonus"].result == "win", seat.wagers  # a seven-card flush (HCF ch.12 §C)
@@ -235,7 +236,8 @@ def test_a_shuffler_out_of_order_moves_the_table_to_the_card_reading_shoe_and_ba
         s = _report(t, "shuffler is out of order")
         s = t.dealer.with_key(s, "confirm")
         assert s["out_of_order"] == ["shuffler"] and s["dealing"] == "manual_shoe", s["message"]
-        assert "JHE ch.13 §J" in s["message"]
+        assert told(s)["kind"] == "device_service" and told(s)["cause"] == "out_of_order", s["message"]
+        assert told(s)["device"] == "shuffler" and told(s)["clauses"][0] == "JHE ch.13 §J", s["message"]
         assert s["next_step"]["step"] == "shuffled"  # by hand now, then cut (ch.5 §D(2), §F)
         closed = len(t.dealer.closed)
         while len(t.dealer.closed) < closed + 1:  # a whole round from the shoe
@@ -315,7 +317,8 @@ def test_a_skipped_run_em_twice_player_plays_the_next_hand(tmp_path, monkeypatch
         s = t.until(lambda s: s.get("next_card_to") == "seat:3", "seven cards taken")
         s = _report(t, "skipped", seat=2)
         s = t.dealer.with_key(s, "confirm")
-        assert "seat 2 was skipped (RET ch.13 §G" in s["message"], s["message"]
+        assert told(s)["kind"] == "seat_skipped" and told(s)["seats"] == [2], s["message"]
+        assert told(s)["clauses"] == ["RET ch.13 §G"], s["message"]
         assert s["round"]["seats"]["2"].get("skipped") is True and s["next_card_to"] == "seat:1"
         t.dealer.shoe = shoe  # the dealer draws the two cards still asked for
         s = t.until(lambda s: phase(s) == "decisions" and not s["expecting_cards"], "the rest of the deal")

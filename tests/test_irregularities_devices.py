@@ -40,6 +40,7 @@ from daemon_harness import (
     phase,
     play_out,
     table_in_process,
+    told,
 )
 from daemon_harness import journal as _journal
 from daemon_harness import round_id as _round_id
@@ -100,7 +101,7 @@ class Deal:
     game: str
     fault: str  # test id
     arm: tuple[tuple[str, dict], ...]  # control commands to the game's card device before the deal
-    cites: str  # in the status message and the journaled reason
+    cites: str  # in the status's told (its clauses; a card of another deck: its cause) and the journaled reason
     remove: bool = False  # the deck leaves the table
     fix: tuple[tuple[str, dict], ...] = ()  # what the dealer does to the device after the void
     why: str = field(default="", compare=False)
@@ -175,8 +176,10 @@ def test_a_card_device_fault_while_dealing_voids_the_round(case: Deal, tmp_path,
         deal(t)
         s = play_out(t)  # the held dealer stack's fault shows when it is released, after the decisions
         assert phase(s) == "voided", s["message"]
-        assert s["message"].startswith("IRREGULARITY") and case.cites in s["message"], s["message"]
-        assert ("REMOVE THE DECK" in s["message"]) == case.remove, s["message"]
+        said = told(s)
+        cites = "card_of_another_deck" if case.cites == ANOTHER_DECK else case.cites
+        assert said["kind"] == "irregularity" and cites in (said["cause"], *said["clauses"]), s["message"]
+        assert said["remove_deck"] == case.remove, s["message"]
         for cmd, args in case.fix:
             t.controls[device](cmd, **args)
         s = confirm(t)
@@ -267,10 +270,12 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
         assert s["round"] is None, s["message"]
         if case.count:
             assert s["next_step"]["step"].startswith("decks_inspected"), s["message"]
-            assert str(case.count) in s["message"] and DECK_COUNT[case.game] in s["message"], s["message"]
+            assert told(s)["kind"] == "deck_count" and told(s)["counts"] == {"deck": case.count}, s["message"]
+            assert told(s)["clauses"] == [DECK_COUNT[case.game]] and told(s)["remove_deck"], s["message"]
         else:
             assert s["next_step"]["step"] == "shuffled", s["message"]
-            assert SHUFFLE_FAILED[case.game] in s["message"], s["message"]
+            assert told(s)["kind"] == "shuffle_failed", s["message"]
+            assert told(s)["clauses"] == [SHUFFLE_FAILED[case.game]], s["message"]
         s = t.press_refused("no_more_bets")  # no round from that deck: its step first (unchanged, checked)
         assert s["round"] is None and s["next_step"]
         for cmd, args in case.fix:
@@ -327,7 +332,7 @@ def test_a_card_device_that_stops_answering_while_dealing_halts_the_round(case: 
         t.press("confirm")
         s = t.until(lambda s: phase(s) == "halted", "the round halted")
         assert s["round"]["halted"]["in"] == "dealing" and device in s["round"]["halted"]["reason"]
-        assert s["message"].startswith("HALTED"), s["message"]
+        assert told(s)["kind"] == "halted" and told(s)["cause"] == "device_fault", s["message"]
         s = t.press_refused("confirm", supervisor=SUPERVISOR_ID)  # not while the device is still gone
         assert phase(s) == "halted" and s["next_action"]["action"] == "device_back"  # it must answer first
         if case.then == "void_round":
@@ -365,7 +370,7 @@ def test_the_shuffler_back_before_the_dealer_stack_is_released_resumes_the_round
         t.controls["shuffler"]("plug")
         s = t.until(lambda s: s["devices"]["shuffler"] != "offline", "the shuffler back")
         s = t.press("confirm", key=True)
-        assert phase(s) == "reveal" and s["message"].startswith("round resumed"), s["message"]
+        assert phase(s) == "reveal" and told(s)["kind"] == "resumed", s["message"]
         s = t.press("confirm")  # the dealer's stack is released, the round settles
         assert phase(s) == "settled" and len(s["round"]["dealer"]) == 2, s["message"]
         confirm(t)
@@ -514,8 +519,8 @@ def test_a_press_while_the_panel_does_not_answer_is_refused_until_pressed_again(
         button = "check" if to_act["check"] else f"bet_{min(to_act['multiples'])}x"
         t.controls["panel"]("press", button=button)
         t.controls["panel"]("resume")
-        s = t.until(lambda s: "unreachable" in s["message"], "the press refused")
-        assert s["message"].startswith("refused") and phase(s) == "decisions" and s["round"]["to_act"] == to_act
+        s = t.until(lambda s: told(s)["cause"] == "panel_unreachable", "the press refused")
+        assert told(s)["kind"] == "refused" and phase(s) == "decisions" and s["round"]["to_act"] == to_act
         s = play_out(t)
         assert phase(s) == "settled", s["message"]
         confirm(t)
@@ -544,9 +549,10 @@ def test_the_manual_shoe_counts_the_stub_every_round(fault, tmp_path, monkeypatc
         if fault == "a-card-drawn-and-never-dealt":
             assert t.controls["shoe"]("draw", n=1)["reported"] == 1
         s = play_out(t)
-        assert phase(s) == "voided" and "stub count" in s["message"], s["message"]
+        assert phase(s) == "voided" and told(s)["cause"] == "stub_count", s["message"]
+        assert len(told(s)["clauses"]) == 1 and told(s)["clauses"][0].startswith(STUB_COUNT["RET"]), s["message"]
         remove = fault == "a-deck-of-51-cards"
-        assert ("REMOVE THE DECK" in s["message"]) == remove
+        assert told(s)["remove_deck"] == remove, s["message"]
         confirm(t)
         steps, _ = next_round(t, round_id)
         assert steps == (_opening_steps("RET") if remove else _between_rounds("RET"))

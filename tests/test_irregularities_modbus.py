@@ -58,6 +58,7 @@ from daemon_harness import (
     play_out,
     smallest_decision,
     table_in_process,
+    told,
 )
 from daemon_harness import journal as _journal
 from daemon_harness import round_id as _round_id
@@ -83,7 +84,7 @@ def _marker(t, button: str, expected: int) -> dict:
     """Press ``button`` where it does nothing and wait until the daemon refused it: every press made
     before it has been taken by then, so ``presses_handled`` is exactly ``expected``."""
     t.controls["panel"]("press", button=button)
-    s = t.until(lambda s: s["message"].startswith(f"refused: {button} does nothing in")
+    s = t.until(lambda s: told(s)["kind"] == "refused" and told(s)["cause"] == "does_nothing"
                 and s["presses_handled"] >= expected, f"{button} refused")
     assert s["presses_handled"] == expected, (s["presses_handled"], expected, s["message"])
     return s
@@ -173,7 +174,7 @@ def test_a_burst_of_presses_between_two_polls_is_taken_in_order(game, tmp_path, 
         n = s["presses_handled"]
         assert t.controls["panel"]("press", buttons=buttons)["registered"] == 3
         s = t.until(lambda s: s["presses_handled"] >= n + 3 and at_rest(s), "the three decisions")
-        assert s["presses_handled"] == n + 3 and not s["message"].startswith("refused"), s["message"]
+        assert s["presses_handled"] == n + 3 and told(s)["kind"] != "refused", s["message"]
         s = play_out(t)
         assert phase(s) == "settled", s["message"]
     events, _ = _journal(t, round_id)
@@ -222,7 +223,7 @@ def test_a_glitched_panel_counter_is_a_fault_not_forty_thousand_presses(tmp_path
         n = s["presses_handled"]
         count = t.controls["panel"]("state")["state"]["count.fold"]
         t.controls["panel"]("glitch", point="count.fold", value=count + 40000)
-        s = t.until(lambda s: "dealer panel" in s["message"], "the fault told")
+        s = t.until(lambda s: told(s)["kind"] == "panel_fault", "the fault told")
         s = _marker(t, "deal", n + 1)  # nothing but the marker was taken: no fold
         assert phase(s) == "decisions" and s["round"]["to_act"] == to_act
     with Journal(t.journal_path) as j:
@@ -253,7 +254,7 @@ def test_a_panel_whose_heartbeat_stops_reports_no_press_until_it_runs_again(game
         s = t.until(lambda s: s["devices"]["panel"] != "offline" and s["presses_handled"] >= n + 1,
                     "the panel back and the press taken")
         assert s["presses_handled"] == n + 1
-        assert s["message"].startswith("refused") and "unreachable" in s["message"], s["message"]
+        assert told(s)["kind"] == "refused" and told(s)["cause"] == "panel_unreachable", s["message"]
         assert phase(s) == "decisions" and s["round"]["to_act"] == to_act
         assert s["watchdog"] == "pinging"
         s = t.press(smallest_decision(to_act))  # pressed again: taken
@@ -292,13 +293,13 @@ def test_the_progressive_system_out_while_wagers_are_taken(game, fault, tmp_path
         _fault(t, fault, True)
         s = _until_device(t, "progressive", True)
         assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["progressive_wagers"]
-        assert s["message"] == f"progressive wagers disabled: {NOT_ANSWERING}", s["message"]
+        assert told(s)["kind"] == "progressive_disabled" and told(s)["cause"] == "not_answering", s["message"]
         s = t.press_refused("no_more_bets")
         assert phase(s) == "wagers" and _round_id(s) == round_id, s["message"]
         assert s["progressive_wagers"] == f"disabled: {NOT_ANSWERING}", s["message"]
         _fault(t, fault, False)
         s = t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
-        assert "enabled again" in s["message"], s["message"]
+        assert told(s)["kind"] == "progressive_enabled", s["message"]
         s = no_more_bets(t)
         assert _round_id(s) == round_id
         out = t.controls["progressive"]("outputs")
@@ -366,7 +367,8 @@ def test_a_progressive_power_cycle_while_wagers_are_taken_loses_the_wager_it_acc
         assert t.controls["progressive"]("outputs")["accepted"] == []
         bet(t, s, progressive=())  # the chips still lie on the layout: the bet sensors read them again
         s = no_more_bets(t, progressive=False)
-        assert s["progressive_wagers"] == "enabled" and "0 progressive wagers accepted" in s["message"], s["message"]
+        assert s["progressive_wagers"] == "enabled" and told(s)["kind"] == "wagers_closed", s["message"]
+        assert told(s)["counts"]["progressive_accepted"] == 0, s["message"]
         s = t.press("undo")  # one progressive chip on the layout, none accepted
         assert phase(s) == "halted" and COUNT[game] in s["round"]["halted"]["reason"], s["message"]
         s = t.dealer.with_key(s, "void_round")
@@ -400,8 +402,9 @@ def test_a_lock_out_not_confirmed_and_wagers_after_the_lock_out(game, tmp_path, 
         first = bet(t, s)
         prog("stick_lockout", on=True)
         s = no_more_bets(t, progressive=False)
-        assert s["message"].startswith(f"progressive wagers disabled: the progressive system's lock-out cannot be "
-                                       f"confirmed ({LOCKOUT[game]}) -- return any progressive chips"), s["message"]
+        said = told(s)  # no more bets, taken without progressive wagers: the dealer returns their chips
+        assert said["kind"] == "wagers_closed" and said["also"] == ["progressive_disabled"], s["message"]
+        assert said["cause"] == "lockout_not_confirmed" and said["clauses"] == [LOCKOUT[game]], s["message"]
         assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
         out = prog("outputs")
         assert not out["lockout"] and out["lights"]["accepted"] == [], out
@@ -502,7 +505,7 @@ def test_the_progressive_system_out_while_a_win_is_held(game, tmp_path, monkeypa
         t.controls["progressive"]("stop_answering")
         s = _until_device(t, "progressive", True)
         s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
-        assert s["validation"] == [] and f"validated by {KEY}" in s["message"], s["message"]
+        assert s["validation"] == [] and told(s)["kind"] == "progressive_validated", s["message"]
         assert Decimal(s["meters"][meter]) == reset
         confirm(t)
         _, s = next_round(t, round_id)

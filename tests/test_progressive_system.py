@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from controller.cli import main as tablectl
 from controller.journal import Journal
-from daemon_harness import phase, simulated_table, table_in_process
+from daemon_harness import phase, simulated_table, table_in_process, told
 from games.cards import DECK
 
 BONUS = ["2c", "3c", "4c", "5c"]
@@ -125,9 +125,10 @@ def test_sigkill_between_the_win_and_the_validation(tmp_path, monkeypatch):
         before = t.status()
         t.start_daemon()
         s = t.dealer.wait_change(before, "restart", timeout=60)
-        s = t.until(lambda s: s["message"].startswith("restarted"), "the restart")
+        s = t.until(lambda s: told(s)["cause"] == "restarted", "the restart")
         assert phase(s) == "settled" and s["round"]["round_id"] == round_id
-        assert [h["seat"] for h in s["validation"]] == [1] and "PROGRESSIVE WIN" in s["message"]
+        assert [h["seat"] for h in s["validation"]] == [1] and told(s)["kind"] == "progressive_win", s["message"]
+        assert told(s)["seats"] == [1], s["message"]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]
         s = t.dealer.with_key(s, "confirm")
         assert s["validation"] == []
@@ -175,7 +176,7 @@ def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, 
         s = t.press("no_more_bets")
         assert phase(s) == "no_more_bets", s
         assert "progressive" not in s["round"]["seats"]["1"]["wagers"]
-        assert "progressive wagers disabled" in s["message"] and "lock-out" in s["message"]
+        assert told(s)["also"] == ["progressive_disabled"] and told(s)["cause"] == "lockout_not_confirmed", s["message"]
         meters = dict(s["meters"])
         t.press("confirm")
         s = t.press("bet_4x")
@@ -200,10 +201,10 @@ def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, 
         t.controls["progressive"]("stop_answering")
         s = t.until(lambda s: s.get("devices", {}).get("progressive") == "offline", "the progressive system offline")
         assert s["progressive_wagers"].startswith("disabled: the progressive system is not answering")
-        assert "progressive wagers disabled: the progressive system is not answering" in s["message"]
+        assert told(s)["kind"] == "progressive_disabled" and told(s)["cause"] == "not_answering", s["message"]
         t.controls["progressive"]("resume")
         s = t.until(lambda s: s["progressive_wagers"] == "enabled", "progressive wagers enabled again")
-        assert "enabled again" in s["message"]
+        assert told(s)["kind"] == "progressive_enabled", s["message"]
 
     with Journal(t.journal_path) as j:
         table = [(e.kind, e.data) for e in j.events(None)]
@@ -221,8 +222,8 @@ def test_no_more_bets_while_the_progressive_system_is_silent(tmp_path, monkeypat
         t.controls["progressive"]("stop_answering")
         t.until(lambda s: s.get("devices", {}).get("progressive") == "offline", "offline")
         s = t.press("no_more_bets")
-        assert phase(s) == "wagers" and "progressive wagers disabled: the progressive system is not answering" \
-            in s["message"]
+        assert phase(s) == "wagers" and told(s)["kind"] == "refused", s["message"]
+        assert told(s)["cause"] == "not_answering", s["message"]
         t.controls["progressive"]("resume")
         t.until(lambda s: s["progressive_wagers"] == "enabled", "enabled again")
         bets(t, {3: 10}, [3])
@@ -246,7 +247,7 @@ def test_disabled_progressive_wagers_stay_disabled_across_a_restart(tmp_path, mo
         before = t.status()
         t.start_daemon()
         t.dealer.wait_change(before, "restart", timeout=60)
-        s = t.until(lambda s: s["message"].startswith("restarted"), "the restart")
+        s = t.until(lambda s: told(s)["cause"] == "restarted", "the restart")
         assert s["progressive_wagers"].startswith("disabled: ") and "lock-out" in s["progressive_wagers"]
         t.controls["progressive"]("stick_lockout", on=False)
         s = t.press("confirm")  # the round resumed at no more bets: dealt without progressive wagers
@@ -287,7 +288,7 @@ def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_ba
         s = t.press("no_more_bets")  # the next round: no progressive wager on meters nobody can see
         assert "progressive" not in s["round"]["seats"]["1"]["wagers"]
         assert s["progressive_wagers"].startswith("disabled: the meter signs are not answering"), s
-        assert "return any progressive chips" in s["message"]
+        assert told(s)["also"] == ["progressive_disabled"] and told(s)["cause"] == "signs_not_ready", s["message"]
         assert t.controls["progressive"]("outputs")["lights"]["accepted"] == []
         t.press("confirm")
         s = _play_out(t)
@@ -315,7 +316,8 @@ def test_a_lock_out_lost_mid_round_is_set_again_and_the_wager_taken_meanwhile_do
         t.controls["progressive"]("reset")  # power cycle: lock-out released, flags and signs cleared
         assert t.controls["progressive"]("wager", seat=2)["accepted"] is True  # taken by the device
         s = t.press("confirm")  # the count: the daemon reads the system again
-        assert phase(s) == "decisions" and "lost its lock-out" in s["notice"], s
+        assert phase(s) == "decisions" and s["notice_told"]["kind"] == "lockout_lost", s
+        assert s["notice_told"]["clauses"] == ["UTH ch.8 §C(2)"], s["notice"]
         out = t.controls["progressive"]("outputs")
         assert out["lockout"] is True and out["lights"]["accepted"] == [1]
         assert "progressive" not in s["round"]["seats"].get("2", {}).get("wagers", {})

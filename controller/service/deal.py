@@ -25,6 +25,7 @@ from controller.irregularities import clause
 from controller.round import Phase
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
 from drivers.shoe import CardDrawn
@@ -105,7 +106,8 @@ class Deal:
         elif not await self.places(initial_deal(s.game, self.procedure, seats)):
             return
         nxt = r.to_act()
-        s.tell(f"cards dealt; seat {nxt.seat if nxt else '-'} to act")
+        s.tell(f"cards dealt; seat {nxt.seat if nxt else '-'} to act",
+               told("cards_dealt", seats=[nxt.seat] if nxt else []))
 
     async def streets(self, upto: int) -> bool:
         """Cards dealt between decisions (UTH's flop and turn-and-river from a shoe or by hand).
@@ -297,11 +299,13 @@ class Deal:
         await r.discard(card, f"found face up while dealing ({s.game.cite('found_face_up')})")
         if s.game.name == "run_em_twice" or self.face_up_this_round > 1:
             what = "a card" if s.game.name == "run_em_twice" else f"{self.face_up_this_round} cards"
-            await s.parts.remedies.irregular_void(f"{what} found face up while dealing "
-                                                  f"({clause('face_up', s.game.short)})")
+            where = clause('face_up', s.game.short)
+            await s.parts.remedies.irregular_void(f"{what} found face up while dealing ({where})", cause="face_up",
+                                                  clauses=(where,))
             return
-        s.tell(f"a card came out face up: it is not used, place it in the discard rack "
-               f"({s.game.cite('found_face_up')})")
+        where = s.game.cite('found_face_up')
+        s.tell(f"a card came out face up: it is not used, place it in the discard rack ({where})",
+               told("card_discarded", cause="face_up", clauses=(where,)))
 
     async def release_dealer_cards(self) -> bool:
         """The dealer's cards held in the shuffler (UTH ch.10 §B(4)) come out now.  False: the round was
@@ -342,11 +346,16 @@ class Deal:
         if st.position != r.cards_out() or deck != 52:
             # UTH ch.8 §G(1) (HCF ch.8 §J(1), RET ch.8 §F(4)): misdealt with 52 cards in the deck: void;
             # UTH ch.8 §G(2) (HCF ch.8 §J(2), RET ch.8 §F(5)): the deck is wrong: void and remove it
+            where = clause('stub_count', s.game.short)
             why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
-                   f"the round took {r.cards_out()} ({clause('stub_count', s.game.short)})")
+                   f"the round took {r.cards_out()} ({where})")
+            counts = {"drawn": st.position, "left": st.remaining, "round_took": r.cards_out()}
             if s.parts.devices.shuffler is not None and s.life.last_count is not None:
                 # a known real-world failure: the shuffler counted a whole deck that is not one
                 why += f"; the shuffler counted {s.life.last_count} after its last shuffle"
-            await s.parts.remedies.irregular_void(why, remove_deck=f"{deck} cards in it" if deck != 52 else None)
+                counts["shuffler"] = s.life.last_count
+            await s.parts.remedies.irregular_void(why, cause="stub_count", clauses=(where,), counts=counts,
+                                                  device="shoe",
+                                                  remove_deck=f"{deck} cards in it" if deck != 52 else None)
             return False
         return True

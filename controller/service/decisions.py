@@ -10,6 +10,7 @@ from __future__ import annotations
 from controller.round import Phase
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from drivers.panel import ButtonPress
 
 BUTTONS = ("bet", "check", "fold")
@@ -33,7 +34,7 @@ class Decisions:
             ask(r.can_decide(seat.seat, fold=b == "fold", check=b == "check"))
             await r.decide(seat.seat, fold=b == "fold", check=b == "check")
         what = f"{press.multiple}x" if b == "bet" else b
-        s.tell(f"seat {seat.seat}: {what}")
+        s.tell(f"seat {seat.seat}: {what}", told("decision", cause=b, seats=[seat.seat]))
         if r.phase is Phase.REVEAL:
             await s.parts.settling.deal_rest_and_settle()
         else:

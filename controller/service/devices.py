@@ -14,6 +14,7 @@ from typing import Any
 
 from controller.irregularities import clause
 from controller.service.session import Session
+from controller.service.told import told
 from drivers.device import DEVICE_TYPES
 from drivers.health import Health
 from drivers.panel import InputFault, PanelDriver
@@ -87,7 +88,8 @@ class Devices:
         for name in silent:
             self.on_health(name, Health.OFFLINE, "not answering at start")
         if silent:
-            s.tell(f"not answering at start: {', '.join(silent)} -- {self.waiting_for()}")
+            s.tell(f"not answering at start: {', '.join(silent)} -- {self.waiting_for()}",
+                   told("devices_silent", device=", ".join(silent)))
 
     def waiting_for(self) -> str:
         """What the table cannot do while ``trouble`` lasts (said to the dealer)."""
@@ -197,5 +199,6 @@ class Devices:
         s.life.record("device_input_refused", {"device": "dealer panel", "fault": fault.kind,
                                                "reason": fault.reason})
         s.tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
-               "press again what you meant, and call a technician if it repeats")
+               "press again what you meant, and call a technician if it repeats",
+               told("panel_fault", cause=fault.kind, device="dealer panel"))
         s.publish()

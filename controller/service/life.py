@@ -20,6 +20,7 @@ from controller.irregularities import clause
 from controller.round import Phase, RoundController
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from controller.table import (
     TableState,
     between_round_steps,
@@ -44,12 +45,13 @@ class Life:
         assert step is not None
         name, button, needs_key, where = step
         if press.button != button:
-            raise Refused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button")
+            raise Refused(f"first: {name.replace('_', ' ')} ({where}) with the {button} button", "step_first",
+                          clauses=[where])
         who: str | None = "dealer"
         if needs_key:
             who = await s.supervisor(name)
             if who is None:
-                raise Refused(f"{name} needs the floor supervisor's key ({where})")
+                raise Refused(f"{name} needs the floor supervisor's key ({where})", "key_needed", clauses=[where])
         deck: str | None = None
         count: int | None = None
         if name.startswith("shuffled") and s.parts.devices.shuffler is not None:
@@ -58,14 +60,21 @@ class Life:
                 return  # the deck was removed: the opening steps start again
             deck, count = result.deck, result.count
         done = ev.StepDone(step=name, deck=deck, count=count)
+        kind_of_step, _, step_deck = name.partition(":")  # decks_inspected:A: the step of deck A
+        of_deck = deck or step_deck or None
         if s.life.required[1:] or s.life.state is TableState.OPEN:
             s.life.record(done, who=who)
-            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}")
+            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}",
+                   told("table_step", cause=kind_of_step, clauses=[where], deck=of_deck,
+                        counts={"shuffler": count} if count is not None else None))
             if s.life.required:
                 return
         else:  # the last step and the table opened: one fact (a crash between them wedged the table)
             s.life.record_many([done, ev.TableOpened()], who=who)
-            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}: table open")
+            s.tell(f"{name.replace('_', ' ')} ({where}) by {who}: table open",
+                   told("table_step", cause=kind_of_step, clauses=[where], deck=of_deck,
+                        counts={"shuffler": count} if count is not None else None,
+                        also=["table_open"]))
         if s.round is None or s.round.phase is Phase.COMPLETE:
             await self.new_round()
 
@@ -76,9 +85,9 @@ class Life:
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
         s.parts.lockout.new_round()
-        s.notice = None
+        s.notice = s.notice_told = None
         s.parts.progressive.new_round()
-        s.tell(f"round {round_id}: place your bets")
+        s.tell(f"round {round_id}: place your bets", told("round_opened"))
 
     async def no_play(self) -> None:
         """No gaming activity (UTH ch.5 §H, JHE ch.5 §H, HCF ch.5 §G, RET ch.5 §F): the table goes idle, and
@@ -95,24 +104,27 @@ class Life:
             s.life.record("table_closed", {}, who=who)
             s.life.require(opening_steps(s.cfg), f"the table reopens with decks received ({s.game.cite('opening')})",
                            who=who)
-            s.tell(f"table closed by {who}")
+            s.tell(f"table closed by {who}", told("table_closed"))
         else:
             s.life.record_many([ev.TableIdle(), ev.StepsRequired(steps=tuple(reopening_steps(s.cfg)),
                                                                  why=f"no play ({idle})")], who="dealer")
             step = s.life.next_step()
             assert step is not None
-            s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, "
-                   f"then the opening steps of {s.game.cite('opening')}")
+            opening = s.game.cite('opening')
+            s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of {opening}",
+                   told("table_idle", clauses=[idle, opening]))
         s.round = None
 
     async def recut(self) -> None:
         """A floor supervisor requires the cards cut again (UTH ch.5 §G, HCF ch.5 §F, RET ch.5 §E)."""
         s = self.s
         who = await s.supervisor("recut")
+        where = s.game.cite('recut')
         if who is None:
-            raise Refused(f"a recut is required by a floor supervisor: turn the key ({s.game.cite('recut')})")
-        s.life.require(["cards_cut"], f"recut required ({s.game.cite('recut')})", who=who)
-        s.tell(f"recut required by {who} ({s.game.cite('recut')}): cut the cards again")
+            raise Refused(f"a recut is required by a floor supervisor: turn the key ({where})", "key_needed",
+                          clauses=[where])
+        s.life.require(["cards_cut"], f"recut required ({where})", who=who)
+        s.tell(f"recut required by {who} ({where}): cut the cards again", told("recut", clauses=[where]))
 
     async def close_round(self) -> None:
         s = self.s
@@ -127,7 +139,8 @@ class Life:
         if removed:
             s.round = None
             step = s.life.next_step()
-            s.tell(f"round closed; the deck was removed: first {step[0].replace('_', ' ') if step else 'new decks'}")
+            s.tell(f"round closed; the deck was removed: first {step[0].replace('_', ' ') if step else 'new decks'}",
+                   told("round_closed", cause="deck_removed"))
             return
         if s.cfg.automated_shuffler:
             # UTH ch.5 §A(2): after each round (two decks alternate, UTH ch.3 §B)
@@ -138,7 +151,7 @@ class Life:
         if steps:  # shuffled and cut by hand before the next round (each game's clauses: ``between_round_steps``)
             s.life.require(steps, f"after the round ({s.game.cite('shuffle_after_round')})")
             s.round = None
-            s.tell("shuffle the cards and cut them for the next round")
+            s.tell("shuffle the cards and cut them for the next round", told("shuffle_and_cut"))
             return
         await self.new_round()
 
@@ -179,7 +192,9 @@ class Life:
             s.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": counted})
             s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted ({counted})")
             s.tell(f"deck {e.deck} counted {e.count} cards: remove it from the table ({counted}); "
-                   "new decks go through the opening steps")
+                   "new decks go through the opening steps",
+                   told("deck_count", clauses=[counted], remove_deck=True, device="shuffler", deck=e.deck,
+                        counts={"deck": e.count}))
             return None
         except DeviceError as e:
             # jammed, stopped or did not complete the shuffle -- or did not answer: no round is dealt
@@ -189,7 +204,7 @@ class Life:
             if not s.life.required:
                 s.life.require(["shuffled"], f"the shuffle failed ({where})")
             s.tell(f"the shuffle failed: {e} ({where}): clear the shuffler, put all the cards back in it, "
-                   "and shuffle again (the shuffle button)")
+                   "and shuffle again (the shuffle button)", told("shuffle_failed", clauses=[where], device="shuffler"))
             return None
 
     def check_alternation(self) -> None:
@@ -205,20 +220,24 @@ class Life:
         deck = s.life.last_shuffled
         if deck is not None and s.life.decks_in_use and deck not in s.life.decks_in_use:
             inspected = ", ".join(s.life.decks_in_use)
-            where = s.game.cite("one_deck", "inspection")
+            cited = [s.game.cite("one_deck"), s.game.cite("inspection")]
+            where = ", ".join(cited)  # as s.game.cite("one_deck", "inspection")
             why = f"deck {deck} is in play, but the table inspected only deck {inspected} ({where})"
             s.life.record("deck_removed", {"deck": deck, "reason": why, "clause": where})
             s.life.require(opening_steps(s.cfg), why)
             s.tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
-                   "the decks go through the opening steps")
-            raise Refused(f"{why}: it deals no round -- the decks go through the opening steps")
+                   "the decks go through the opening steps",
+                   told("deck_not_inspected", clauses=cited, remove_deck=True, deck=deck))
+            raise Refused(f"{why}: it deals no round -- the decks go through the opening steps", "deck_not_inspected",
+                          clauses=cited)
         if s.cfg.dealing.decks != 2:
             return
         if deck is not None and deck == s.life.last_dealt:
-            s.life.require(["shuffled"], f"deck {deck} dealt the last round ({s.game.cite('two_decks')})")
+            two = s.game.cite('two_decks')
+            s.life.require(["shuffled"], f"deck {deck} dealt the last round ({two})")
             raise Refused(f"deck {deck} is in the shuffler's play position, and the last round was dealt "
-                               f"from it: the decks alternate every round ({s.game.cite('two_decks')}) "
-                               "-- shuffle (the other deck)")
+                          f"from it: the decks alternate every round ({two}) -- shuffle (the other deck)",
+                          "decks_alternate", clauses=[two])
 
     def check_deck_age(self) -> None:
         """UTH ch.3 §C: decks are changed at least every 4 hours dealt by hand, 8 from a shoe (configured)."""
@@ -231,4 +250,4 @@ class Life:
                                            "clause": where})
             s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h ({where})")
             raise Refused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h ({where}): "
-                               "change them (the opening steps) before dealing")
+                          "change them (the opening steps) before dealing", "deck_expired", clauses=[where])

@@ -23,6 +23,7 @@ from __future__ import annotations
 from controller import progressive as prog
 from controller.round import Phase
 from controller.service.session import Session
+from controller.service.told import amend, told
 from drivers.health import DeviceError
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 
@@ -128,6 +129,7 @@ class WagerLockout:
             s.log.error("progressive accepted flags of an unjournaled no more bets returned", seats=seats)
             s.notice = (f"restarted before no more bets was journaled: the progressive wager at seat "
                         f"{', '.join(map(str, seats))} is returned (P96): the player wagers it again")
+            s.notice_told = told("progressive_wager_returned", cause="restarted", clauses=["P96"], seats=seats)
         self.pending_release = True
         await self.release()
 
@@ -171,6 +173,8 @@ class WagerLockout:
         except (DeviceError, LockoutNotConfirmed) as e:
             s.log.error("lock-out not set again", error=str(e))
         await s.parts.progressive.show_meters()
+        where = s.game.cite('lockout')
         s.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
-                    f"again: a progressive wager placed meanwhile does not count ({s.game.cite('lockout')})")
-        s.tell(f"{s.message} -- NOTE: {s.notice}")
+                    f"again: a progressive wager placed meanwhile does not count ({where})")
+        s.notice_told = told("lockout_lost", clauses=[where], device="progressive")
+        s.tell(f"{s.message} -- NOTE: {s.notice}", amend(s.told, "lockout_lost", clauses=[where]))

@@ -31,6 +31,7 @@ from controller.round import Phase, RoundRefused
 from controller.service.deal import SeatSkip
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
 
@@ -77,7 +78,8 @@ class Panel:
     async def on_press(self, press: ButtonPress) -> None:
         s = self.s
         if press.after_outage:
-            await s.refuse(f"{press.button} was pressed while the panel was unreachable: press it again")
+            await s.refuse(f"{press.button} was pressed while the panel was unreachable: press it again",
+                           "panel_unreachable")
             return
         try:
             try:
@@ -97,17 +99,18 @@ class Panel:
         elif b == "irregularity" or p.remedies.menu is not None:
             if await p.remedies.menu_press(press) is not None:
                 # the menu offers it only while the cards are dealt; the deal ended meanwhile
+                where = clause('skipped', s.game.short)
                 raise Refused(f"a seat skipped is reported while its cards are dealt "
-                                   f"({clause('skipped', s.game.short)}): report a wrong number of cards")
+                              f"({where}): report a wrong number of cards", "deal_ended", clauses=[where])
         elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
             await p.life.table_step(press)
         elif s.round is None:  # no step left and no round: a press must never stop the daemon
-            raise Refused(f"{b}: no round is open")
+            raise Refused(f"{b}: no round is open", "no_round")
         else:
             r = s.round
             handler = self.routes.get((r.phase, b))
             if handler is None:
-                raise Refused(f"{b} does nothing in {r.phase.value}")
+                raise Refused(f"{b} does nothing in {r.phase.value}", "does_nothing")
             await handler(press)
 
     async def during_deal(self, press: ButtonPress) -> SeatSkip | None:
@@ -136,12 +139,12 @@ class Panel:
         if not isinstance(e, Refused):
             self.s.log.error("the round refused an action no part asked it about first", code=e.code,
                              reason=str(e))
-        await self.s.refuse(str(e))
+        await self.s.refuse(str(e), e.code, e.clauses if isinstance(e, Refused) else ())
 
     # ------------------------------------------------------------------ the handlers of the table
 
     def _nothing(self, press: ButtonPress) -> Refused:
-        return Refused(f"{press.button} does nothing in {self.s.open_round().phase.value}")
+        return Refused(f"{press.button} does nothing in {self.s.open_round().phase.value}", "does_nothing")
 
     async def _no_play(self, press: ButtonPress) -> None:
         if self.s.open_round().seats:
@@ -168,7 +171,8 @@ class Panel:
         ask(r.can_halt())
         await r.halt_round(f"the progressive chips do not match the {r.progressive_count} wagers accepted "
                            f"({s.game.cite('progressive_count')})")
-        s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids")
+        s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids",
+               told("halted", cause="progressive_count"))
 
     async def _paid(self, press: ButtonPress) -> None:
         p = self.s.parts
@@ -182,12 +186,13 @@ class Panel:
         r = s.open_round()
         trouble = s.parts.devices.trouble
         if trouble:
-            raise Refused(f"{trouble}: resume once it is back, or void the round")
+            raise Refused(f"{trouble}: resume once it is back, or void the round", "device_trouble")
         who = await s.supervisor("resume_round")
         if who is None:
-            raise Refused("resuming a halted round needs the floor supervisor's key")
+            raise Refused("resuming a halted round needs the floor supervisor's key", "key_needed")
         ask(r.can_resume())
         await r.resume_round(who)
-        s.tell(f"round resumed by {who}")
+        s.tell(f"round resumed by {who}", told("resumed", cause="supervisor"))
         if r.phase is Phase.DEALING:
-            await s.parts.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})")
+            await s.parts.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})",
+                                        cause="deal_interrupted")

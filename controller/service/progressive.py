@@ -29,6 +29,7 @@ from controller.link.store import LinkError
 from controller.service.lockout import NOT_ANSWERING
 from controller.service.refused import Refused
 from controller.service.session import Session
+from controller.service.told import Told, told
 from drivers.health import DeviceError, Health
 from games.paytable import MeterPercent
 from games.paytables import paytable
@@ -38,6 +39,7 @@ class ProgressiveSystem:
     def __init__(self, s: Session) -> None:
         self.s = s
         self.off: str | None = None  # why progressive wagers are disabled now, or None
+        self.off_told: Told = told("progressive_disabled", cause="disabled_before_start")  # as data (``disabled``)
         self.sign_trouble: str | None = None  # the last meter sign update failed
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
@@ -56,14 +58,17 @@ class ProgressiveSystem:
 
     # ------------------------------------------------------------------ enabled or disabled
 
-    def disabled(self, why: str) -> None:
+    def disabled(self, why: str, cause: str = "not_answering", clauses: tuple[str, ...] = ()) -> None:
+        """Progressive wagers are not taken (``why``, said to the dealer; ``cause`` and the ``clauses``
+        ``why`` cites, for the status's ``told``)."""
         s = self.s
         r = s.round
         if self.off != why:
             s.journal.append(None, prog.DISABLED, {"round": r.round_id if r else None, "reason": why})
             s.log.error("progressive wagers disabled", reason=why)
         self.off = why
-        s.tell(f"progressive wagers disabled: {why}")
+        self.off_told = told("progressive_disabled", cause=cause, clauses=clauses, device="progressive")
+        s.tell(f"progressive wagers disabled: {why}", self.off_told)
 
     def enabled(self) -> None:
         if self.off is None:
@@ -87,7 +92,8 @@ class ProgressiveSystem:
             s.spawn(s.parts.lockout.release())
         if self.off == NOT_ANSWERING:
             self.enabled()
-            s.tell("progressive wagers enabled again: the progressive system answers")
+            s.tell("progressive wagers enabled again: the progressive system answers",
+                   told("progressive_enabled", device="progressive"))
 
     async def link_start(self) -> None:
         """At start, a linked table reaches its link (reconciled with the journal) and shows its meters."""
@@ -186,7 +192,9 @@ class ProgressiveSystem:
         clause = s.game.cite("progressive_validation")
         wins = "; ".join(h.describe() for h in self.validation)
         s.tell(f"{'restarted: ' if restarted else ''}PROGRESSIVE WIN held for validation: {wins} -- verify the "
-               f"hand and the winner light; a floor supervisor validates with the key and confirm ({clause})")
+               f"hand and the winner light; a floor supervisor validates with the key and confirm ({clause})",
+               told("progressive_win", cause="restarted" if restarted else None, clauses=[clause],
+                    seats={h.seat for h in self.validation}))
         s.log.warning("progressive win held for validation", round_id=r.round_id,
                       hits=[h.public() for h in self.validation])
         system = s.parts.devices.progressive
@@ -216,6 +224,7 @@ class ProgressiveSystem:
                 if h.meter is not None:
                     await self.link.validated(r.round_id, h.index, who)
         paid = "; ".join(h.describe() for h in self.validation)
+        won = {h.seat for h in self.validation}
         self.validation = []
         expected = r.settlement.meters if r.settlement is not None else {}
         now = s.meters.values()
@@ -223,7 +232,8 @@ class ProgressiveSystem:
             s.log.error("meters after validation differ from the settlement",
                         meters={k: str(v) for k, v in now.items()})
         await self.show_meters()
-        s.tell(f"progressive payout validated by {who}: pay {paid}; pay and collect as shown, then confirm")
+        s.tell(f"progressive payout validated by {who}: pay {paid}; pay and collect as shown, then confirm",
+               told("progressive_validated", seats=won))
 
     async def claim(self) -> bool:
         """A linked table's metered wins taken by the link in the database's order: each is paid p x the

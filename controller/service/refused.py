@@ -10,11 +10,18 @@ refuses: a press never stops the daemon).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from controller.round import Answer, RoundRefused
 
 
 class Refused(RoundRefused):
-    """The press is refused; the reason is said to the dealer."""
+    """The press is refused; the reason is said to the dealer.  ``code`` says why for machines (the status's
+    ``told["cause"]``), ``clauses`` the citations the reason gives, as it gives them."""
+
+    def __init__(self, reason: str, code: str = "refused", *, clauses: Iterable[str] = ()) -> None:
+        super().__init__(reason, code)
+        self.clauses = tuple(clauses)
 
 
 def ask(answer: Answer) -> None:

@@ -24,6 +24,7 @@ from controller.round import Phase
 from controller.service.deal import SeatSkip
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from controller.table import between_round_steps, opening_steps
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
@@ -46,11 +47,13 @@ class Remedies:
 
     # ------------------------------------------------------------------ what a device sees (P40)
 
-    async def irregular_void(self, reason: str, *, keep: frozenset[str] = frozenset(),
-                             remove_deck: str | None = None, device: str | None = None) -> None:
+    async def irregular_void(self, reason: str, *, cause: str, clauses: tuple[str, ...],
+                             keep: frozenset[str] = frozenset(), remove_deck: str | None = None,
+                             device: str | None = None, counts: dict[str, int] | None = None) -> None:
         """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
         wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
-        The round is VOIDED: nothing more happens in it."""
+        The round is VOIDED: nothing more happens in it.  ``cause`` names the irregularity for the
+        status's ``told``, ``clauses`` are the citations ``reason`` gives (the same strings)."""
         s = self.s
         r = s.open_round()
         await s.parts.settling.void(reason, keep)
@@ -64,7 +67,9 @@ class Remedies:
             s.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
             s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
-        s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm")
+        s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm",
+               told("irregularity", cause=cause, clauses=clauses, remove_deck=bool(remove_deck), wagers=keep,
+                    device=device, counts=counts))
         if keep:
             s.parts.settling.log_settlement()
             await s.parts.progressive.hold_for_validation()
@@ -73,12 +78,14 @@ class Remedies:
     async def card_of_another_deck(self, seen: str) -> None:
         """P40: a card seen twice in one round means a card of another deck is in this one: every hand
         void, and the deck leaves the table as one that is not 52 cards of one deck (UTH ch.8 §G(2))."""
-        await self.irregular_void(f"{seen}: a card from another deck (P40; {clause('stub_count', self.s.game.short)})",
-                                  remove_deck="a card of another deck is in it")
+        where = clause('stub_count', self.s.game.short)
+        await self.irregular_void(f"{seen}: a card from another deck (P40; {where})", cause="card_of_another_deck",
+                                  clauses=("P40", where), remove_deck="a card of another deck is in it")
 
     async def face_up_in_stack(self, what: str) -> None:
         """P35: a stack cannot skip a card as a shoe can (UTH ch.13 §A): every hand void."""
-        await self.irregular_void(f"{what} (P35; {clause('face_up', self.s.game.short)})")
+        where = clause('face_up', self.s.game.short)
+        await self.irregular_void(f"{what} (P35; {where})", cause="face_up_in_stack", clauses=("P35", where))
 
     async def device_error(self, e: DeviceError) -> None:
         """A device reported a fault: the rules' remedy when they name it (P40), otherwise fail closed (halt)."""
@@ -90,23 +97,26 @@ class Remedies:
             await self.card_of_another_deck(f"the {e.device} read a card twice")
         elif dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
-            await self.irregular_void(f"the {e.device} could not read a card ({clause('deal_failed', short)})",
-                                      device=e.device)
+            where = clause('deal_failed', short)
+            await self.irregular_void(f"the {e.device} could not read a card ({where})", cause="unreadable_card",
+                                      clauses=(where,), device=e.device)
         elif dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
             # a jam, an empty device, an open door while the cards come out of it: a failure to deal
-            await self.irregular_void(f"the {e.device} failed to deal: {e} ({clause('deal_failed', short)})",
-                                      device=e.device)
+            where = clause('deal_failed', short)
+            await self.irregular_void(f"the {e.device} failed to deal: {e} ({where})", cause="deal_failed",
+                                      clauses=(where,), device=e.device)
         else:
-            await self.device_failed(str(e))
+            await self.device_failed(str(e), device=getattr(e, "device", None))
 
-    async def device_failed(self, error: str) -> None:
+    async def device_failed(self, error: str, device: str | None = None) -> None:
         """Fail closed: the round stops where it is; the dealer is told."""
         s = self.s
         s.log.error("device failed", error=error)
         r = s.round
         if r is not None and r.can_halt():
             await r.halt_round(error)
-        s.tell(f"HALTED: {error} -- fix the device and confirm with the supervisor's key, or void")
+        s.tell(f"HALTED: {error} -- fix the device and confirm with the supervisor's key, or void",
+               told("halted", cause="device_fault", device=device))
         await s.buzz()
 
     # ------------------------------------------------------------------ what the dealer reports (P41)
@@ -127,42 +137,46 @@ class Remedies:
                                devices=sorted(s.parts.devices.drivers), out_of_order=sorted(s.life.out_of_order))
             if not options:
                 raise Refused(f"no irregularity can be reported in {self._menu_phase()}: "
-                                   "void_round with the supervisor's key if the round cannot go on")
+                              "void_round with the supervisor's key if the round cannot go on", "no_irregularity")
             self.menu = Menu(options)
             listed = "; ".join(f"{i} {o.label}" for i, o in enumerate(options, 1))
-            s.tell(f"IRREGULARITY: {listed} -- press the seat button of its number (undo: cancel)")
+            s.tell(f"IRREGULARITY: {listed} -- press the seat button of its number (undo: cancel)",
+                   told("irregularity_menu", counts={"options": len(options)}))
             return None
         assert m is not None
         if b == "undo":
             self.menu = None
-            s.tell("irregularity menu closed: nothing changed")
+            s.tell("irregularity menu closed: nothing changed", told("menu_closed"))
             return None
         chosen = m.chosen
         if b.startswith("seat_"):
             n = int(b.removeprefix("seat_"))
             if chosen is None:
                 if not 1 <= n <= len(m.options):
-                    raise Refused(f"no option {n}: 1 to {len(m.options)}")
+                    raise Refused(f"no option {n}: 1 to {len(m.options)}", "no_option")
                 m.chosen = chosen = m.options[n - 1]
                 if chosen.needs_seat:
-                    s.tell(f"{chosen.label}: press the seat's button (undo: cancel)")
+                    s.tell(f"{chosen.label}: press the seat's button (undo: cancel)",
+                           told("menu_seat", cause=chosen.what.split(":")[0]))
                     return None
             elif chosen.needs_seat and m.seat is None:
                 r = s.round
                 if r is None or n not in {seat.seat for seat in r.players}:
-                    raise Refused(f"seat {n} has no player in this round")
+                    raise Refused(f"seat {n} has no player in this round", "no_player")
                 m.seat = n
             else:
-                raise Refused("confirm with the supervisor's key, or undo")
+                raise Refused("confirm with the supervisor's key, or undo", "key_needed")
             where = clause(chosen.what.split(":")[0], s.game.short)
             seat = f" at seat {m.seat}" if m.seat else ""
-            s.tell(f"{chosen.label}{seat} ({where}): a floor supervisor confirms with the key (undo: cancel)")
+            s.tell(f"{chosen.label}{seat} ({where}): a floor supervisor confirms with the key (undo: cancel)",
+                   told("menu_confirm", cause=chosen.what.split(":")[0], clauses=(where,),
+                        seats=[m.seat] if m.seat else [], device=chosen.what.partition(":")[2] or None))
             return None
         if b != "confirm" or chosen is None or (chosen.needs_seat and m.seat is None):
-            raise Refused("the irregularity menu is open: pick an option with the seat buttons, or undo")
+            raise Refused("the irregularity menu is open: pick an option with the seat buttons, or undo", "menu_open")
         who = await s.supervisor(chosen.what)
         if who is None:
-            raise Refused("an irregularity is confirmed with the floor supervisor's key")
+            raise Refused("an irregularity is confirmed with the floor supervisor's key", "key_needed")
         self.menu = None
         return await self._apply(chosen.what, m.seat, who)
 
@@ -187,11 +201,13 @@ class Remedies:
             ask(r.can_abandon(seat))
             await r.abandon(seat, who, returned=returned, meters=meters)
             await p.progressive.take_back_contribution(meters)
+            said = told("player_left", cause="returned" if returned else "lost", clauses=(where,), seats=[seat])
             if returned:
                 s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is returned -- "
-                       "return them")
+                       "return them", said)
             else:
-                s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them")
+                s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them",
+                       said)
             if r.phase is Phase.REVEAL:
                 await p.settling.deal_rest_and_settle()
             return None
@@ -206,7 +222,8 @@ class Remedies:
         labels = {"exposed_after_initial": "cards found face up after the initial deal",
                   "dealer_card_exposed": "a dealer card exposed before every player acted",
                   "wrong_number_of_cards": "a wrong number of cards dealt"}
-        await self.irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})", keep=keep)
+        await self.irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})",
+                                  cause=what, clauses=(where,), keep=keep)
         return None
 
     async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]]) -> None:
@@ -220,7 +237,7 @@ class Remedies:
         await s.parts.progressive.take_back_contribution(meters)
         where = clause("skipped", s.game.short)
         s.tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
-               "dealing goes on without it")
+               "dealing goes on without it", told("seat_skipped", clauses=(where,), seats=[seat]))
 
     async def _device_service(self, what: str, who: str) -> None:
         """UTH ch.13 §J (HCF ch.13 §I, RET ch.13 §E): a device that cannot be used is covered or signed out of order
@@ -230,7 +247,7 @@ class Remedies:
         r = s.round
         if r is not None and r.phase is not Phase.WAGERS:
             raise Refused("a device is taken out of (or back into) service between rounds: "
-                               "finish or void this one")
+                          "finish or void this one", "not_between_rounds")
         kind, device = what.split(":")
         where = clause(kind, s.game.short)
         before = s.cfg.automated_shuffler
@@ -246,11 +263,19 @@ class Remedies:
             s.life.require(steps, f"the {device} is {'back in service' if kind == 'in_service' else 'out of order'}",
                            who=who)
         mode = devices.no_card_source or f"the table deals by {s.cfg.dealing.procedure.replace('_', ' ')} now"
+        cited = [where]
+        closed: list[str] = []
         if devices.closed_wagers and not devices.no_card_source:
-            mode += (f"; {', '.join(w.replace('_', ' ') for w in devices.closed_wagers)} CLOSED: this procedure "
-                     "deals no Six Card Bonus box (UTH ch.10 §B(1), P55) -- take no such wager")
+            closed = list(devices.closed_wagers)
+            no_box = ("UTH ch.10 §B(1)", "P55")  # the Six Card Bonus's box, dealt only from a stack
+            cited += no_box
+            mode += (f"; {', '.join(w.replace('_', ' ') for w in closed)} CLOSED: this procedure "
+                     f"deals no Six Card Bonus box ({', '.join(no_box)}) -- take no such wager")
         if s.cfg.dealing.deck_change_hours != s.base_cfg.dealing.deck_change_hours:
+            by_hand = s.game.cite('deck_change_by_hand')
+            cited.append(by_hand)
             mode += (f"; decks changed every {s.cfg.dealing.deck_change_hours:g} h dealt by hand "
-                     f"({s.game.cite('deck_change_by_hand')})")
+                     f"({by_hand})")
         state = "out of order: cover it or sign it" if kind == "out_of_order" else "back in service"
-        s.tell(f"{device} {state} ({where}, {who}); {mode}")
+        s.tell(f"{device} {state} ({where}, {who}); {mode}",
+               told("device_service", cause=kind, clauses=cited, device=device, wagers=closed))

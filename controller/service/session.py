@@ -26,6 +26,7 @@ from controller.journal import Journal, JournalError
 from controller.link import table_meters
 from controller.round import Phase, RoundController
 from controller.service.refused import Refused
+from controller.service.told import Told, told
 from controller.supervisors import SupervisorList
 from controller.table import TableLife
 from drivers.health import DeviceError
@@ -77,7 +78,10 @@ class Session:
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None
         self.message = ""  # what the dealer is told now
+        self.told: Told | None = None  # the same, as data (controller.service.told)
+        self.told_count = 0  # sentences said since start (``told["n"]``)
         self.notice: str | None = None  # what the dealer must know until the round closes
+        self.notice_told: Told | None = None  # the same, as data (``controller.service.told``)
         self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self.parts = Parts()
@@ -115,12 +119,16 @@ class Session:
 
     # ------------------------------------------------------------------ the dealer
 
-    def tell(self, message: str) -> None:
+    def tell(self, message: str, said: Told | None = None) -> None:
+        """Tell the dealer ``message``; ``said`` is what it says as data (``controller.service.told``),
+        built from the same values (the same citations) the sentence is written from."""
         self.message = message
+        self.told_count += 1
+        self.told = {**(said if said is not None else told("info")), "n": self.told_count}
         self.log.info("dealer", say=message, round_id=self.round.round_id if self.round else None)
 
-    async def refuse(self, why: str) -> None:
-        self.tell(f"refused: {why}")
+    async def refuse(self, why: str, code: str = "refused", clauses: tuple[str, ...] = ()) -> None:
+        self.tell(f"refused: {why}", told("refused", cause=code, clauses=clauses))
         await self.buzz()
 
     async def buzz(self) -> None:

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from games.money import display
 
 
@@ -32,7 +33,7 @@ class Settling:
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
         shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if s.game.dealer_cards else ""
-        s.tell(f"{shows}pay and collect in this order: {self.order_told()}; then confirm")
+        s.tell(f"{shows}pay and collect in this order: {self.order_told()}; then confirm", told("pay_and_collect"))
         self.log_settlement()
         await p.progressive.hold_for_validation()
 
@@ -74,12 +75,12 @@ class Settling:
         s = self.s
         who = await s.supervisor("void_round")
         if who is None:
-            raise Refused("voiding a round needs the floor supervisor's key")
+            raise Refused("voiding a round needs the floor supervisor's key", "key_needed")
         if s.round is None or not s.round.can_void():
-            raise Refused("no open round to void")
-        await self.void(f"voided by {who}")
+            raise Refused("no open round to void", "no_round")
+        await self.void(f"voided by {who}", cause="supervisor")
 
-    async def void(self, reason: str, keep: frozenset[str] = frozenset()) -> None:
+    async def void(self, reason: str, keep: frozenset[str] = frozenset(), cause: str | None = None) -> None:
         s = self.s
         r = s.open_round()
         ask(r.can_void())
@@ -88,4 +89,4 @@ class Settling:
         accepted = sum(1 for seat in r.players if "progressive" in seat.wagers)
         if accepted and "progressive" not in keep:  # R7a: the returned progressive wagers' contributions go back
             await s.parts.progressive.take_back_all(accepted)
-        s.tell(f"round void ({reason}): return every wager, then confirm")
+        s.tell(f"round void ({reason}): return every wager, then confirm", told("voided", cause=cause, wagers=keep))

@@ -14,6 +14,20 @@ words, for people)::
 does: cards are drawn from the shoe, a device must answer again), ``key`` whether the floor
 supervisor's key must be turned, ``why`` the clause (the game's own, ``Game.cite``) or ruling.  A
 decision adds ``seat`` and the ``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
+
+``told`` is the ``message`` as data, published with every message (``controller.service.told`` describes
+every key)::
+
+    {"kind": "irregularity", "cause": "card_of_another_deck", "clauses": ["P40", "UTH ch.8 §E-§G"],
+     "seats": [], "remove_deck": true, "wagers": [], "device": null, "deck": null, "counts": {},
+     "also": [], "n": 31}
+
+``kind`` is what was said (a remedy, a refusal, a halt, a resume, a progressive win, a deck counted
+wrong ...), ``cause`` why as a code (a refusal's code, the irregularity), ``clauses`` the citations the
+sentence gives, the same strings, ``remove_deck`` whether the deck must leave the table; ``n`` counts the
+sentences.  Programs (and tests) read ``told``; the sentence is for the dealer and may be reworded.
+``notice`` is the note that stays until the round closes (a lock-out lost, a wager returned), in words;
+``notice_told`` the same as data (the same keys as ``told``, without ``n``).
 """
 
 from __future__ import annotations
@@ -104,7 +118,9 @@ class Status:
             "next_step": {"step": step[0], "button": step[1], "key": step[2], "clause": step[3]} if step else None,
             "next_action": self.next_action(),
             "message": s.message,
+            "told": s.told,  # the message as data (controller.service.told)
             "notice": s.notice,
+            "notice_told": s.notice_told,  # the notice as data (controller.service.told)
             "presses_handled": s.presses_handled,
             "expecting_cards": p.deal.expecting,
             "next_card_to": p.deal.next_place if p.deal.expecting else None,

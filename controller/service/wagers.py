@@ -15,6 +15,7 @@ from controller.irregularities import clause
 from controller.service.lockout import NOT_ANSWERING
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.told import told
 from drivers.health import Health
 
 
@@ -29,8 +30,9 @@ class Wagers:
         r = s.open_round()
         devices = p.devices
         if devices.no_card_source:
-            raise Refused(f"{devices.no_card_source} ({clause('out_of_order', s.game.short)}): "
-                               "no round until a device is back in service")
+            where = clause('out_of_order', s.game.short)
+            raise Refused(f"{devices.no_card_source} ({where}): no round until a device is back in service",
+                          "no_card_source", clauses=[where])
         p.life.check_deck_age()
         p.life.check_alternation()
         system = devices.progressive
@@ -41,18 +43,22 @@ class Wagers:
             if offered:
                 p.progressive.disabled(NOT_ANSWERING)
             raise Refused("progressive wagers disabled: the progressive system is not answering "
-                               "(its bet sensors too): no more bets once it is back")
+                          "(its bet sensors too): no more bets once it is back", "not_answering")
         await p.lockout.release_if_pending()
         bets = await system.read_bets() if system else {}
         areas = [w for w in s.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
         accepted: list[int] = []
         if offered:
             why = await p.progressive.signs_ready()
+            cause, cited = "signs_not_ready", ()  # type: tuple[str, tuple[str, ...]]
             if why is None:
                 accepted, why = await p.lockout.engage()
+                cause, cited = "lockout_not_confirmed", (s.game.cite("lockout"),)  # as engage() cites it
+                if why == NOT_ANSWERING:
+                    cause, cited = "not_answering", ()
             if why is not None:
                 accepted = []  # this round is taken without progressive wagers
-                p.progressive.disabled(why)
+                p.progressive.disabled(why, cause, cited)
             else:
                 p.progressive.enabled()
                 await p.lockout.check_late()
@@ -90,7 +96,13 @@ class Wagers:
             await p.progressive.show_meters()
         said = (f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted -- "
                 "check the chips and confirm")
+        data = told("wagers_closed",
+                    counts={"players": len(playing), "progressive_accepted": len(accepted)})
         if offered and p.progressive.off:
             said = (f"progressive wagers disabled: {p.progressive.off} -- return any progressive chips; "
                     f"no more bets: {len(playing)} players, no progressive wagers -- confirm")
-        s.tell(said)
+            off = p.progressive.off_told  # its cause and clauses, as said when they were disabled
+            data = told("wagers_closed", cause=off["cause"], clauses=off["clauses"],
+                        counts={"players": len(playing), "progressive_accepted": 0},
+                        also=["progressive_disabled"])
+        s.tell(said, data)
