@@ -42,8 +42,8 @@ KINDS = frozenset({
     "round_opened", "wagers_closed", "cards_dealt", "decision", "pay_and_collect",
     "round_closed", "shuffle_and_cut", "table_closed", "table_idle", "recut",
     "voided",                 # a round voided by a person, or by a restart during the deal (P34)
-    "irregularity",           # a remedy of chapter 13 applied: all hands void (but those kept alive)
-    "card_discarded",         # a card found face up, not used (ch.13 §A)
+    "irregularity",           # a remedy of the game's chapter 13 applied: all hands void (but those kept alive)
+    "card_discarded",         # a card found face up, not used (UTH ch.13 §A, and each game's own)
     "irregularity_menu", "menu_closed", "menu_seat", "menu_confirm",
     "player_left", "seat_skipped", "device_service",
     "halted", "resumed", "refused",
