@@ -350,13 +350,40 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
     )
 
 
-def _progressive(path: Path, meters: list[str]) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
+def _progressive(
+    path: Path, meters: list[str], link: str | None
+) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
     with open_for_reading(path) as j:
-        return prog.history(j, 25), prog.report(j, meters), meter_series(j)
+        # a linked table's meters are the link's: never charted nor valued from this journal alone (report)
+        return prog.history(j, 25), prog.report(j, meters, link=link), {} if link else meter_series(j)
+
+
+async def link_values(request: web.Request) -> dict[str, Decimal] | None:
+    """A linked table's meters now, read from the link's database; None when it does not answer."""
+    from controller.link.report import link_values as read
+    from controller.link.store import LinkError
+
+    p = request.app["progressive"]
+    try:
+        return await read(p.link, p.link_id)
+    except LinkError:
+        return None
+
+
+def current_cell(row: dict[str, Any]) -> str:
+    if row["current"] is None:
+        return '<td class=num data-current="">on link</td>'
+    return f'<td class=num data-current="{e(str(row["current"]))}">{e(str(row["current"]))}</td>'
 
 
 async def progressive(request: web.Request) -> web.Response:
-    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"])
+    link = prog.linked(request.app["progressive"])
+    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"], link)
+    reached = None
+    if link is not None:  # the link's meters now, where this page can reach its database
+        reached = await link_values(request)
+        for m, row in rep["meters"].items():
+            row["current"] = None if reached is None else reached.get(m)
     hits = "".join(
         f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
         f"<td class=num>{e(str(h['amount']))}</td>"
@@ -365,18 +392,35 @@ async def progressive(request: web.Request) -> web.Response:
         for h in hist
     )
     report = "".join(
-        f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
-        f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
+        f'<tr data-meter="{e(m)}"><td>{e(m)}</td><td class=num>{r["coin_in"]}</td>'
+        f"<td class=num>{r['contributions']}</td><td class=num>{r['hits']}</td><td class=num>{r['paid']}</td>"
+        f"{current_cell(r)}</tr>"
         for m, r in rep["meters"].items()
     )
+    if link is None:
+        over_time = "<h2>Each meter over time</h2>" + "".join(
+            chart(m, series.get(m, [])) for m in request.app["meter_names"]
+        )
+        on_link = ""
+    else:
+        over_time = ""
+        on_link = (
+            f'<p id=link data-link="{e(link)}" data-reached="{"yes" if reached is not None else "no"}">'
+            f"This table's own wagers, contributions and hits; its meters are link {e(link)}'s "
+            + (
+                "(current: read from the link now)"
+                if reached is not None
+                else "(the link is not answering: current on link)"
+            )
+            + ". Every table of the link: tablectl progressive report --link.</p>"
+        )
     body = (
-        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>"
+        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>{on_link}"
         "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
         f"<th>Paid</th><th>Current</th></tr>{report}"
         f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
         f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
-        "<h2>Each meter over time</h2>"
-        + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+        + over_time
         + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
         "<th>Amount</th><th>Seat</th><th>Line</th>"
         f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>"
