@@ -20,6 +20,7 @@ waiting: a restart finds the same waiting state (``pending()``), and a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -53,6 +54,8 @@ class Hit:
     amount: Decimal  # what the player is paid
     meter: str | None = None  # the meter it is paid from (percentage lines), else None
     after: Decimal | None = None  # the meter after it (R4)
+    # on a link: the settlement's figure when the link paid another amount (P68, P80), else None
+    settled: Decimal | None = None
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hit": self.index, "seat": self.seat, "wager": self.wager, "line": self.line,
@@ -96,6 +99,13 @@ def hits(game: Game, settlement: Settlement, progressive: Mapping[str, Any] | No
     return out
 
 
+def taken_by_link(h: Hit, paid: Decimal, after: Decimal) -> Hit:
+    """``h`` as the link took it (P68): paid what the link paid, the meter as the link left it; the
+    settlement's figure kept beside it when they differ (P80), however often the link is asked again."""
+    figure = h.settled if h.settled is not None else h.amount
+    return dataclasses.replace(h, amount=paid, after=after, settled=None if paid == figure else figure)
+
+
 def validated(journal: Journal, round_id: str) -> set[int]:
     """The hits of ``round_id`` already validated (a ``progressive_hit`` journaled)."""
     first = journal.first_seq(round_id)  # a round's hits are validated after it began (the index on kind)
@@ -118,8 +128,9 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
     paid = meter_paid(journal, round_id)
     for h in todo:
         if h.meter is not None and h.index not in paid:
+            settled = {} if h.settled is None else {"settled": h.settled}  # P80: the difference recorded
             journal.append(round_id, METER_PAID, {"meter": h.meter, "paid": h.amount, "after": h.after,
-                                                  "hit": h.index, "seat": h.seat}, who=who)
+                                                  "hit": h.index, "seat": h.seat, **settled}, who=who)
         journal.append(None, PROGRESSIVE_HIT, {"round": round_id, **h.public()}, who=who)
 
 
@@ -229,4 +240,4 @@ def linked(progressive: ProgressiveConfig) -> str | None:
     return progressive.link_id if progressive.enabled and progressive.link is not None else None
 
 
-__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "linked", "parse_when"]
+__all__ = ["Hit", "hits", "taken_by_link", "pending", "record_validation", "history", "report", "linked", "parse_when"]

@@ -2,26 +2,32 @@
 PostgreSQL (tests/pg.py): the meters now are the link's, read from its database, never a replay of the
 table's own journal (which holds only its own wagers, contributions and hits); the link not answering,
 they are shown "on link", never guessed.  The rule is ``controller.progressive.report``'s (``link``),
-shared with ``tablectl progressive report``."""
+shared with ``tablectl progressive report``.
+
+And the dealer's screen of a linked table in a real browser (Debian's Chromium, tests/web_harness.py):
+another table's hit awaiting validation is shown (``link_pending``) with the meter as reset."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal as D
 from pathlib import Path
 
 import pg
-from daemon_harness import free_port
 from controller import progressive as prog
 from controller.journal import Journal
 from controller.link.meters import LinkedMeters
 from controller.link.migrate import migrate
+from controller.link.store import LinkStore
+from daemon_harness import free_port, phase, table_in_process
 from test_link_meters import linked_cfg, no_more_bets
 from web.app import floor_app
 from web.audit import Audit, audit_path
 from web.auth import COOKIE, Account
 from web.feed import StatusFeed, status_path
+from web_harness import shown, web_service
 
 
 async def progressive_page(cfg) -> str:
@@ -40,7 +46,7 @@ async def progressive_page(cfg) -> str:
         audit.close()
 
 
-def shown(html: str) -> tuple[dict[str, str], dict[str, str] | None]:
+def report_cells(html: str) -> tuple[dict[str, str], dict[str, str] | None]:
     """Each meter's ``data-current`` in the report table ("" = on link), and the link note's attributes."""
     current = dict(re.findall(r'<tr data-meter="([^"]+)">.*?data-current="([^"]*)"', html))
     note = re.search(r'<p id=link data-link="([^"]*)" data-reached="([^"]*)"', html)
@@ -69,14 +75,14 @@ def test_the_floor_page_of_a_linked_table_shows_the_links_meters(tmp_path, monke
         assert any(on_link[m] != replay.get(m, D(0)) for m in on_link)  # a replay would show other amounts
 
         html = await progressive_page(a)
-        current, note = shown(html)
+        current, note = report_cells(html)
         assert note == {"link": "floor", "reached": "yes"}
         assert {m: D(v) for m, v in current.items()} == on_link
         assert 'class="chart"' not in html  # no meter charted from the journal's replay
 
         # the link's server not answering (a port nothing listens on): "on link", no amount guessed
         gone = a.progressive.model_copy(update={"link": f"postgresql://postgres@127.0.0.1:{free_port()}/x"})
-        current, note = shown(await progressive_page(a.model_copy(update={"progressive": gone})))
+        current, note = report_cells(await progressive_page(a.model_copy(update={"progressive": gone})))
         assert note == {"link": "floor", "reached": "no"} and set(current.values()) == {""}
         assert set(current) == set(a.progressive.meters)
 
@@ -92,6 +98,39 @@ def test_the_floor_page_of_a_table_of_its_own_shows_its_journals_meters(tmp_path
         values = j.meter_values()
     assert rep["meters_on_link"] is None and {m: r["current"] for m, r in rep["meters"].items()} == values
     html = asyncio.run(progressive_page(cfg))
-    current, note = shown(html)
+    current, note = report_cells(html)
     assert note is None and {m: D(v) for m, v in current.items()} == values
     assert all(f'<svg class="chart" data-meter="{m}"' in html for m in cfg.progressive.meters)  # each charted
+
+
+def test_the_dealers_screen_shows_another_tables_hit_awaiting_validation(tmp_path, monkeypatch, browser):
+    url = pg.cluster().new_database()
+    migrate(url)
+    for key, value in (("TABLE_PROGRESSIVE__LINK", url), ("TABLE_PROGRESSIVE__LINK_ID", "floor"),
+                       ("TABLE_ID", "uth-a")):
+        monkeypatch.setenv(key, value)
+
+    async def hit_at_the_other_table():  # a royal flush at table uth-b, 100% of the major meter (R4)
+        store = LinkStore(url, "floor", pool_size=1)
+        await store.open()
+        try:
+            return await store.hit("uth-b", "A-200", "b1", 0, 3, "royal_flush", "major", D("100"))
+        finally:
+            await store.close()
+
+    with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()  # the link reached (its meters installed)
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
+        with web_service(t, tmp_path, monkeypatch) as w:
+            dealer = browser.new_page()
+            dealer.goto(w.dealer)
+            assert shown(dealer, s, timeout=30_000)["link_pending"] == []  # before: none pending
+            with ThreadPoolExecutor(1) as pool:  # Playwright's loop runs in this thread
+                hit = pool.submit(asyncio.run, hit_at_the_other_table()).result(timeout=30)
+            alert = dealer.wait_for_selector(f'.alert.pending[data-link-hit="{hit.seq}"]')
+            assert alert is not None and alert.is_visible()
+            assert dealer.evaluate("window.__status")["link_pending"] == [
+                {"seq": hit.seq, "meter": "major", "table": "uth-b", "asset": "A-200", "seat": 3,
+                 "paid": str(hit.paid), "after": str(hit.after)}]
+            dealer.close()

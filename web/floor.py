@@ -351,7 +351,7 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
 
 
 def _progressive(
-    path: Path, meters: list[str], link: str | None
+    path: Path, meters: list[str], link: str | None = None
 ) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
     with open_for_reading(path) as j:
         # a linked table's meters are the link's: never charted nor valued from this journal alone (report)

@@ -19,7 +19,6 @@ The lock-out itself is ``controller.service.lockout``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from decimal import Decimal
 
@@ -251,7 +250,7 @@ class ProgressiveSystem:
             if taken.paid != h.amount:
                 s.log.warning("linked hit paid as the link took it", seat=h.seat, meter=h.meter, seq=taken.seq,
                               settled=str(h.amount), paid=str(taken.paid))
-            claimed.append(dataclasses.replace(h, amount=taken.paid, after=taken.after))
+            claimed.append(prog.taken_by_link(h, taken.paid, taken.after))  # P68; a difference kept (P80)
         self.validation = claimed
         await self.show_signs()
         return not self.unclaimed
