@@ -172,14 +172,15 @@ class Cluster:
 
     def remove(self) -> None:
         """Stop the server and delete its directory (its watchdog, told by the pipe closing, does it)."""
-        if self.watchdog is None or self._tie is None:
+        if self.watchdog is None:
             try:
                 self.stop()
             finally:
                 shutil.rmtree(self.root, ignore_errors=True)
             return
-        os.close(self._tie)
-        self._tie = None
+        if self._tie is not None:
+            os.close(self._tie)
+            self._tie = None
         self.watchdog.wait(60)
 
     def new_database(self) -> str:
