@@ -21,7 +21,7 @@ from controller.journal import Journal
 from controller.link.meters import LinkedMeters
 from controller.link.migrate import migrate
 from controller.link.store import LinkStore
-from daemon_harness import free_port, phase, table_in_process
+from daemon_harness import free_port, table_in_process
 from test_link_meters import linked_cfg, no_more_bets
 from web.app import floor_app
 from web.audit import Audit, audit_path
@@ -119,9 +119,8 @@ def test_the_dealers_screen_shows_another_tables_hit_awaiting_validation(tmp_pat
             await store.close()
 
     with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
-        t.start_daemon()
-        t.open_table()  # the link reached (its meters installed)
-        s = t.until(lambda s: phase(s) == "wagers", "the first round")
+        t.start_daemon()  # it reaches the link at start (its meters installed), open or not
+        s = t.until(lambda s: "link_pending" in s, "the daemon's first status")
         with web_service(t, tmp_path, monkeypatch) as w:
             dealer = browser.new_page()
             dealer.goto(w.dealer)

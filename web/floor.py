@@ -360,12 +360,11 @@ def _progressive(
 
 async def link_values(request: web.Request) -> dict[str, Decimal] | None:
     """A linked table's meters now, read from the link's database; None when it does not answer."""
-    from controller.link.report import link_values as read
-    from controller.link.store import LinkError
+    from controller.link.store import LinkError, read_values
 
     p = request.app["progressive"]
     try:
-        return await read(p.link, p.link_id)
+        return await read_values(p.link, p.link_id)
     except LinkError:
         return None
 

@@ -9,9 +9,8 @@ its rounds) and its validated payouts (``meter_paid``) against the link's rows f
 
 from __future__ import annotations
 
-import contextlib
 from collections import defaultdict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -38,30 +37,17 @@ def journal_totals(journal: Journal) -> dict[str, dict[str, Decimal]]:
     return dict(out)
 
 
-@contextlib.asynccontextmanager
-async def reading(url: str, link: str) -> AsyncIterator[LinkStore]:
-    """``link``'s store on one connection, for a report or a page (raises a ``LinkError`` when unreachable)."""
+async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> dict[str, Any]:
+    """The report of ``link``; ``journals``: table id -> its journal, reconciled with the database."""
     store = LinkStore(url, link, pool_size=1)
     await store.open()
     try:
-        yield store
-    finally:
-        await store.close()
-
-
-async def link_values(url: str, link: str) -> dict[str, Decimal]:
-    """The link's meters now (the floor's progressive page of a linked table)."""
-    async with reading(url, link) as store:
-        return await store.values()
-
-
-async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> dict[str, Any]:
-    """The report of ``link``; ``journals``: table id -> its journal, reconciled with the database."""
-    async with reading(url, link) as store:
         values = await store.values()
         installed = await store.resets()
         totals = await store.totals()
         hits = await store.hits()
+    finally:
+        await store.close()
     meters: dict[str, Any] = {}
     initial = {m: i for m, (i, _) in installed.items()}
     contributed = {m: sum((t["contributions"] for t in by.values()), Decimal(0)) for m, by in totals.items()}

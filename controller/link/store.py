@@ -128,9 +128,7 @@ class LinkStore:
 
     async def values(self) -> dict[str, Decimal]:
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute("SELECT meter, value FROM link_meter WHERE link = %s",
-                                              (self.link,))).fetchall()
-        return {m: Decimal(v) for m, v in rows}
+            return await meter_values(conn, self.link)
 
     async def resets(self) -> dict[str, tuple[Decimal, Decimal]]:
         """Each meter's (initial, reset) as installed."""
@@ -247,6 +245,20 @@ class LinkStore:
             async for n in conn.notifies():
                 if n.payload == self.link:
                     await changed()
+
+
+async def meter_values(conn: psycopg.AsyncConnection[Any], link: str) -> dict[str, Decimal]:
+    """The meters of ``link`` now."""
+    rows = await (await conn.execute("SELECT meter, value FROM link_meter WHERE link = %s", (link,))).fetchall()
+    return {m: Decimal(v) for m, v in rows}
+
+
+async def read_values(url: str, link: str) -> dict[str, Decimal]:
+    """The meters of ``link`` now, on one connection of its own (no pool: a page's one read fails at once
+    when the server does not answer, it is not retried)."""
+    conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    async with conn:
+        return await meter_values(conn, link)
 
 
 def _hit(row: Mapping[str, Any]) -> LinkHit:
