@@ -53,6 +53,12 @@ def report_cells(html: str) -> tuple[dict[str, str], dict[str, str] | None]:
     return current, ({"link": note[1], "reached": note[2]} if note else None)
 
 
+def charts(html: str) -> dict[str, tuple[int, D]]:
+    """Each meter's chart: (how many points, the last value)."""
+    found = re.findall(r'<svg class="chart" data-meter="([^"]+)" data-points="(\d+)" data-now="([^"]+)"', html)
+    return {m: (int(n), D(now)) for m, n, now in found}
+
+
 def test_the_floor_page_of_a_linked_table_shows_the_links_meters(tmp_path, monkeypatch):
     url = pg.cluster().new_database()
     migrate(url)
@@ -78,13 +84,16 @@ def test_the_floor_page_of_a_linked_table_shows_the_links_meters(tmp_path, monke
         current, note = report_cells(html)
         assert note == {"link": "floor", "reached": "yes"}
         assert {m: D(v) for m, v in current.items()} == on_link
-        assert 'class="chart"' not in html  # no meter charted from the journal's replay
+        # each meter charted from the link's rows (installed, then the 1 + 3 seats' contributions), never
+        # from this journal's replay: it ends at the link's meter
+        assert charts(html) == {m: (1 + 4, on_link[m]) for m in a.progressive.meters}
 
         # the link's server not answering (a port nothing listens on): "on link", no amount guessed
         gone = a.progressive.model_copy(update={"link": f"postgresql://postgres@127.0.0.1:{free_port()}/x"})
-        current, note = report_cells(await progressive_page(a.model_copy(update={"progressive": gone})))
+        html = await progressive_page(a.model_copy(update={"progressive": gone}))
+        current, note = report_cells(html)
         assert note == {"link": "floor", "reached": "no"} and set(current.values()) == {""}
-        assert set(current) == set(a.progressive.meters)
+        assert set(current) == set(a.progressive.meters) and charts(html) == {}
 
     asyncio.run(main())
 
@@ -100,7 +109,7 @@ def test_the_floor_page_of_a_table_of_its_own_shows_its_journals_meters(tmp_path
     html = asyncio.run(progressive_page(cfg))
     current, note = report_cells(html)
     assert note is None and {m: D(v) for m, v in current.items()} == values
-    assert all(f'<svg class="chart" data-meter="{m}"' in html for m in cfg.progressive.meters)  # each charted
+    assert charts(html) == {m: (2, values[m]) for m in cfg.progressive.meters}  # installed, contributed
 
 
 def test_the_dealers_screen_shows_another_tables_hit_awaiting_validation(tmp_path, monkeypatch, browser):

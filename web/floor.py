@@ -339,7 +339,8 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
 
     line = " ".join(xy(t, v) for t, (_, v) in zip(times, points, strict=True))
     return (
-        f'<figure><svg class="chart" data-meter="{e(name)}" width="{width}" height="{height}" '
+        f'<figure><svg class="chart" data-meter="{e(name)}" data-points="{len(points)}" '
+        f'data-now="{e(str(points[-1][1]))}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
         f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
         f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
@@ -358,15 +359,16 @@ def _progressive(
         return prog.history(j, 25), prog.report(j, meters, link=link), {} if link else meter_series(j)
 
 
-async def link_values(request: web.Request) -> dict[str, Decimal] | None:
-    """A linked table's meters now, read from the link's database; None when it does not answer."""
-    from controller.link.store import LinkError, read_values
+async def link_meters(request: web.Request) -> tuple[dict[str, Decimal], dict[str, list[tuple[str, Decimal]]]] | None:
+    """A linked table's meters now and over time, read from the link's database; None when it does not answer."""
+    from controller.link.store import LinkError, read_meters
 
     p = request.app["progressive"]
     try:
-        return await read_values(p.link, p.link_id)
+        values, series = await read_meters(p.link, p.link_id)
     except LinkError:
         return None
+    return values, {m: [(at.isoformat(), v) for at, v in points] for m, points in series.items()}
 
 
 def current_cell(row: dict[str, Any]) -> str:
@@ -379,10 +381,11 @@ async def progressive(request: web.Request) -> web.Response:
     link = prog.linked(request.app["progressive"])
     hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"], link)
     reached = None
-    if link is not None:  # the link's meters now, where this page can reach its database
-        reached = await link_values(request)
+    if link is not None:  # the link's meters now and over time, where this page can reach its database
+        reached = await link_meters(request)
         for m, row in rep["meters"].items():
-            row["current"] = None if reached is None else reached.get(m)
+            row["current"] = None if reached is None else reached[0].get(m)
+        series = {} if reached is None else reached[1]
     hits = "".join(
         f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
         f"<td class=num>{e(str(h['amount']))}</td>"
@@ -396,13 +399,12 @@ async def progressive(request: web.Request) -> web.Response:
         f"{current_cell(r)}</tr>"
         for m, r in rep["meters"].items()
     )
+    charts = "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
     if link is None:
-        over_time = "<h2>Each meter over time</h2>" + "".join(
-            chart(m, series.get(m, [])) for m in request.app["meter_names"]
-        )
+        over_time = "<h2>Each meter over time</h2>" + charts
         on_link = ""
-    else:
-        over_time = ""
+    else:  # the link's meters over time (every table's contributions and hits), never this journal's replay
+        over_time = f"<h2>Each meter of link {e(link)} over time</h2>{charts}" if reached is not None else ""
         on_link = (
             f'<p id=link data-link="{e(link)}" data-reached="{"yes" if reached is not None else "no"}">'
             f"This table's own wagers, contributions and hits; its meters are link {e(link)}'s "
