@@ -181,7 +181,7 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
 
     ``link``: the link id of a linked table (``[progressive] link_id``, docs/linked-progressive.md).
     Its journal holds its own coin-in, contributions and hits, not the other tables': the meters now
-    are the link's and never a replay of this journal, so ``current`` is None and ``meters_on_link``
+    are the link's and never a replay of this journal (P81), so ``current`` is None and ``meters_on_link``
     names the link (``tablectl progressive report --link`` and the floor's page read them there).
     """
     names = list(meter_names)

@@ -355,7 +355,7 @@ def _progressive(
     path: Path, meters: list[str], link: str | None = None
 ) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
     with open_for_reading(path) as j:
-        # a linked table's meters are the link's: never charted nor valued from this journal alone (report)
+        # a linked table's meters are the link's: never charted nor valued from this journal alone (P81)
         return prog.history(j, 25), prog.report(j, meters, link=link), {} if link else meter_series(j)
 
 
