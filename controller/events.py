@@ -335,6 +335,7 @@ class MeterPaid(JournalEvent):
     after: Decimal  # never below reset (R4)
     hit: int | None = optional()
     seat: int | None = optional()
+    settled: Decimal | None = optional()  # a linked hit: the settlement's figure, when the link paid another (P80)
 
 
 # -- the table's life (round_id None) --------------------------------------------------------------

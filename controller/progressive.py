@@ -20,17 +20,21 @@ waiting: a restart finds the same waiting state (``pending()``), and a
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.journal import METER_ADD, METER_PAID, Journal
 from games.game import Game
 from games.paytable import MeterPercent
 from games.paytables import paytable
 from games.round import Settlement
+
+if TYPE_CHECKING:
+    from controller.config_progressive import ProgressiveConfig
 
 PROGRESSIVE_HIT = "progressive_hit"  # table event: {"round", "hit", "seat", "wager", "line", "meter", "amount"}
 LATE_WAGER = "late_progressive_wager"  # table event: {"round", "seats"}
@@ -50,6 +54,8 @@ class Hit:
     amount: Decimal  # what the player is paid
     meter: str | None = None  # the meter it is paid from (percentage lines), else None
     after: Decimal | None = None  # the meter after it (R4)
+    # on a link: the settlement's figure when the link paid another amount (P68, P80), else None
+    settled: Decimal | None = None
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hit": self.index, "seat": self.seat, "wager": self.wager, "line": self.line,
@@ -93,6 +99,13 @@ def hits(game: Game, settlement: Settlement, progressive: Mapping[str, Any] | No
     return out
 
 
+def taken_by_link(h: Hit, paid: Decimal, after: Decimal) -> Hit:
+    """``h`` as the link took it (P68): paid what the link paid, the meter as the link left it; the
+    settlement's figure kept beside it when they differ (P80), however often the link is asked again."""
+    figure = h.settled if h.settled is not None else h.amount
+    return dataclasses.replace(h, amount=paid, after=after, settled=None if paid == figure else figure)
+
+
 def validated(journal: Journal, round_id: str) -> set[int]:
     """The hits of ``round_id`` already validated (a ``progressive_hit`` journaled)."""
     first = journal.first_seq(round_id)  # a round's hits are validated after it began (the index on kind)
@@ -115,8 +128,9 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
     paid = meter_paid(journal, round_id)
     for h in todo:
         if h.meter is not None and h.index not in paid:
+            settled = {} if h.settled is None else {"settled": h.settled}  # P80: the difference recorded
             journal.append(round_id, METER_PAID, {"meter": h.meter, "paid": h.amount, "after": h.after,
-                                                  "hit": h.index, "seat": h.seat}, who=who)
+                                                  "hit": h.index, "seat": h.seat, **settled}, who=who)
         journal.append(None, PROGRESSIVE_HIT, {"round": round_id, **h.public()}, who=who)
 
 
@@ -157,13 +171,18 @@ def _new_row() -> dict[str, Any]:
 
 
 def report(journal: Journal, meter_names: Iterable[str], since: datetime | None = None,
-           until: datetime | None = None) -> dict[str, Any]:
+           until: datetime | None = None, *, link: str | None = None) -> dict[str, Any]:
     """Per meter: coin-in, contributions, hits, paid, current value; and the fixed-amount hits.
 
     ``since`` (inclusive) and ``until`` (exclusive), aware datetimes, keep the events journaled in
     that period: progressive wagers and their contributions when they were accepted (no more
     bets), taken back when their round was voided and they were returned (R7a), hits and payouts
     when validated.  ``current`` is the meter now, whatever the period.
+
+    ``link``: the link id of a linked table (``[progressive] link_id``, docs/linked-progressive.md).
+    Its journal holds its own coin-in, contributions and hits, not the other tables': the meters now
+    are the link's and never a replay of this journal (P81), so ``current`` is None and ``meters_on_link``
+    names the link (``tablectl progressive report --link`` and the floor's page read them there).
     """
     names = list(meter_names)
     meters = {m: _new_row() for m in names}
@@ -206,13 +225,19 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
             if in_period(e.at):
                 fixed_hits += 1
                 fixed_paid += Decimal(e.data["amount"])
-    current = journal.meter_values()
+    current = journal.meter_values() if link is None else {}
     for m, row in meters.items():
         row["coin_in"] = coin_in  # every progressive wager feeds every meter (its rate of progression)
-        row["current"] = current.get(m, Decimal(0))
+        row["current"] = current.get(m, Decimal(0)) if link is None else None
     period = {"since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
     fixed = {"hits": fixed_hits, "paid": fixed_paid}
-    return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period}
+    return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period,
+            "meters_on_link": link}
 
 
-__all__ = ["Hit", "hits", "pending", "record_validation", "history", "report", "parse_when"]
+def linked(progressive: ProgressiveConfig) -> str | None:
+    """The link id of a table's ``[progressive]`` settings when its meters are a link's, else None (``report``)."""
+    return progressive.link_id if progressive.enabled and progressive.link is not None else None
+
+
+__all__ = ["Hit", "hits", "taken_by_link", "pending", "record_validation", "history", "report", "linked", "parse_when"]

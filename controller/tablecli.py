@@ -271,13 +271,7 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
                 stdout.write(f"{h['at']}  {source:<8} {h['amount']:>12}  seat {h['seat']}  {h['wager']} "
                              f"{h['line']}  round {h['round']}  validated by {h['validated_by']}\n")
             return EXIT_OK
-        rep = prog.report(journal, cfg.progressive.meters, **period)
-    if cfg.progressive.link is not None:
-        # a linked table's journal holds its own coin-in, contributions and hits, not the other tables':
-        # the meters now are the link's (`--link`), never a replay of this journal
-        rep["meters_on_link"] = cfg.progressive.link_id
-        for row in rep["meters"].values():
-            row["current"] = None
+        rep = prog.report(journal, cfg.progressive.meters, **period, link=prog.linked(cfg.progressive))
     if args.json:
         stdout.write(json.dumps(rep, indent=2, default=str) + "\n")
         return EXIT_OK

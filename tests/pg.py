@@ -2,6 +2,10 @@
 and deleted when the process ends (``controller.link.cluster``: initdb in a temporary directory, pg_ctl
 on a free port, as ``nobody`` when run as root).  One database per test (``cluster().new_database()``).
 
+However the process ends: at exit (``atexit``) or killed (SIGKILL of a worker, a Ctrl-C that never
+reached the exit), the cluster's watchdog stops the server and deletes it; a cluster left by a run whose
+watchdog was killed too is removed at the next run's start (``cluster.reap``; tests/test_link_cluster.py).
+
 Without Debian's ``postgresql`` package the linked tests fail saying how to install it (never skipped);
 ``make setup`` installs it as root.
 """

@@ -1,6 +1,8 @@
 """Two tables on one link through the real daemons and simulators (tests/daemon_harness.py) and a real
 PostgreSQL (tests/pg.py): a progressive wager accepted at one table shows on the other's meter sign
-within a second; the link's database holds the contribution keyed by the table, round and seat."""
+within a second; the link's database holds the contribution keyed by the table, round and seat.  A royal
+flush at one table after the other's wager is paid what the link holds when it takes the hit, the
+settlement's own figure journaled beside it (P68, P80)."""
 
 from __future__ import annotations
 
@@ -54,10 +56,15 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
                    or Decimal(b.status()["meters"]["major"]) != Decimal("10000.04")):
                 assert time.monotonic() - took < 1.0, (b.controls["progressive"]("outputs"), b.status()["meters"])
                 time.sleep(0.01)
+            # b's own progressive wager before a's round settles: a settles the meter as its round had it
+            # (10,000.04) but the link holds 10,000.08 when it takes the hit, and pays that (P68, P80)
+            b.controls["progressive"]("set_bets", bets={"1": {"0": 1000, "1": 1000}})
+            assert b.controls["progressive"]("wager", seat=1)["accepted"]
+            b.press("no_more_bets")
             # the royal flush at a: taken by the link before validation (R4), every table shows the reset
             a.press("confirm")
             s = a.press("bet_4x")
-            assert phase(s) == "settled" and s["validation"][0]["amount"] == "10000.04"
+            assert phase(s) == "settled" and s["validation"][0]["amount"] == "10000.08"
             took = time.monotonic()
             while b.controls["progressive"]("outputs")["meters"][0] != 100000:
                 assert time.monotonic() - took < 1.0, b.controls["progressive"]("outputs")
@@ -65,21 +72,23 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
             # while it awaits validation, the other table shows the pending jackpot and the reset meter
             b.until(lambda s: s.get("link_pending"), "the pending jackpot shown at b")
             assert b.status()["link_pending"] == [{"seq": 1, "meter": "major", "table": "uth-a", "asset": "A-100",
-                                                   "seat": 1, "paid": "10000.04", "after": "1000.00"}]
+                                                   "seat": 1, "paid": "10000.08", "after": "1000.00"}]
             s = a.dealer.with_key(a.status(), "confirm")  # the floor supervisor validates
             assert s["validation"] == [] and Decimal(s["meters"]["major"]) == Decimal("1000.00")
             b.until(lambda s: s.get("link_pending") == [], "the validated jackpot no longer pending at b")
             with Journal(a.journal_path) as j:
                 paid = [e.data for e in j.events(round_id) if e.kind == "meter_paid"]
-            assert [(p["meter"], Decimal(str(p["paid"]))) for p in paid] == [("major", Decimal("10000.04"))]
+            # what the link paid is journaled, the settlement's figure beside it (P80)
+            assert [(p["meter"], Decimal(str(p["paid"])), Decimal(str(p["settled"]))) for p in paid] == [
+                ("major", Decimal("10000.08"), Decimal("10000.04"))]
     with psycopg.connect(url) as conn:
         rows = conn.execute("SELECT table_id, round_id, seat, meter, amount FROM link_contribution "
-                            "ORDER BY meter").fetchall()
+                            "WHERE table_id = 'uth-a' ORDER BY meter").fetchall()
         assert rows == [("uth-a", round_id, 1, "major", Decimal("0.04")), ("uth-a", round_id, 1, "minor",
                                                                             Decimal("0.01"))]
         hit = conn.execute("SELECT seq, table_id, asset, seat, paid, after, state, validated_by "
                            "FROM link_hit").fetchall()
-        assert hit == [(1, "uth-a", "A-100", 1, Decimal("10000.04"), Decimal("1000.00"), "validated",
+        assert hit == [(1, "uth-a", "A-100", 1, Decimal("10000.08"), Decimal("1000.00"), "validated",
                         "supervisor 4711")]  # COMAR 36.05.03.24 F(3)(c): the winning table's asset number
 
 

@@ -173,6 +173,61 @@ async def _listening(m: LinkedMeters) -> None:
         await asyncio.sleep(0.02)
 
 
+def test_two_hits_at_once_each_journals_what_the_link_paid_and_the_difference_is_named(tmp_path, monkeypatch,
+                                                                                       link_url):
+    """P68, P80: two tables settle a royal flush (100% of the major meter, UTH ch.12 §D(3)(b)) from the
+    same meter and ask the link at once.  The first in the database's order is paid the meter, the second
+    what the first left (R4).  Each table journals what the link paid (``meter_paid.paid``); the second's
+    settlement figure is journaled beside it (``settled``) and ``report --link`` names the difference to
+    the cent, while paid and contributions reconcile exactly."""
+    from controller import progressive as prog
+    from controller.link.report import link_report
+
+    cfgs = {t: linked_cfg(tmp_path, monkeypatch, t, link_url) for t in ("T1", "T2")}
+
+    async def main() -> dict:
+        with Journal(cfgs["T1"].journal) as j1, Journal(cfgs["T2"].journal) as j2:
+            tables = {"T1": (LinkedMeters(cfgs["T1"], j1), j1), "T2": (LinkedMeters(cfgs["T2"], j2), j2)}
+            for t, (m, j) in tables.items():
+                assert await m.connect() is None
+                no_more_bets(m, j, f"{t}-r1", [1])
+                assert await m.sync(f"{t}-r1") is None
+            meter = await tables["T1"][0].store.values()
+            # what each table's settlement computed from the meter (prog.hits): 100% of it, the reset after
+            reset = cfgs["T1"].progressive.meters["major"].reset
+            settled = prog.Hit(0, 1, "progressive", "royal_flush", meter["major"], "major", reset)
+            taken = await asyncio.gather(*(m.claim(f"{t}-r1", 0, 1, "royal_flush", "major", D("100"))
+                                           for t, (m, _) in tables.items()))
+            for (t, (m, j)), link_hit in zip(tables.items(), taken, strict=True):
+                paid = prog.taken_by_link(settled, link_hit.paid, link_hit.after)
+                assert prog.taken_by_link(paid, link_hit.paid, link_hit.after) == paid  # asked again: the same
+                prog.record_validation(j, f"{t}-r1", [paid], "supervisor 1")
+                await m.validated(f"{t}-r1", 0, "supervisor 1")
+            first, second = sorted(taken, key=lambda h: h.seq)
+            assert first.paid == meter["major"] and second.before == first.after and second.paid == reset  # R4
+            journaled = {t: [e.data for e in j.events(f"{t}-r1") if e.kind == "meter_paid"]
+                         for t, (_, j) in tables.items()}
+            assert journaled[first.table_id] == [{"meter": "major", "paid": str(first.paid), "after": str(reset),
+                                                  "hit": 0, "seat": 1}]
+            assert journaled[second.table_id] == [{"meter": "major", "paid": str(second.paid), "after": str(reset),
+                                                   "hit": 0, "seat": 1, "settled": str(meter["major"])}]
+            rep = await link_report(link_url, "floor", {t: j for t, (_, j) in tables.items()})
+            for m, _ in tables.values():
+                await m.close()
+            return {"first": first.table_id, "second": second.table_id, "meter": meter["major"], "rep": rep}
+
+    got = asyncio.run(main())
+    rec = {t: {(r["meter"], r["what"]): r["difference"] for r in rows}
+           for t, rows in got["rep"]["reconciliation"].items()}
+    reset = cfgs["T1"].progressive.meters["major"].reset
+    assert rec[got["first"]][("major", "settled")] == D(0)
+    assert rec[got["second"]][("major", "settled")] == got["meter"] - reset  # named to the cent
+    for t in cfgs:
+        assert {k: v for k, v in rec[t].items() if k[1] != "settled"} == {
+            (m, w): D(0) for m in cfgs[t].progressive.meters for w in ("contributions", "paid")}
+    assert all(row["invariant_difference"] == 0 for row in got["rep"]["meters"].values())
+
+
 def test_link_lost_then_back(tmp_path, monkeypatch, link_url):
     """The connections cut, PostgreSQL restarted, then stopped for a while: the table knows when it is lost
     (its progressive wagers are disabled at the next no more bets, controller.service.progressive); what it
@@ -234,7 +289,8 @@ def test_report_names_the_difference_to_the_cent_until_the_table_reconciles(tmp_
         rep = await asyncio.to_thread(report)
         diff = {(r["meter"], r["what"]): D(r["difference"]) for r in rep["reconciliation"]["T1"]}
         assert diff == {("major", "contributions"): D("0.04"), ("minor", "contributions"): D("0.01"),
-                        ("major", "paid"): D(0), ("minor", "paid"): D(0)}
+                        ("major", "paid"): D(0), ("minor", "paid"): D(0),
+                        ("major", "settled"): D(0), ("minor", "settled"): D(0)}
         assert D(rep["meters"]["major"]["tables"]["T1"]["coin_in"]) == 2 * cfg.progressive.unit
         assert all(D(row["invariant_difference"]) == 0 for row in rep["meters"].values())
         with Journal(cfg.journal) as j:

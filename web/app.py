@@ -68,6 +68,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Applicati
     app["audit"] = audit
     app["journal_path"] = Path(cfg.journal)
     app["meter_names"] = list(cfg.progressive.meters)
+    app["progressive"] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
     app["users"] = load_users(cfg.web.users)
     app["sessions"] = Sessions(cfg.web.session_minutes)
     floor.routes(app)

@@ -339,7 +339,8 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
 
     line = " ".join(xy(t, v) for t, (_, v) in zip(times, points, strict=True))
     return (
-        f'<figure><svg class="chart" data-meter="{e(name)}" width="{width}" height="{height}" '
+        f'<figure><svg class="chart" data-meter="{e(name)}" data-points="{len(points)}" '
+        f'data-now="{e(str(points[-1][1]))}" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
         f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
         f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
@@ -350,13 +351,41 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
     )
 
 
-def _progressive(path: Path, meters: list[str]) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
+def _progressive(
+    path: Path, meters: list[str], link: str | None = None
+) -> tuple[Any, Any, dict[str, list[tuple[str, Decimal]]]]:
     with open_for_reading(path) as j:
-        return prog.history(j, 25), prog.report(j, meters), meter_series(j)
+        # a linked table's meters are the link's: never charted nor valued from this journal alone (P81)
+        return prog.history(j, 25), prog.report(j, meters, link=link), {} if link else meter_series(j)
+
+
+async def link_meters(request: web.Request) -> tuple[dict[str, Decimal], dict[str, list[tuple[str, Decimal]]]] | None:
+    """A linked table's meters now and over time, read from the link's database; None when it does not answer."""
+    from controller.link.store import LinkError, read_meters
+
+    p = request.app["progressive"]
+    try:
+        values, series = await read_meters(p.link, p.link_id)
+    except LinkError:
+        return None
+    return values, {m: [(at.isoformat(), v) for at, v in points] for m, points in series.items()}
+
+
+def current_cell(row: dict[str, Any]) -> str:
+    if row["current"] is None:
+        return '<td class=num data-current="">on link</td>'
+    return f'<td class=num data-current="{e(str(row["current"]))}">{e(str(row["current"]))}</td>'
 
 
 async def progressive(request: web.Request) -> web.Response:
-    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"])
+    link = prog.linked(request.app["progressive"])
+    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"], link)
+    reached = None
+    if link is not None:  # the link's meters now and over time, where this page can reach its database
+        reached = await link_meters(request)
+        for m, row in rep["meters"].items():
+            row["current"] = None if reached is None else reached[0].get(m)
+        series = {} if reached is None else reached[1]
     hits = "".join(
         f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
         f"<td class=num>{e(str(h['amount']))}</td>"
@@ -365,18 +394,34 @@ async def progressive(request: web.Request) -> web.Response:
         for h in hist
     )
     report = "".join(
-        f"<tr><td>{e(m)}</td><td class=num>{r['coin_in']}</td><td class=num>{r['contributions']}</td>"
-        f"<td class=num>{r['hits']}</td><td class=num>{r['paid']}</td><td class=num>{r['current']}</td></tr>"
+        f'<tr data-meter="{e(m)}"><td>{e(m)}</td><td class=num>{r["coin_in"]}</td>'
+        f"<td class=num>{r['contributions']}</td><td class=num>{r['hits']}</td><td class=num>{r['paid']}</td>"
+        f"{current_cell(r)}</tr>"
         for m, r in rep["meters"].items()
     )
+    charts = "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+    if link is None:
+        over_time = "<h2>Each meter over time</h2>" + charts
+        on_link = ""
+    else:  # the link's meters over time (every table's contributions and hits), never this journal's replay
+        over_time = f"<h2>Each meter of link {e(link)} over time</h2>{charts}" if reached is not None else ""
+        on_link = (
+            f'<p id=link data-link="{e(link)}" data-reached="{"yes" if reached is not None else "no"}">'
+            f"This table's own wagers, contributions and hits; its meters are link {e(link)}'s "
+            + (
+                "(current: read from the link now)"
+                if reached is not None
+                else "(the link is not answering: current on link)"
+            )
+            + ". Every table of the link: tablectl progressive report --link.</p>"
+        )
     body = (
-        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>"
+        f"<p>Progressive wagers accepted: {e(str(rep['progressive_wagers']))}</p>{on_link}"
         "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
         f"<th>Paid</th><th>Current</th></tr>{report}"
         f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
         f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
-        "<h2>Each meter over time</h2>"
-        + "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+        + over_time
         + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
         "<th>Amount</th><th>Seat</th><th>Line</th>"
         f"<th>Round</th><th>Validated by</th></tr>{hits or '<tr><td colspan=7>no hits</td></tr>'}</table>"

@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 
 def table_meters(cfg: TableConfig, journal: Journal) -> Meters:
     """The table's meters: the link's when ``[progressive] link`` is configured, else its own (as always)."""
-    if cfg.progressive.enabled and cfg.progressive.link is not None:
+    from controller.progressive import linked
+
+    if linked(cfg.progressive) is not None:
         from controller.link.meters import LinkedMeters  # psycopg only on a linked table
 
         return LinkedMeters(cfg, journal)

@@ -7,16 +7,25 @@ CI runs as root: then they run as the unprivileged user ``nobody``, which owns t
 Never a casino's server: durability is off (fsync), the data is thrown away.
 
 ``make setup`` installs the package when it is absent (as root).
+
+A cluster never outlives the process that started it (its owner): a watchdog process, in a session of
+its own (a Ctrl-C at the terminal does not reach it), holds the read end of a pipe whose write end only
+the owner holds; when the owner ends however it ends (an exit, SIGKILL of a test worker), the pipe
+closes and the watchdog stops the server and deletes its directory.  Should a watchdog die too, the
+next ``start`` of the same prefix finds the cluster by its ``owner`` file (the owner's pid and start
+time: a reused pid is not the owner) and removes it (``reap``).
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -24,15 +33,56 @@ from pathlib import Path
 
 import psycopg
 
+OWNER = "owner"  # in the cluster's directory: "<pid> <start time>" of the process that started it
+# the watchdog: waits for the end of its stdin (the owner gone), then runs the stop command and removes
+# the directory; nothing of the project imported (it must start fast and depend on nothing)
+_WATCHDOG = ("import shutil, subprocess, sys\n"
+             "sys.stdin.buffer.read()\n"
+             "stop, root = __import__('json').loads(sys.argv[1]), sys.argv[2]\n"
+             "subprocess.run(stop, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.DEVNULL, cwd='/')\n"
+             "shutil.rmtree(root, ignore_errors=True)\n")
+
 
 def start(prefix: str = "pg-") -> Cluster:
-    """A new cluster in a new temporary directory, started."""
+    """A new cluster in a new temporary directory, started, tied to this process (its watchdog); the
+    clusters of the same prefix whose owner is gone are removed first (``reap``)."""
+    reap(prefix)
     root = Path(tempfile.mkdtemp(prefix=prefix))
     os.chmod(root, 0o755)
+    (root / OWNER).write_text(_identity(os.getpid()))
     c = Cluster(root, _free_port(), bin_dir())
+    c.watch()
     c.init()
     c.start()
     return c
+
+
+def _identity(pid: int) -> str:
+    """``pid`` and its start time (clock ticks after boot, /proc/<pid>/stat field 22); "" when it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return f"{pid} {stat.rsplit(')', 1)[1].split()[19]}"
+
+
+def reap(prefix: str = "pg-") -> list[Path]:
+    """Stop and remove every cluster of ``prefix`` in the temporary directory whose owner is gone (a test
+    process killed with its watchdog); the clusters removed.  Another live process's clusters stay."""
+    gone = []
+    for root in Path(tempfile.gettempdir()).glob(f"{prefix}*"):
+        try:
+            owner = (root / OWNER).read_text()
+        except OSError:
+            continue  # not a cluster of ours (or one being created: its owner file comes first)
+        if owner and _identity(int(owner.split()[0])) == owner:
+            continue
+        subprocess.run(Cluster(root, 0, bin_dir()).stop_command(), stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/")
+        shutil.rmtree(root, ignore_errors=True)
+        gone.append(root)
+    return gone
 
 
 def bin_dir() -> Path:
@@ -54,6 +104,8 @@ class Cluster:
     root: Path
     port: int
     bin: Path
+    watchdog: subprocess.Popen[bytes] | None = None
+    _tie: int | None = None  # the write end of the watchdog's pipe: only this process holds it
 
     @property
     def data(self) -> Path:
@@ -105,12 +157,31 @@ class Cluster:
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
-    def remove(self) -> None:
-        """Stop the server and delete its directory."""
+    def stop_command(self) -> list[str]:
+        return self._as_owner([str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
+
+    def watch(self) -> None:
+        """Start the watchdog that stops and removes this cluster when this process ends."""
+        read, self._tie = os.pipe()  # both ends not inherited by any later child (PEP 446)
         try:
-            self.stop()
+            self.watchdog = subprocess.Popen(
+                [sys.executable, "-c", _WATCHDOG, json.dumps(self.stop_command()), str(self.root)],
+                stdin=read, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd="/")
         finally:
-            shutil.rmtree(self.root, ignore_errors=True)
+            os.close(read)
+
+    def remove(self) -> None:
+        """Stop the server and delete its directory (its watchdog, told by the pipe closing, does it)."""
+        if self.watchdog is None:
+            try:
+                self.stop()
+            finally:
+                shutil.rmtree(self.root, ignore_errors=True)
+            return
+        if self._tie is not None:
+            os.close(self._tie)
+            self._tie = None
+        self.watchdog.wait(60)
 
     def new_database(self) -> str:
         """A fresh, empty database; its URL."""

@@ -18,15 +18,22 @@ from controller.journal import METER_ADD, METER_PAID, Journal
 from controller.link.store import LinkStore, invariant
 
 
+def _zero() -> dict[str, Decimal]:
+    return {"contributions": Decimal(0), "paid": Decimal(0), "settled": Decimal(0)}
+
+
 def journal_totals(journal: Journal) -> dict[str, dict[str, Decimal]]:
-    """Per meter: the contributions and the validated payouts the table's journal holds."""
-    out: dict[str, dict[str, Decimal]] = defaultdict(lambda: {"contributions": Decimal(0), "paid": Decimal(0)})
+    """Per meter: the contributions and the validated payouts the table's journal holds, and the
+    settlement's figures of those payouts (``settled``: the same amount unless the link paid another, P80)."""
+    out: dict[str, dict[str, Decimal]] = defaultdict(_zero)
     for e in journal.iter_events():
         if e.kind == METER_ADD and e.round_id is not None:
             for m, v in e.data["meters"].items():
                 out[m]["contributions"] += Decimal(str(v))
         elif e.kind == METER_PAID:
-            out[e.data["meter"]]["paid"] += Decimal(str(e.data["paid"]))
+            paid = Decimal(str(e.data["paid"]))
+            out[e.data["meter"]]["paid"] += paid
+            out[e.data["meter"]]["settled"] += Decimal(str(e.data.get("settled", paid)))
     return dict(out)
 
 
@@ -58,11 +65,14 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
         rows = []
         mine = journal_totals(journal)
         for m in values:
-            j = mine.get(m, {"contributions": Decimal(0), "paid": Decimal(0)})
+            j = mine.get(m, _zero())
             db = totals.get(m, {}).get(table, {})
+            paid = validated.get((table, m), Decimal(0))
+            # "settled": what the table's settlements computed for the hits the link paid (P68, P80): a
+            # difference there is the link's order (another table's contribution or hit in between), named
             for what, in_journal, in_link in (
                     ("contributions", j["contributions"], db.get("contributions", Decimal(0))),
-                    ("paid", j["paid"], validated.get((table, m), Decimal(0)))):
+                    ("paid", j["paid"], paid), ("settled", j["settled"], paid)):
                 rows.append({"meter": m, "what": what, "journal": in_journal, "link": in_link,
                              "difference": in_journal - in_link})
         reconciliation[table] = rows
@@ -81,9 +91,13 @@ def write_text(rep: Mapping[str, Any], out: Any) -> None:
         out.write(f"hit {h['seq']}: {h['meter']} {h['paid']} to {h['table_id']} (asset {h['asset']}) seat {h['seat']} "
                   f"round {h['round_id']}, meter {h['before']} -> {h['after']}, {h['state']}\n")
     for table, rows in rep["reconciliation"].items():
-        differences = [r for r in rows if r["difference"]]
+        differences = [r for r in rows if r["difference"] and r["what"] != "settled"]
         if not differences:
             out.write(f"{table}: the journal and the link agree to the cent\n")
         for r in differences:
             out.write(f"{table}: {r['meter']} {r['what']}: journal {r['journal']}, link {r['link']}, "
                       f"difference {r['difference']}\n")
+        for r in rows:  # not an error: the link paid in its order what its meter held then (P68, P80)
+            if r["what"] == "settled" and r["difference"]:
+                out.write(f"{table}: {r['meter']} settlements {r['journal']}, paid by the link {r['link']}, "
+                          f"difference {r['difference']} (the link's order, P80)\n")

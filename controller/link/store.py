@@ -128,9 +128,7 @@ class LinkStore:
 
     async def values(self) -> dict[str, Decimal]:
         async with self.pool.connection() as conn:
-            rows = await (await conn.execute("SELECT meter, value FROM link_meter WHERE link = %s",
-                                              (self.link,))).fetchall()
-        return {m: Decimal(v) for m, v in rows}
+            return await meter_values(conn, self.link)
 
     async def resets(self) -> dict[str, tuple[Decimal, Decimal]]:
         """Each meter's (initial, reset) as installed."""
@@ -247,6 +245,43 @@ class LinkStore:
             async for n in conn.notifies():
                 if n.payload == self.link:
                     await changed()
+
+
+async def meter_values(conn: psycopg.AsyncConnection[Any], link: str) -> dict[str, Decimal]:
+    """The meters of ``link`` now."""
+    rows = await (await conn.execute("SELECT meter, value FROM link_meter WHERE link = %s", (link,))).fetchall()
+    return {m: Decimal(v) for m, v in rows}
+
+
+# each meter's value after each of its moves: installed, every contribution (+amount), every hit (-taken),
+# a running sum in the order of their times (within a time: installed, contributions, hits, each by id);
+# the last ``last`` per meter.  The last value of each is the meter (the invariant: initial + contributions
+# - taken), whatever the order of commits of moves that began at the same time.
+_SERIES = """
+WITH moves AS (
+    SELECT meter, installed AS at, -1 AS o, 0::bigint AS k, initial AS delta FROM link_meter WHERE link = %(link)s
+    UNION ALL SELECT meter, at, 0, id, amount FROM link_contribution WHERE link = %(link)s
+    UNION ALL SELECT meter, at, 1, seq, -taken FROM link_hit WHERE link = %(link)s
+), run AS (
+    SELECT meter, at, o, k, sum(delta) OVER (PARTITION BY meter ORDER BY at, o, k) AS value,
+           row_number() OVER (PARTITION BY meter ORDER BY at DESC, o DESC, k DESC) AS back
+    FROM moves
+)
+SELECT meter, at, value FROM run WHERE back <= %(last)s ORDER BY meter, at, o, k
+"""
+
+
+async def read_meters(url: str, link: str, last: int = 500) -> tuple[dict[str, Decimal],
+                                                                       dict[str, list[tuple[datetime, Decimal]]]]:
+    """The meters of ``link`` now, and each one's last ``last`` values over time, on one connection of its
+    own (no pool: a page's one read fails at once when the server does not answer, it is not retried)."""
+    conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    async with conn:
+        values = await meter_values(conn, link)
+        series: dict[str, list[tuple[datetime, Decimal]]] = {}
+        for meter, at, value in await (await conn.execute(_SERIES, {"link": link, "last": last})).fetchall():
+            series.setdefault(meter, []).append((at, Decimal(value)))
+    return values, series
 
 
 def _hit(row: Mapping[str, Any]) -> LinkHit:

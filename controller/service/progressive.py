@@ -19,7 +19,6 @@ The lock-out itself is ``controller.service.lockout``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from decimal import Decimal
 
@@ -226,7 +225,9 @@ class ProgressiveSystem:
         paid = "; ".join(h.describe() for h in self.validation)
         won = {h.seat for h in self.validation}
         self.validation = []
-        expected = r.settlement.meters if r.settlement is not None else {}
+        # a link's meters move with every table's wagers and hits: the settlement's are not expected there
+        # (the link's payout is what was journaled, a difference recorded beside it: P68, P80)
+        expected = r.settlement.meters if r.settlement is not None and self.link is None else {}
         now = s.meters.values()
         if any(now.get(m) != v for m, v in expected.items() if m in now):
             s.log.error("meters after validation differ from the settlement",
@@ -261,7 +262,7 @@ class ProgressiveSystem:
             if taken.paid != h.amount:
                 s.log.warning("linked hit paid as the link took it", seat=h.seat, meter=h.meter, seq=taken.seq,
                               settled=str(h.amount), paid=str(taken.paid))
-            claimed.append(dataclasses.replace(h, amount=taken.paid, after=taken.after))
+            claimed.append(prog.taken_by_link(h, taken.paid, taken.after))  # P68; a difference kept (P80)
         self.validation = claimed
         await self.show_signs()
         return not self.unclaimed
