@@ -117,7 +117,9 @@ def test_link_lost_disables_progressive_wagers_until_it_returns(tmp_path, monkey
                 taken = [e.data for e in j.events(lost_round) if e.kind == "no_more_bets"]
             assert [o["round"] for o in off] == [lost_round] and "link" in off[0]["reason"]
             assert taken[0]["progressive_seats"] == []  # no progressive wager this round; the base game plays
-            assert s["message"].startswith("progressive wagers disabled")
+            told = s["told"]  # the dealer is told: no progressive wager taken, progressive wagers disabled
+            assert told["kind"] == "wagers_closed" and "progressive_disabled" in told["also"], told
+            assert told["counts"]["progressive_accepted"] == 0, told
         finally:
             cluster.start()
         t.press("confirm")
