@@ -23,6 +23,7 @@ from controller.link.migrate import migrate
 from controller.link.store import LinkStore
 from daemon_harness import free_port, table_in_process
 from test_link_meters import linked_cfg, no_more_bets
+from web import keys
 from web.app import floor_app
 from web.audit import Audit, audit_path
 from web.auth import COOKIE, Account
@@ -36,7 +37,7 @@ async def progressive_page(cfg) -> str:
 
     audit = Audit(audit_path(Path(cfg.journal)))
     app = floor_app(cfg, StatusFeed(status_path(Path(cfg.journal))), audit)
-    token = app["sessions"].start(Account("sam", "supervisor", "-"))
+    token = app[keys.SESSIONS].start(Account("sam", "supervisor", "-"))
     try:
         async with TestClient(TestServer(app)) as client:
             resp = await client.get("/progressive", cookies={COOKIE: token}, allow_redirects=False)

@@ -21,7 +21,7 @@ from typing import TextIO
 from aiohttp import web
 
 from controller.config import TableConfig
-from web import floor
+from web import floor, keys
 from web.audit import Audit, audit_path
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed, status_path
@@ -63,14 +63,14 @@ def dealer_app(feed: StatusFeed) -> web.Application:
 
 def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Application:
     app = web.Application(middlewares=[security_headers, floor.require_login])
-    app["table"] = f"{cfg.id} · {cfg.name}"
-    app["feed"] = feed
-    app["audit"] = audit
-    app["journal_path"] = Path(cfg.journal)
-    app["meter_names"] = list(cfg.progressive.meters)
-    app["progressive"] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
-    app["users"] = load_users(cfg.web.users)
-    app["sessions"] = Sessions(cfg.web.session_minutes)
+    app[keys.TABLE] = f"{cfg.id} · {cfg.name}"
+    app[keys.FEED] = feed
+    app[keys.AUDIT] = audit
+    app[keys.JOURNAL_PATH] = Path(cfg.journal)
+    app[keys.METER_NAMES] = list(cfg.progressive.meters)
+    app[keys.PROGRESSIVE] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
+    app[keys.USERS] = load_users(cfg.web.users)
+    app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
     floor.routes(app)
     app.router.add_static("/static/", STATIC)
     return app

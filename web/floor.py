@@ -23,7 +23,7 @@ from aiohttp import web
 from controller import progressive as prog
 from controller.journal import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
 from controller.journal_segments import open_for_reading
-from web import audit
+from web import audit, keys
 from web.auth import COOKIE, check_password
 
 e = html.escape
@@ -74,7 +74,7 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
     text = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
         f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script></head>'
-        f'<body class="floor"><nav><strong>{e(request.app["table"])}</strong>{nav}{who}</nav>'
+        f'<body class="floor"><nav><strong>{e(request.app[keys.TABLE])}</strong>{nav}{who}</nav>'
         f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>'
     )
     return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
@@ -89,7 +89,7 @@ async def in_thread(fn: Callable[..., T], *args: Any) -> T:
 
 
 def journal(request: web.Request) -> Journal:
-    return open_for_reading(request.app["journal_path"])
+    return open_for_reading(request.app[keys.JOURNAL_PATH])
 
 
 # -- login -------------------------------------------------------------------------------------------
@@ -108,24 +108,25 @@ async def login_page(request: web.Request) -> web.Response:
 async def login_post(request: web.Request) -> web.Response:
     form = await request.post()
     user, password = str(form.get("user", "")), str(form.get("password", ""))
-    account = request.app["users"].get(user)
+    account = request.app[keys.USERS].get(user)
     ok = account is not None and await in_thread(check_password, password, account.hash)
-    if not ok:
-        request.app["audit"].record(audit.LOGIN_REFUSED, user or "-", remote=request.remote)
+    if account is None or not ok:
+        request.app[keys.AUDIT].record(audit.LOGIN_REFUSED, user or "-", remote=request.remote)
         return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
-    token = request.app["sessions"].start(account)
-    request.app["audit"].record(audit.LOGIN, account.name, role=account.role, remote=request.remote)
+    sessions = request.app[keys.SESSIONS]
+    token = sessions.start(account)
+    request.app[keys.AUDIT].record(audit.LOGIN, account.name, role=account.role, remote=request.remote)
     resp = web.HTTPSeeOther("/")
-    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=request.app["sessions"].seconds)
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=sessions.seconds)
     return resp
 
 
 async def logout(request: web.Request) -> web.Response:
     token = request.cookies.get(COOKIE)
-    login = request.app["sessions"].get(token)
+    login = request.app[keys.SESSIONS].get(token)
     if login:
-        request.app["audit"].record(audit.LOGOUT, login.user)
-    request.app["sessions"].end(token)
+        request.app[keys.AUDIT].record(audit.LOGOUT, login.user)
+    request.app[keys.SESSIONS].end(token)
     resp = web.HTTPSeeOther("/login")
     resp.del_cookie(COOKIE, path="/")
     return resp
@@ -135,10 +136,10 @@ async def logout(request: web.Request) -> web.Response:
 async def require_login(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path in ("/login",) or request.path.startswith("/static/"):
         return await handler(request)
-    login = request.app["sessions"].get(request.cookies.get(COOKIE))
+    login = request.app[keys.SESSIONS].get(request.cookies.get(COOKIE))
     if login is None:
         raise web.HTTPSeeOther("/login")
-    request["login"] = login
+    request[keys.LOGIN] = login
     return await handler(request)
 
 
@@ -154,9 +155,9 @@ def _verify(path: Path) -> tuple[bool, str]:
 
 
 async def glance(request: web.Request) -> web.Response:
-    s = request.app["feed"].current() or {}
+    s = request.app[keys.FEED].current() or {}
     r = s.get("round") or {}
-    ok, verdict = await in_thread(_verify, request.app["journal_path"])
+    ok, verdict = await in_thread(_verify, request.app[keys.JOURNAL_PATH])
     rows = [
         ("Game", s.get("game", "?")),
         ("State", s.get("state", "no status from the daemon")),
@@ -184,10 +185,10 @@ async def glance(request: web.Request) -> web.Response:
 
 
 async def rounds(request: web.Request) -> web.Response:
-    login = request["login"]
+    login = request[keys.LOGIN]
     with journal(request) as j:
         summaries = [x for x in j.rounds(last=25) if x.closed_by]
-    request.app["audit"].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
+    request.app[keys.AUDIT].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
     rows = "".join(
         f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
         f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
@@ -244,11 +245,11 @@ def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
 
 
 async def recall(request: web.Request) -> web.Response:
-    login, round_id = request["login"], request.match_info["round_id"]
-    events, result = await in_thread(_recall, request.app["journal_path"], round_id)
+    login, round_id = request[keys.LOGIN], request.match_info["round_id"]
+    events, result = await in_thread(_recall, request.app[keys.JOURNAL_PATH], round_id)
     if events is None:
         raise web.HTTPNotFound(text=f"no closed round {round_id}")
-    request.app["audit"].record(audit.HAND_HISTORY, login.user, page="round", round=round_id)
+    request.app[keys.AUDIT].record(audit.HAND_HISTORY, login.user, page="round", round=round_id)
     settled, fresh, error = result
     places: dict[str, list[str]] = defaultdict(list)
     lines = []
@@ -363,7 +364,9 @@ async def link_meters(request: web.Request) -> tuple[dict[str, Decimal], dict[st
     """A linked table's meters now and over time, read from the link's database; None when it does not answer."""
     from controller.link.store import LinkError, read_meters
 
-    p = request.app["progressive"]
+    p = request.app[keys.PROGRESSIVE]
+    if p.link is None or p.link_id is None:  # a table of its own: no link to read
+        return None
     try:
         values, series = await read_meters(p.link, p.link_id)
     except LinkError:
@@ -378,8 +381,9 @@ def current_cell(row: dict[str, Any]) -> str:
 
 
 async def progressive(request: web.Request) -> web.Response:
-    link = prog.linked(request.app["progressive"])
-    hist, rep, series = await in_thread(_progressive, request.app["journal_path"], request.app["meter_names"], link)
+    link = prog.linked(request.app[keys.PROGRESSIVE])
+    app = request.app
+    hist, rep, series = await in_thread(_progressive, app[keys.JOURNAL_PATH], app[keys.METER_NAMES], link)
     reached = None
     if link is not None:  # the link's meters now and over time, where this page can reach its database
         reached = await link_meters(request)
@@ -399,7 +403,7 @@ async def progressive(request: web.Request) -> web.Response:
         f"{current_cell(r)}</tr>"
         for m, r in rep["meters"].items()
     )
-    charts = "".join(chart(m, series.get(m, [])) for m in request.app["meter_names"])
+    charts = "".join(chart(m, series.get(m, [])) for m in request.app[keys.METER_NAMES])
     if link is None:
         over_time = "<h2>Each meter over time</h2>" + charts
         on_link = ""
@@ -441,7 +445,7 @@ async def irregularities(request: web.Request) -> web.Response:
     rows = "".join(
         f"<tr><td>{e(x.at[:19])}</td><td>{e(x.round_id or 'table')}</td><td>{e(x.kind)}</td>"
         f"<td>{e(x.who or '')}</td><td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))[:300]}</td></tr>"
-        for x in reversed(await in_thread(_trouble, request.app["journal_path"]))
+        for x in reversed(await in_thread(_trouble, request.app[keys.JOURNAL_PATH]))
     )
     return page(
         request,
@@ -452,12 +456,12 @@ async def irregularities(request: web.Request) -> web.Response:
 
 
 async def audit_page(request: web.Request) -> web.Response:
-    if request["login"].role != "auditor":
+    if request[keys.LOGIN].role != "auditor":
         raise web.HTTPForbidden(text="the audit trail is for auditors")
     rows = "".join(
         f"<tr><td>{e(x.at[:19])}</td><td>{e(x.who or '')}</td><td>{e(x.kind)}</td>"
         f"<td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))}</td></tr>"
-        for x in reversed(request.app["audit"].events())
+        for x in reversed(request.app[keys.AUDIT].events())
     )
     return page(
         request, "Who looked at what", f"<table><tr><th>When</th><th>Who</th><th>What</th><th></th></tr>{rows}</table>"

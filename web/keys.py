@@ -1,0 +1,24 @@
+"""The floor application's shared objects and a request's login, as typed keys (aiohttp's ``AppKey``
+and ``RequestKey``: the type checker sees what each one holds, and aiohttp does not warn of string keys)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiohttp import web
+
+from controller.config_progressive import ProgressiveConfig
+from web.audit import Audit
+from web.auth import Account, Login, Sessions
+from web.feed import StatusFeed
+
+TABLE = web.AppKey("table", str)  # the table's id and name, on every page
+FEED = web.AppKey("feed", StatusFeed)
+AUDIT = web.AppKey("audit", Audit)
+JOURNAL_PATH = web.AppKey("journal_path", Path)
+METER_NAMES = web.AppKey("meter_names", list[str])
+PROGRESSIVE = web.AppKey("progressive", ProgressiveConfig)  # a linked table's page reads the link's meters
+USERS = web.AppKey("users", dict[str, Account])
+SESSIONS = web.AppKey("sessions", Sessions)
+
+LOGIN = web.RequestKey("login", Login)  # who is logged in, set by floor.require_login for the handlers
