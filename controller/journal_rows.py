@@ -7,6 +7,7 @@ journal, its verification (``controller.journal_verify``) and its derived state
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 from collections.abc import Mapping
@@ -17,6 +18,20 @@ from typing import Any
 from controller import events
 
 GENESIS = "0" * 64
+
+# The row formats (``meta.schema_version``, P76).  Both hash the same canonical JSON of the row the same way
+# (``chain_hash``), so one chain runs through files of either format; they differ in how a row is stored:
+#   1: ``at`` the ISO text, ``prev_hash`` and ``hash`` 64-character hex, an index on every kind;
+#   2: ``at`` integer microseconds since 1970 UTC (the text when it would not give back the same text),
+#      ``hash`` the 32-byte digest, no ``prev_hash`` (it is the row before's ``hash``, or ``meta.base``'s),
+#      the index on kind only over ``INDEXED_KINDS`` (the kinds the journal is asked for by kind).
+FORMAT_V1 = 1
+FORMAT_V2 = 2
+FORMATS = (FORMAT_V1, FORMAT_V2)
+INDEXED_KINDS = ("checkpoint", "progressive_hit")  # format 2's partial index on kind (queries repeat the list)
+KIND_INDEXED = f"kind IN ({', '.join(repr(k) for k in INDEXED_KINDS)})"  # the index's WHERE, SQL as written
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_MICRO = _dt.timedelta(microseconds=1)
 
 METER_SET = events.MeterSet.kind
 METER_ADD = events.MeterAdd.kind
@@ -149,3 +164,30 @@ def _jstr(value: str | None) -> str:
     if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
         return f'"{value}"'
     return _canonical(value)
+
+
+# -- the stored forms of format 2 (P76) -----------------------------------------------------------
+
+
+def at_text(stored: Any) -> str:
+    """The row's ``at`` as journaled (ISO text), from either stored form."""
+    if isinstance(stored, int) and not isinstance(stored, bool):
+        return (_EPOCH + stored * _MICRO).isoformat(timespec="microseconds")
+    return stored  # type: ignore[no-any-return]  # format 1, or a time format 2 keeps as text
+
+
+def stored_at(at: str) -> int | str:
+    """Format 2's ``at``: integer microseconds since 1970 UTC when that gives back exactly ``at``, else ``at``."""
+    try:
+        moment = _dt.datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    if moment.tzinfo is None:
+        return at
+    us = (moment - _EPOCH) // _MICRO
+    return us if at_text(us) == at else at
+
+
+def hash_hex(stored: Any) -> Any:
+    """The row's hash as hex (what ``chain_hash`` returns), from either stored form; anything else as it is."""
+    return stored.hex() if isinstance(stored, bytes) else stored

@@ -44,7 +44,7 @@ from pathlib import Path
 from urllib.request import pathname2url
 
 from controller.journal import FILE_MODE, Journal, JournalError, JournalIntegrityError
-from controller.journal_rows import GENESIS, Event, RoundSummary
+from controller.journal_rows import GENESIS, Event, RoundSummary, at_text, hash_hex
 from controller.journal_verify import segment_base
 
 SUFFIX = ".segments"
@@ -108,7 +108,7 @@ def _day(at: str) -> str:
 
 def _first_row(journal: Journal) -> tuple[int, str] | None:
     rows = journal._query("SELECT seq, at FROM events ORDER BY seq LIMIT 1")
-    return (int(rows[0][0]), str(rows[0][1])) if rows else None
+    return (int(rows[0][0]), at_text(rows[0][1])) if rows else None
 
 
 # -- rolling over (the daemon) ---------------------------------------------------------------------
@@ -161,7 +161,7 @@ def roll_over(journal: Journal) -> Segment:
         old = Segment.parse(other)
         if old is not None and old.first == seg.first and old.last < seg.last:
             rows = journal._query("SELECT seq, hash FROM events WHERE seq = ?", (old.last,))
-            if rows and _head_of(old.path) == (int(rows[0][0]), str(rows[0][1])):
+            if rows and _head_of(old.path) == (int(rows[0][0]), hash_hex(rows[0][1])):
                 other.unlink()  # the new copy holds it whole
     _begin_next(journal, seg, head)
     return seg
@@ -304,7 +304,7 @@ def retain(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str],
             last_at = db.execute("SELECT at FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         finally:
             db.close()
-        if last_at is None or _dt.datetime.fromisoformat(last_at[0]) >= cutoff:
+        if last_at is None or _dt.datetime.fromisoformat(at_text(last_at[0])) >= cutoff:
             continue
         copy = Path(archive_dir) / seg.path.name
         if not copy.is_file() or _sha256(copy) != _sha256(seg.path):
@@ -385,7 +385,7 @@ class SegmentedJournal(Journal):
         if self.pending is not None:
             want = _head_of(self.pending.path)
             rows = self._query("SELECT seq, hash FROM events WHERE seq = ?", (self.pending.last,))
-            if want is None or not rows or (int(rows[0][0]), str(rows[0][1])) != want:
+            if want is None or not rows or (int(rows[0][0]), hash_hex(rows[0][1])) != want:
                 raise JournalIntegrityError(self.pending.first, f"segment {self.pending.path.name}: it is not the "
                                             "open journal's beginning", "edited")
         if prev is not None and base != prev:

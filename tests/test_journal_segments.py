@@ -21,7 +21,8 @@ from controller import journal_segments as segs
 from controller import progressive as prog
 from controller.config import ConfigError, load_config
 from controller.journal import Journal, JournalError, JournalIntegrityError, KilledForTest
-from controller.journal_rows import GENESIS
+from controller.journal_rows import GENESIS, at_text, chain_hash
+from controller.journal_verify import segment_base
 from controller.table import TableLife
 from test_journal_checkpoints import UTH, play
 
@@ -63,8 +64,11 @@ def test_a_roll_over_continues_the_chain_in_a_new_file_that_begins_with_a_checkp
         first = next(j.iter_events())
         assert (first.seq, first.kind) == (head[0] + 1, ev.Checkpoint.kind)
         assert first.typed.why == segs.SEGMENT_WHY and first.typed.meters == {"major": Decimal("1000.04")}
-        row = j._query("SELECT prev_hash FROM events WHERE seq = ?", (first.seq,))[0]
-        assert row[0] == head[1]
+        assert segment_base(j._db) == head  # its first row links to the sealed head (format 2 stores no link, P76)
+        stored = j._query("SELECT at, hash FROM events WHERE seq = ?", (first.seq,))[0]
+        assert stored[1] == bytes.fromhex(chain_hash(head[1], first.seq, at_text(stored[0]), None, first.kind, None,
+                                                     j._query("SELECT data FROM events WHERE seq = ?",
+                                                              (first.seq,))[0][0]))
         play(j, "r2")
         assert j.meter_values() == {"major": Decimal("1000.08")}
         assert j.verify(full=True) == j.head()[0] and j.verify(full=False) == j.head()[0]
@@ -127,7 +131,7 @@ def test_the_full_check_names_a_segment_missing_edited_swapped_or_cut(tmp_path, 
     else:  # the last round of the second segment cut off, its head rewritten to match
         with sqlite3.connect(second.path) as db:
             db.execute("DELETE FROM events WHERE seq = ?", (second.last,))
-            db.execute("UPDATE head SET seq = seq - 1, hash = (SELECT hash FROM events WHERE seq = ?)",
+            db.execute("UPDATE head SET seq = seq - 1, hash = (SELECT lower(hex(hash)) FROM events WHERE seq = ?)",
                        (second.last - 1,))
         expected = ("deleted", second.path.name)
     with segs.open_for_reading(path) as j, pytest.raises(JournalIntegrityError) as caught:
