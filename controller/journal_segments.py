@@ -173,8 +173,7 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
     os.close(fd)
     dst = sqlite3.connect(str(tmp), isolation_level=None)
     try:
-        with journal._lock:
-            journal._db.backup(dst)
+        _snapshot(journal.path, dst)
         dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file: archived and copied as it is
         got = dst.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
     except sqlite3.Error as exc:  # the copy's disk, not the journal's: the open file is untouched
@@ -190,6 +189,18 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
     os.replace(tmp, seg.path)
     _fsync(seg.path.parent)
     _test_step("sealed")
+
+
+def _snapshot(path: Path, dst: sqlite3.Connection) -> None:
+    """Copy the journal at ``path`` into ``dst`` as one snapshot, through a connection of its own (SQLite's
+    backup in one step is one read transaction of the WAL file): the journal's own connection and lock stay
+    free for the daemon meanwhile (the roll-over runs off its event loop).  An event appended during the copy
+    is not in it: the copy then does not end at the head the roll-over sealed, and the roll-over is given up."""
+    src = _read_only(path)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
 
 
 def _begin_next(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:

@@ -294,28 +294,60 @@ def test_the_floor_pages_recall_a_round_of_a_sealed_segment(tmp_path):
     assert report["meters"]["major"]["contributions"] == Decimal("0.04") * len(rids)  # every segment's rounds
 
 
-def test_a_copy_that_cannot_be_written_leaves_the_open_file_as_it_was(tmp_path):
+def test_a_copy_that_cannot_be_written_leaves_the_open_file_as_it_was(tmp_path, monkeypatch):
     """The segment's disk full: the roll-over is refused (the daemon logs it and tries after the next round)."""
     path = tmp_path / "t.journal"
     with daemons(path) as j:
         play(j, "r1")
         head = j.head()
 
-        class DiskFull:  # the journal's connection, whose backup (the copy) fails as on a full disk
-            def __init__(self, db):
-                self.db = db
+        def disk_full(src: Path, dst: sqlite3.Connection) -> None:  # the copy fails as on a full disk
+            raise sqlite3.OperationalError("database or disk is full")
 
-            def backup(self, target, *args, **kwargs):
-                raise sqlite3.OperationalError("database or disk is full")
-
-            def __getattr__(self, name):
-                return getattr(self.db, name)
-
-        db, j._db = j._db, DiskFull(j._db)
-        with pytest.raises(JournalError):
-            segs.roll_over(j)
-        j._db = db
+        with monkeypatch.context() as m:
+            m.setattr(segs, "_snapshot", disk_full)
+            with pytest.raises(JournalError):
+                segs.roll_over(j)
         assert j.head() == head and next(j.iter_events()).seq == 1
         assert not list(segs.segments_dir(path).iterdir())
         play(j, "r2")
         assert j.verify(full=True) == j.head()[0]
+
+
+def test_the_daemon_answers_while_a_segment_is_copied(tmp_path, monkeypatch):
+    """P78: the roll-over's copy runs in a thread, through a connection of its own: while it is under way the
+    event loop runs and the journal's lock is free (the status, the watchdog and the devices go on)."""
+    import asyncio
+    import threading
+
+    from controller.service.session import Session
+
+    options = CFG.journal_options.model_copy(update={"segment_max_mb": Decimal("0.001")})
+    s = Session(CFG.model_copy(update={"journal": tmp_path / "t.journal", "journal_options": options}))
+    play(s.journal, "r1")
+    meters, head = s.meters.values(), s.journal.head()[0]
+    reached, go = threading.Event(), threading.Event()
+    snapshot = segs._snapshot
+
+    def paused(path: Path, dst: sqlite3.Connection) -> None:
+        reached.set()
+        if not go.wait(30):
+            raise AssertionError("the event loop did not go on during the copy")
+        snapshot(path, dst)
+
+    monkeypatch.setattr(segs, "_snapshot", paused)
+
+    async def main() -> None:
+        rolling = asyncio.ensure_future(s.between_rounds())
+        assert await asyncio.to_thread(reached.wait, 30)  # the loop runs this while the copy waits
+        assert not rolling.done()
+        assert s.journal._lock.acquire(timeout=5)  # free: a status read would not wait for the copy
+        s.journal._lock.release()
+        assert s.meters.values() == meters
+        go.set()
+        await rolling
+
+    asyncio.run(main())
+    assert [seg.last for seg in segs.sealed(s.journal.path)] == [head]
+    assert s.journal.verify(full=True) == head + 1  # and the open file begins with its checkpoint
+    s.journal.close()
