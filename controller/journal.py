@@ -478,23 +478,39 @@ class Journal(JournalReads):
         return n
 
 
-    def verify(self, full: bool = True, *, remember: bool = False) -> int:
+    SEALED = False  # a sealed segment (controller.journal_segments), never written again
+
+    def marks_key(self) -> str:
+        """The file's name in a reading tool's remembered verified points (P79)."""
+        return str(self.path.resolve())
+
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
         """Check the hash chain; return the number of events, or raise ``JournalIntegrityError``
         naming the first bad seq and what is wrong (see the module docstring, P90).
 
         ``full``: rehash every row; otherwise only the rows after the last verified point (every
         row's link, seq and the head are checked either way).  ``remember``: record the journal's
-        end as the verified point once it checks (a writable journal: the daemon at start)."""
+        end as the verified point once it checks (a writable journal: the daemon at start).
+        ``marks`` (a reading tool, P79): the verified points it remembered, by file; this file's is used
+        instead of the one in the file (none: every row is rehashed) and set to the file's end once it checks."""
+        key = self.marks_key()
         with self._lock:
             db = self._db
             db.execute("BEGIN")  # one snapshot: the daemon may append while a tool checks
             try:
-                n, last_hash = verify_snapshot(db, full)
+                if marks is None:
+                    n, last_hash = verify_snapshot(db, full)
+                else:
+                    # a sealed file unchanged since it verified (P79): its identity is in its key
+                    n, last_hash = verify_snapshot(db, full or key not in marks, marks.get(key),
+                                                   rehash=full or key not in marks or not self.SEALED)
             finally:
                 db.execute("COMMIT")
             if remember:
                 db.execute("INSERT INTO meta VALUES ('verified', ?) ON CONFLICT (key) DO UPDATE SET value = "
                            "excluded.value", (f"{n}:{last_hash}",))
+        if marks is not None:
+            marks[key] = f"{n}:{last_hash}"
         return n
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import os
 import re
 import sqlite3
@@ -348,7 +349,7 @@ class SegmentedJournal(Journal):
                 if first is not None and seg.first == first[0]:
                     self.pending = seg  # the open file still holds these rows: read them there
                     continue
-                self._segments.append((seg, Journal.read_only(seg.path)))
+                self._segments.append((seg, _Sealed.read_only(seg.path)))
         except BaseException:
             self.close()
             raise
@@ -369,14 +370,14 @@ class SegmentedJournal(Journal):
         with self._lock:
             return segment_base(self._db)
 
-    def verify(self, full: bool = True, *, remember: bool = False) -> int:
-        """Each file's chain (``full``: every row rehashed; else from each file's verified point) and each
-        file's link to the one before it."""
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
+        """Each file's chain (``full``: every row rehashed; else from each file's verified point, or from the
+        point ``marks`` remembered for it, P79) and each file's link to the one before it."""
         prev: tuple[int, str] | None = None
         for seg, j in self._segments:
             where = f"segment {seg.path.name}"
             try:
-                n = j.verify(full=full)
+                n = j.verify(full=full, marks=marks)
             except JournalIntegrityError as e:
                 raise JournalIntegrityError(e.seq, f"{where}: {e.reason}", e.what) from None
             with j._lock:
@@ -390,7 +391,7 @@ class SegmentedJournal(Journal):
             if prev is not None and base != prev:
                 raise _link_fault(where, base, prev)
             prev = head
-        n = super().verify(full=full)
+        n = super().verify(full=full, marks=marks)
         with self._lock:
             base = segment_base(self._db)
         if self.pending is not None:
@@ -438,6 +439,17 @@ class SegmentedJournal(Journal):
         return out[-last:] if last else []
 
 
+class _Sealed(Journal):
+    """A sealed segment read by a tool: never written again, so what a tool verified of it is remembered by
+    the file's identity as well (P79): a file changed in any way since is rehashed whole."""
+
+    SEALED = True
+
+    def marks_key(self) -> str:
+        st = self.path.stat()
+        return f"{self.path.resolve()}@{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
 class _OpenView(Journal):
     """The open file's own reads, as a plain ``Journal`` (``SegmentedJournal`` overrides them)."""
 
@@ -456,6 +468,55 @@ def _link_fault(where: str, base: tuple[int, str], prev: tuple[int, str]) -> Jou
                                  "(another hash)", "edited")
 
 
+# -- what the reading tools verified (P79) ---------------------------------------------------------
+
+MARKS_SUFFIX = ".verified"
+
+
+def marks_path(journal: str | os.PathLike[str]) -> Path:
+    """Where the reading tools remember the point through which each file of the journal verified."""
+    return Path(f"{os.fspath(journal)}{MARKS_SUFFIX}")
+
+
+def verify_remembered(journal: Journal) -> int:
+    """``recall`` and ``progressive`` (P79): verify each file from the point an earlier call verified it through
+    (remembered in ``<journal>.verified``; a file not there is rehashed whole), then remember the new ends.  A
+    sealed segment is rehashed once; after that only its shape from its last checkpoint and its links to its
+    neighbours are checked.  A remembered point that no longer holds (the file replaced or edited) sends
+    every file to the full check, which refuses a broken journal; ``journal verify --full`` reads no marks."""
+    where = marks_path(journal.path)
+    try:
+        marks = {str(k): str(v) for k, v in json.loads(where.read_text()).items()}
+    except (OSError, ValueError, AttributeError):
+        marks = {}
+    try:
+        n = journal.verify(full=False, marks=marks)
+    except JournalIntegrityError:
+        if not marks:
+            raise
+        marks = {}
+        n = journal.verify(full=True, marks=marks)
+    files = [j for _, j in journal._segments] if isinstance(journal, SegmentedJournal) else []
+    keep = {j.marks_key() for j in (*files, journal)}
+    _write_private(where, json.dumps({k: v for k, v in marks.items() if k in keep}, sort_keys=True))
+    return n
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` whole (a temporary file renamed over it), mode 0600; a tool that cannot is not stopped:
+    the next call verifies every row again."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
 def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None) -> Journal:
     """The journal at ``path`` for a read-only tool: across its segments when it has any (a ``SegmentedJournal``),
     else the single file as before."""
@@ -465,4 +526,4 @@ def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLik
 
 
 __all__ = ["GENESIS", "SUFFIX", "Segment", "SegmentedJournal", "archive", "between_rounds", "complete", "due",
-           "open_for_reading", "retain", "roll_over", "sealed", "segments_dir"]
+           "marks_path", "open_for_reading", "retain", "roll_over", "sealed", "segments_dir", "verify_remembered"]

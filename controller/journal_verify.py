@@ -32,19 +32,22 @@ def _format(db: sqlite3.Connection) -> int:
     return int(row[0]) if row is not None and str(row[0]).isdigit() else FORMAT_V1
 
 
-def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
+def verify_snapshot(db: sqlite3.Connection, full: bool, mark: str | None = None, *,
+                    rehash: bool = True) -> tuple[int, str]:
     """(the number of events, the last one's hash) once the journal checks; else raise (see the module doc).
 
     The shape of the chain (links, seqs, readable JSON) is checked over every row by the full check, and
     by the start's check from the latest checkpoint at or before the verified point (P59): what comes
     before that checkpoint was checked by an earlier start or by the daemon itself (``Journal.advance``).
     A file of format 2 (P76) stores no link: its rows are rehashed from that checkpoint instead, so that
-    the start checks the same rows as in format 1 (P77)."""
+    the start checks the same rows as in format 1 (P77).  ``mark`` ("seq:hash"): the verified point a reading
+    tool remembered (P79) instead of the one in the file; ``rehash=False`` (a sealed file unchanged since it
+    verified through ``mark``): no row rehashed, the shape and the head checked."""
     try:
         v1 = _format(db) == FORMAT_V1
         head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
-        mark = db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
-        mark_seq, _, mark_hash = str(mark[0]).partition(":") if mark else ("0", "", "")
+        found = (mark,) if mark is not None else db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
+        mark_seq, _, mark_hash = str(found[0]).partition(":") if found else ("0", "", "")
         base_seq, base_hash = segment_base(db)  # a segment's rows follow the previous segment's head (P60)
         start = base_seq  # the first row whose link and JSON are checked follows this seq
         if not full and mark_seq.isdigit() and int(mark_seq) > base_seq:
@@ -87,7 +90,9 @@ def verify_snapshot(db: sqlite3.Connection, full: bool) -> tuple[int, str]:
             after = int(mark_seq) if v1 else start
     stop = first_bad.seq if first_bad is not None and first_bad.seq is not None else None
     end = stop if stop is not None else (last or 0) + 1
-    if v1:
+    if not rehash:
+        pass
+    elif v1:
         rows = db.execute(f"{_CHAINED_ROWS} WHERE seq > ? AND seq < ? ORDER BY seq", (after, end))
         for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
             fault = _content_fault(seq, at, round_id, kind, who, data, prev_hash, digest)

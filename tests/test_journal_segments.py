@@ -351,3 +351,35 @@ def test_the_daemon_answers_while_a_segment_is_copied(tmp_path, monkeypatch):
     assert [seg.last for seg in segs.sealed(s.journal.path)] == [head]
     assert s.journal.verify(full=True) == head + 1  # and the open file begins with its checkpoint
     s.journal.close()
+
+
+def test_recall_rehashes_a_sealed_segment_once_and_refuses_one_changed_since(tmp_path, monkeypatch):
+    """P79: recall and progressive remember, beside the journal, the point through which each file verified: a
+    sealed segment is rehashed by the first call only, the open file after its remembered point; a segment
+    changed since (its identity is part of what is remembered) is rehashed again and refused."""
+    from controller import journal_verify
+    from test_journal_formats import run
+
+    path = tmp_path / "t.journal"
+    rids = build(path, per_segment=(2, 2))
+    monkeypatch.setenv("TABLE_JOURNAL", str(path))
+    rehashed = []
+    chain_hash = journal_verify.chain_hash
+    monkeypatch.setattr(journal_verify, "chain_hash", lambda *row: rehashed.append(row[1]) or chain_hash(*row))
+    head = Journal.read_only(path).head()[0]
+    code, out, err = run("recall", "--config", str(UTH))  # the last rounds
+    assert code == 0 and rids[-1] in out, err
+    assert sorted(rehashed) == list(range(1, head + 1))  # the first call: every row of every file
+    rehashed.clear()
+    code, _, err = run("progressive", "report", "--config", str(UTH))
+    assert code == 0, err
+    last_sealed = segs.sealed(path)[-1].last
+    assert rehashed and min(rehashed) > last_sealed  # the open file only, from its checkpoint
+    first = segs.sealed(path)[0]
+    with sqlite3.connect(first.path) as db:
+        db.execute("UPDATE events SET data = '{\"amount\":\"500\",\"seat\":1,\"wager\":\"ante\"}' "
+                   "WHERE seq = (SELECT MIN(seq) FROM events WHERE kind = 'wager')")
+    db.close()
+    for argv in (("recall",), ("progressive", "report"), ("journal", "verify", "--full")):
+        code, out, err = run(*argv, "--config", str(UTH))
+        assert (code, out) == (2, "") and first.path.name in err and ": edited" in err
