@@ -129,7 +129,9 @@ from controller.journal_rows import (
     _plain,
     _row_hash,  # noqa: F401  (re-exported: the chain's hash of one row)
     chain_hash,
+    dictionary,
     hash_hex,
+    pack,
     stored_at,
 )
 from controller.journal_state import CHECKPOINT, JournalState
@@ -176,14 +178,24 @@ CREATE INDEX events_kind ON events (kind, seq) WHERE {KIND_INDEXED};
 
 
 
+def _create_events_v2(db: sqlite3.Connection) -> None:
+    """The events table of format 2 and its dictionary (P76), in the caller's transaction (one statement at a
+    time: ``executescript`` would commit)."""
+    for statement in _EVENTS_V2.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO meta VALUES ('dictionary', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+               (dictionary(),))
+
+
 _INSERT_V1 = "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_V2 = "INSERT INTO events (seq, at, round_id, kind, who, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 
-def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who: str | None, text: str, prev: str,
-         digest: str) -> tuple[Any, ...]:
+def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who: str | None, text: str | bytes,
+         prev: str, digest: str) -> tuple[Any, ...]:
     """One row as the file's format stores it (P76): format 1 with the text forms and the link, 2 without
-    (``at`` already in the file's form: ``stored_at``)."""
+    (``at`` and ``text`` already in the file's form: ``stored_at``, ``pack``; a checkpoint's data is text)."""
     if v1:
         return (seq, at, round_id, kind, who, text, prev, digest)
     return (seq, at, round_id, kind, who, text, bytes.fromhex(digest))
@@ -282,9 +294,7 @@ class Journal(JournalReads):
                 has_events = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'"
                                               ).fetchone() is not None
                 if row is None and not has_events:
-                    for statement in _EVENTS_V2.split(";"):
-                        if statement.strip():
-                            self._db.execute(statement)
+                    _create_events_v2(self._db)
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
                 elif row is None or row[0] not in {str(f) for f in FORMATS} or not has_events:
                     raise JournalError(f"the journal {self.path} has schema version {row[0] if row else None}, "
@@ -364,6 +374,7 @@ class Journal(JournalReads):
                         self._begin_format_v2(db)
                 v1 = self._read_format() == FORMAT_V1  # read in the transaction: a roll-over may have changed it
                 at_stored = at if v1 else stored_at(at)  # every row of the transaction has the same time
+                zdict = None if v1 else self._dictionary_locked()
                 closes = False
                 closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
                 inserts = []
@@ -380,7 +391,7 @@ class Journal(JournalReads):
                             closes = True
                     seq += 1
                     digest = chain_hash(prev, seq, at, round_id, kind, who, text)
-                    inserts.append(_row(v1, seq, at_stored, round_id, kind, who, text, prev, digest))
+                    inserts.append(_row(v1, seq, at_stored, round_id, kind, who, pack(text, zdict), prev, digest))
                     seqs.append(seq)
                     prev = digest
                     state.apply(seq, round_id, kind, payload)
@@ -413,9 +424,7 @@ class Journal(JournalReads):
         """In the roll-over's transaction, once the rows of a format-1 file are gone into the sealed segment:
         the open file goes on in format 2 (P76); the chain runs on from ``meta.base`` as in any segment."""
         db.execute("DROP TABLE events")
-        for statement in _EVENTS_V2.split(";"):
-            if statement.strip():
-                db.execute(statement)
+        _create_events_v2(db)
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(FORMAT_V2),))
 
     def _advance_verified(self) -> None:

@@ -15,7 +15,16 @@ from decimal import Decimal
 from typing import Any
 
 from controller import events
-from controller.journal_rows import FORMAT_V1, GENESIS, INDEXED_KINDS, KIND_INDEXED, Event, RoundSummary, at_text
+from controller.journal_rows import (
+    FORMAT_V1,
+    GENESIS,
+    INDEXED_KINDS,
+    KIND_INDEXED,
+    Event,
+    RoundSummary,
+    at_text,
+    unpack,
+)
 from controller.journal_state import CHECKPOINT, CLOSING_KINDS, READS_DATA, JournalState
 
 ROWS = "SELECT seq, at, round_id, kind, who, data FROM events"
@@ -29,6 +38,26 @@ class JournalReads:
     _db: sqlite3.Connection
     _lock: threading.Lock
     _state: JournalState | None
+    _zdict: bytes | None = None  # format 2's dictionary (``meta.dictionary``), once read: it never changes
+
+    def _dictionary_locked(self) -> bytes | None:
+        """The file's dictionary for compressed data (P76), the lock held; None in a file of format 1 (read
+        again until found: a roll-over begins the open file in format 2)."""
+        if self._zdict is None:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
+            self._zdict = str(row[0]).encode("utf-8") if row is not None else None
+        return self._zdict
+
+    def _dictionary(self) -> bytes | None:
+        if self._zdict is None:
+            with self._lock:
+                return self._dictionary_locked()
+        return self._zdict
+
+    def _data(self, stored: Any) -> Any:
+        """A row's data as its object."""
+        return json.loads(unpack(stored, self._dictionary() if isinstance(stored, bytes) else None))
+
     def _read_format(self) -> int:
         """The file's row format (``meta.schema_version``, P76); a journal without it is of format 1.  Read when
         needed, not kept: a roll-over begins the open file again in the format this program writes."""
@@ -49,7 +78,11 @@ class JournalReads:
                 state.restore(cp[0], events.Checkpoint.from_data(json.loads(cp[5])))
         cur = self._db.execute("SELECT seq, round_id, kind, data FROM events WHERE seq > ? ORDER BY seq", (state.seq,))
         for seq, round_id, kind, text in cur:
-            state.apply(seq, round_id, kind, json.loads(text) if kind in READS_DATA else None)
+            if kind in READS_DATA:
+                state.apply(seq, round_id, kind, json.loads(
+                    unpack(text, self._dictionary_locked() if isinstance(text, bytes) else None)))
+            else:
+                state.apply(seq, round_id, kind, None)
         self._state = state
         return state
 
@@ -73,10 +106,9 @@ class JournalReads:
 
     # -- reading -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _event(row: tuple[Any, ...]) -> Event:
+    def _event(self, row: tuple[Any, ...]) -> Event:
         seq, at, round_id, kind, who, data = row[:6]
-        return Event(seq, at_text(at), round_id, kind, who, json.loads(data))
+        return Event(seq, at_text(at), round_id, kind, who, self._data(data))
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:

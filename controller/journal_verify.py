@@ -19,6 +19,7 @@ from controller.journal_rows import (
     at_text,
     chain_hash,
     hash_hex,
+    unpack,
 )
 
 CHAINED_ROWS = "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM events"  # format 1
@@ -67,8 +68,10 @@ def verify_snapshot(db: sqlite3.Connection, full: bool, mark: str | None = None,
         else:
             link = db.execute(_FIRST_GAP, (start, start)).fetchone()
         # unreadable data (cheap, in SQLite): every reader of the journal would stop on it
-        unreadable = db.execute("SELECT seq FROM events WHERE seq > ? AND (data IS NULL OR NOT json_valid(data)) "
-                                "ORDER BY seq LIMIT 1", (start,)).fetchone()
+        # (format 2's compressed data, a BLOB, is read when it is rehashed)
+        unreadable = db.execute("SELECT seq FROM events WHERE seq > ? AND (typeof(data) NOT IN ('text', 'blob') OR "
+                                "(typeof(data) = 'text' AND NOT json_valid(data))) ORDER BY seq LIMIT 1",
+                                (start,)).fetchone()
     except sqlite3.DatabaseError as exc:
         raise JournalIntegrityError(None, f"the journal cannot be read: {exc}", "unreadable") from None
     first_bad: JournalIntegrityError | None = None
@@ -125,6 +128,8 @@ def _rehash_v2(db: sqlite3.Connection, after: int, end: int, prev: str | None, b
     if prev is None:
         row = db.execute("SELECT hash FROM events WHERE seq = ?", (after,)).fetchone() if after > base_seq else None
         prev = hash_hex(row[0]) if row is not None else base_hash
+    found = db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
+    zdict = str(found[0]).encode("utf-8") if found is not None else None
     last_at: tuple[Any, str] = (None, "")  # the rows of one transaction share their time: converted once
     for seq, at, round_id, kind, who, data, digest in db.execute(f"{_ROWS_V2} WHERE seq > ? AND seq < ? ORDER BY seq",
                                                                  (after, end)):
@@ -133,6 +138,10 @@ def _rehash_v2(db: sqlite3.Connection, after: int, end: int, prev: str | None, b
             return JournalIntegrityError(seq, "its hash or time is not of format 2", "edited")
         if at != last_at[0] or type(at) is not type(last_at[0]):
             last_at = (at, at_text(at))
+        try:
+            data = unpack(data, zdict)
+        except ValueError as exc:
+            return JournalIntegrityError(seq, f"its data is not readable: {exc}", "unreadable")
         fault = _content_fault(seq, last_at[1], round_id, kind, who, data, prev, stored)
         if fault is not None:
             moved = _moved_from(db, seq, (last_at[1], round_id, kind, who, data), stored, base_seq, base_hash)

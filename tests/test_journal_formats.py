@@ -21,6 +21,7 @@ from controller import journal_segments as segs
 from controller.cli import main as tablectl
 from controller.config import load_config
 from controller.journal import Journal, JournalIntegrityError
+from controller.journal_rows import pack, unpack
 from controller.table import TableLife
 from test_journal_checkpoints import play
 
@@ -99,3 +100,25 @@ def test_a_format_1_journal_goes_on_and_its_next_segment_is_format_2(old):
     assert (caught.value.seq, caught.value.what) == (first_new + 1, "edited")
     code, _, err = run("journal", "verify", "--full", "--config", UTH)
     assert code == 2 and f"seq {first_new + 1}: edited" in err
+
+
+def test_format_2_compresses_data_with_the_files_dictionary_and_refuses_a_changed_blob(tmp_path):
+    """P76: a row's data is stored deflated with the dictionary in the file when that is shorter; the event
+    reads back as journaled, and a compressed value altered or replaced is refused like any edit."""
+    path = tmp_path / "t.journal"
+    with Journal(path) as j:
+        play(j, "r1")
+        wager = [e for e in j.events("r1") if e.kind == "wager"][0]
+    db = sqlite3.connect(path)
+    stored = db.execute("SELECT data FROM events WHERE seq = ?", (wager.seq,)).fetchone()[0]
+    zdict = db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()[0].encode()
+    assert isinstance(stored, bytes) and len(stored) < len(json.dumps(wager.data, separators=(",", ":")))
+    assert json.loads(unpack(stored, zdict)) == wager.data == {"seat": 1, "wager": "ante", "amount": "5"}
+    for blob, what in ((b"\x00\xff\x13", "unreadable"),
+                       (pack('{"amount":"500","seat":1,"wager":"ante"}', zdict), "edited")):
+        db.execute("UPDATE events SET data = ? WHERE seq = ?", (blob, wager.seq))
+        db.commit()
+        with Journal.read_only(path) as j, pytest.raises(JournalIntegrityError) as caught:
+            j.verify(full=True)
+        assert (caught.value.seq, caught.value.what) == (wager.seq, what)
+    db.close()
