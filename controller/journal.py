@@ -32,6 +32,13 @@ outside the table PC as well.  The chain is unkeyed: someone with write
 access who rewrites every later row and the head is detected only by such an
 outside record.
 
+**Row formats (P76).**  ``meta.schema_version`` says how the rows are stored; the chain is the same in
+both.  Format 1 stores ``at`` as text, ``prev_hash`` and ``hash`` as hex.  Format 2 (a new journal, and
+the next segment of a format-1 one) stores ``hash`` as its 32 bytes and no ``prev_hash`` (the row before's
+hash, or ``meta.base``'s), ``at`` as integer microseconds, ``data`` deflated with the file's dictionary
+when shorter (``controller.journal_rows``: ``stored_at``, ``pack`` and their inverses); every reader
+goes through those, so a row reads back the same in either format.
+
 **Verification at every start (P90).**  Recomputing every hash grows with the journal, so
 ``verify(full=False)`` checks what is cheap over every row and what is costly only from the last
 verified point: every row's link to the row before it, the seq numbers and the head are checked
