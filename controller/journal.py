@@ -32,6 +32,13 @@ outside the table PC as well.  The chain is unkeyed: someone with write
 access who rewrites every later row and the head is detected only by such an
 outside record.
 
+**Row formats (P76).**  ``meta.schema_version`` says how the rows are stored; the chain is the same in
+both.  Format 1 stores ``at`` as text, ``prev_hash`` and ``hash`` as hex.  Format 2 (a new journal, and
+the next segment of a format-1 one) stores ``hash`` as its 32 bytes and no ``prev_hash`` (the row before's
+hash, or ``meta.base``'s), ``at`` as integer microseconds, ``data`` deflated with the file's dictionary
+when shorter (``controller.journal_rows``: ``stored_at``, ``pack`` and their inverses); every reader
+goes through those, so a row reads back the same in either format.
+
 **Verification at every start (P90).**  Recomputing every hash grows with the journal, so
 ``verify(full=False)`` checks what is cheap over every row and what is costly only from the last
 verified point: every row's link to the row before it, the seq numbers and the head are checked
@@ -110,7 +117,11 @@ from urllib.request import pathname2url
 from controller import events
 from controller.journal_reads import JournalReads
 from controller.journal_rows import (
+    FORMAT_V1,
+    FORMAT_V2,
+    FORMATS,
     GENESIS,
+    KIND_INDEXED,
     METER_ADD,
     METER_KINDS,
     METER_PAID,
@@ -125,11 +136,15 @@ from controller.journal_rows import (
     _plain,
     _row_hash,  # noqa: F401  (re-exported: the chain's hash of one row)
     chain_hash,
+    dictionary,
+    hash_hex,
+    pack,
+    stored_at,
 )
 from controller.journal_state import CHECKPOINT, JournalState
 from controller.journal_verify import verify_snapshot
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = FORMAT_V2  # the row format this program writes in a new journal (P76)
 # the kinds the journal reads, from their declared types (controller.events)
 ROUND_CLOSED = events.RoundClosed.kind
 ROUND_VOIDED = events.RoundVoided.kind
@@ -146,25 +161,51 @@ CREATE TABLE IF NOT EXISTS meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS events (
-    seq       INTEGER PRIMARY KEY,
-    at        TEXT NOT NULL,
-    round_id  TEXT,
-    kind      TEXT NOT NULL,
-    who       TEXT,
-    data      TEXT NOT NULL,
-    prev_hash TEXT NOT NULL,
-    hash      TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_round ON events (round_id, seq);
-CREATE INDEX IF NOT EXISTS events_kind ON events (kind, seq);
 CREATE TABLE IF NOT EXISTS head (
     one  INTEGER PRIMARY KEY CHECK (one = 1),
     seq  INTEGER NOT NULL,
     hash TEXT NOT NULL
 );
 """
+# the events of a journal begun in format 2 (P76; journal_rows.FORMATS): a journal of format 1 keeps its table
+_EVENTS_V2 = f"""
+CREATE TABLE events (
+    seq       INTEGER PRIMARY KEY,
+    at        INTEGER NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    who       TEXT,
+    data      TEXT NOT NULL,
+    hash      BLOB NOT NULL
+);
+CREATE INDEX events_round ON events (round_id);  -- with the rowid (seq) after it, in order
+CREATE INDEX events_kind ON events (kind, seq) WHERE {KIND_INDEXED};
+"""
 
+
+
+
+def _create_events_v2(db: sqlite3.Connection) -> None:
+    """The events table of format 2 and its dictionary (P76), in the caller's transaction (one statement at a
+    time: ``executescript`` would commit)."""
+    for statement in _EVENTS_V2.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO meta VALUES ('dictionary', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+               (dictionary(),))
+
+
+_INSERT_V1 = "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_V2 = "INSERT INTO events (seq, at, round_id, kind, who, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
+def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who: str | None, text: str | bytes,
+         prev: str, digest: str) -> tuple[Any, ...]:
+    """One row as the file's format stores it (P76): format 1 with the text forms and the link, 2 without
+    (``at`` and ``text`` already in the file's form: ``stored_at``, ``pack``; a checkpoint's data is text)."""
+    if v1:
+        return (seq, at, round_id, kind, who, text, prev, digest)
+    return (seq, at, round_id, kind, who, text, bytes.fromhex(digest))
 
 
 # -- the journal -----------------------------------------------------------------------------------
@@ -251,15 +292,20 @@ class Journal(JournalReads):
             os.close(dfd)
 
     def _init_meta(self) -> None:
+        """A new journal gets the events table of the format this program writes; an existing one keeps its
+        format (``meta.schema_version``, P76), which this program reads and appends to."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None:
+                has_events = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+                                              ).fetchone() is not None
+                if row is None and not has_events:
+                    _create_events_v2(self._db)
                     self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                elif row[0] != str(SCHEMA_VERSION):
-                    raise JournalError(f"the journal {self.path} has schema version {row[0]}, "
-                                       f"this program writes {SCHEMA_VERSION}")
+                elif row is None or row[0] not in {str(f) for f in FORMATS} or not has_events:
+                    raise JournalError(f"the journal {self.path} has schema version {row[0] if row else None}, "
+                                       f"this program reads {', '.join(str(f) for f in FORMATS)}")
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -321,16 +367,21 @@ class Journal(JournalReads):
             db.execute("BEGIN IMMEDIATE")
             try:
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
-                seq, prev = (last[0], last[1]) if last else (0, GENESIS)
+                seq, prev = (last[0], hash_hex(last[1])) if last else (0, GENESIS)
                 state = self._synced_locked().copy()  # becomes the state once the transaction commits
                 if sealed is not None:  # read the state before its rows go
                     if (seq, prev) != sealed:
                         raise JournalError(f"the journal {self.path} moved on from seq {sealed[0]}: "
                                            "its segment is not what was sealed")
-                    db.execute("DELETE FROM events WHERE seq <= ?", (seq,))
+                    db.execute("DELETE FROM events")  # every row is sealed: SQLite frees the pages whole
                     mark = f"{seq}:{prev}"
                     db.executemany("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
                                    "excluded.value", (("base", mark), ("verified", mark)))
+                    if self._read_format() == FORMAT_V1:  # the segment begins in the format this program writes
+                        self._begin_format_v2(db)
+                v1 = self._read_format() == FORMAT_V1  # read in the transaction: a roll-over may have changed it
+                at_stored = at if v1 else stored_at(at)  # every row of the transaction has the same time
+                zdict = None if v1 else self._dictionary_locked()
                 closes = False
                 closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
                 inserts = []
@@ -347,7 +398,7 @@ class Journal(JournalReads):
                             closes = True
                     seq += 1
                     digest = chain_hash(prev, seq, at, round_id, kind, who, text)
-                    inserts.append((seq, at, round_id, kind, who, text, prev, digest))
+                    inserts.append(_row(v1, seq, at_stored, round_id, kind, who, pack(text, zdict), prev, digest))
                     seqs.append(seq)
                     prev = digest
                     state.apply(seq, round_id, kind, payload)
@@ -359,11 +410,10 @@ class Journal(JournalReads):
                     text = _canonical(payload)
                     seq += 1
                     digest = chain_hash(prev, seq, at, None, CHECKPOINT, None, text)
-                    inserts.append((seq, at, None, CHECKPOINT, None, text, prev, digest))
+                    inserts.append(_row(v1, seq, at_stored, None, CHECKPOINT, None, text, prev, digest))
                     prev = digest
                     state.apply(seq, None, CHECKPOINT, payload)
-                db.executemany("INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+                db.executemany(_INSERT_V1 if v1 else _INSERT_V2, inserts)
                 db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
                            "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, prev))
                 db.execute("COMMIT")
@@ -376,6 +426,13 @@ class Journal(JournalReads):
             self._advance_verified()
         _test_kill_point(self, "after", [r[1] for r in rows])
         return seqs
+
+    def _begin_format_v2(self, db: sqlite3.Connection) -> None:
+        """In the roll-over's transaction, once the rows of a format-1 file are gone into the sealed segment:
+        the open file goes on in format 2 (P76); the chain runs on from ``meta.base`` as in any segment."""
+        db.execute("DROP TABLE events")
+        _create_events_v2(db)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(FORMAT_V2),))
 
     def _advance_verified(self) -> None:
         """At a checkpoint the daemon checks what it journaled since the verified point and moves the point to
@@ -437,23 +494,39 @@ class Journal(JournalReads):
         return n
 
 
-    def verify(self, full: bool = True, *, remember: bool = False) -> int:
+    SEALED = False  # a sealed segment (controller.journal_segments), never written again
+
+    def marks_key(self) -> str:
+        """The file's name in a reading tool's remembered verified points (P79)."""
+        return str(self.path.resolve())
+
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
         """Check the hash chain; return the number of events, or raise ``JournalIntegrityError``
         naming the first bad seq and what is wrong (see the module docstring, P90).
 
         ``full``: rehash every row; otherwise only the rows after the last verified point (every
         row's link, seq and the head are checked either way).  ``remember``: record the journal's
-        end as the verified point once it checks (a writable journal: the daemon at start)."""
+        end as the verified point once it checks (a writable journal: the daemon at start).
+        ``marks`` (a reading tool, P79): the verified points it remembered, by file; this file's is used
+        instead of the one in the file (none: every row is rehashed) and set to the file's end once it checks."""
+        key = self.marks_key()
         with self._lock:
             db = self._db
             db.execute("BEGIN")  # one snapshot: the daemon may append while a tool checks
             try:
-                n, last_hash = verify_snapshot(db, full)
+                if marks is None:
+                    n, last_hash = verify_snapshot(db, full)
+                else:
+                    # a sealed file unchanged since it verified (P79): its identity is in its key
+                    n, last_hash = verify_snapshot(db, full or key not in marks, marks.get(key),
+                                                   rehash=full or key not in marks or not self.SEALED)
             finally:
                 db.execute("COMMIT")
             if remember:
                 db.execute("INSERT INTO meta VALUES ('verified', ?) ON CONFLICT (key) DO UPDATE SET value = "
                            "excluded.value", (f"{n}:{last_hash}",))
+        if marks is not None:
+            marks[key] = f"{n}:{last_hash}"
         return n
 
 

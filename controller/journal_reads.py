@@ -15,7 +15,16 @@ from decimal import Decimal
 from typing import Any
 
 from controller import events
-from controller.journal_rows import GENESIS, Event, RoundSummary
+from controller.journal_rows import (
+    FORMAT_V1,
+    GENESIS,
+    INDEXED_KINDS,
+    KIND_INDEXED,
+    Event,
+    RoundSummary,
+    at_text,
+    unpack,
+)
 from controller.journal_state import CHECKPOINT, CLOSING_KINDS, READS_DATA, JournalState
 
 ROWS = "SELECT seq, at, round_id, kind, who, data FROM events"
@@ -29,6 +38,31 @@ class JournalReads:
     _db: sqlite3.Connection
     _lock: threading.Lock
     _state: JournalState | None
+    _zdict: bytes | None = None  # format 2's dictionary (``meta.dictionary``), once read: it never changes
+
+    def _dictionary_locked(self) -> bytes | None:
+        """The file's dictionary for compressed data (P76), the lock held; None in a file of format 1 (read
+        again until found: a roll-over begins the open file in format 2)."""
+        if self._zdict is None:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
+            self._zdict = str(row[0]).encode("utf-8") if row is not None else None
+        return self._zdict
+
+    def _dictionary(self) -> bytes | None:
+        if self._zdict is None:
+            with self._lock:
+                return self._dictionary_locked()
+        return self._zdict
+
+    def _data(self, stored: Any) -> Any:
+        """A row's data as its object."""
+        return json.loads(unpack(stored, self._dictionary() if isinstance(stored, bytes) else None))
+
+    def _read_format(self) -> int:
+        """The file's row format (``meta.schema_version``, P76); a journal without it is of format 1.  Read when
+        needed, not kept: a roll-over begins the open file again in the format this program writes."""
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row is not None and str(row[0]).isdigit() else FORMAT_V1
 
     # -- the derived state (controller.journal_state) ----------------------------------------------
 
@@ -38,12 +72,17 @@ class JournalReads:
         state = self._state
         if state is None:
             state = JournalState()
-            cp = self._db.execute(f"{_ROWS} WHERE kind = ? ORDER BY seq DESC LIMIT 1", (CHECKPOINT,)).fetchone()
+            cp = self._db.execute(f"{_ROWS} WHERE {KIND_INDEXED} AND kind = ? ORDER BY seq DESC LIMIT 1",
+                                  (CHECKPOINT,)).fetchone()
             if cp is not None:
                 state.restore(cp[0], events.Checkpoint.from_data(json.loads(cp[5])))
         cur = self._db.execute("SELECT seq, round_id, kind, data FROM events WHERE seq > ? ORDER BY seq", (state.seq,))
         for seq, round_id, kind, text in cur:
-            state.apply(seq, round_id, kind, json.loads(text) if kind in READS_DATA else None)
+            if kind in READS_DATA:
+                state.apply(seq, round_id, kind, json.loads(
+                    unpack(text, self._dictionary_locked() if isinstance(text, bytes) else None)))
+            else:
+                state.apply(seq, round_id, kind, None)
         self._state = state
         return state
 
@@ -57,7 +96,7 @@ class JournalReads:
         where = f" AND json_extract(data, '$.{with_part}') IS NOT NULL" if with_part else ""
         if with_part is not None and not with_part.isidentifier():
             raise ValueError(with_part)
-        rows = self._query(f"{_ROWS} WHERE kind = ?{where} ORDER BY seq DESC LIMIT 1", (CHECKPOINT,))
+        rows = self._query(f"{_ROWS} WHERE {KIND_INDEXED} AND kind = ?{where} ORDER BY seq DESC LIMIT 1", (CHECKPOINT,))
         return (rows[0][0], events.Checkpoint.from_data(json.loads(rows[0][5]))) if rows else None
 
     def progressive_off(self) -> str | None:
@@ -67,10 +106,9 @@ class JournalReads:
 
     # -- reading -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _event(row: tuple[Any, ...]) -> Event:
+    def _event(self, row: tuple[Any, ...]) -> Event:
         seq, at, round_id, kind, who, data = row[:6]
-        return Event(seq, at, round_id, kind, who, json.loads(data))
+        return Event(seq, at_text(at), round_id, kind, who, self._data(data))
 
     def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -85,8 +123,11 @@ class JournalReads:
         return [self._event(r) for r in rows]
 
     def events_of(self, kind: str, *, after: int = 0) -> list[Event]:
-        """The events of one kind after seq ``after``, in order (through the index on kind)."""
-        return [self._event(r) for r in self._query(f"{_ROWS} WHERE kind = ? AND seq > ? ORDER BY seq", (kind, after))]
+        """The events of one kind after seq ``after``, in order (through the index on kind for ``INDEXED_KINDS``;
+        a journal of format 2 reads every row for another kind, P76)."""
+        indexed = f"{KIND_INDEXED} AND " if kind in INDEXED_KINDS else ""
+        return [self._event(r) for r in self._query(f"{_ROWS} WHERE {indexed}kind = ? AND seq > ? ORDER BY seq",
+                                                    (kind, after))]
 
     def first_seq(self, round_id: str) -> int | None:
         """The seq of the round's first event, or None when it has none."""
@@ -133,7 +174,7 @@ class JournalReads:
                     ORDER BY c.seq LIMIT 1)
             FROM r ORDER BY r.first
         """
-        return [RoundSummary(r[0], r[1], r[2], r[4], r[3], r[5]) for r in self._query(sql, tuple(closing))]
+        return [RoundSummary(r[0], r[1], r[2], at_text(r[4]), r[3], r[5]) for r in self._query(sql, tuple(closing))]
 
     def _last_rounds(self, last: int) -> list[RoundSummary]:
         """The ``last`` rounds that began latest: a window of rows back from the end, widened until it holds
@@ -159,7 +200,7 @@ class JournalReads:
             at = self._query("SELECT at FROM events WHERE seq = ?", (first,))[0][0]
             closed = self._query(f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({marks}) ORDER BY seq "
                                  "LIMIT 1", (rid, *closing))
-            out.append(RoundSummary(rid, first, last_seq, at, n, closed[0][0] if closed else None))
+            out.append(RoundSummary(rid, first, last_seq, at_text(at), n, closed[0][0] if closed else None))
         return out
 
     def open_round(self) -> str | None:

@@ -7,8 +7,12 @@ journal, its verification (``controller.journal_verify``) and its derived state
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as _dt
+import functools
 import hashlib
 import json
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -17,6 +21,23 @@ from typing import Any
 from controller import events
 
 GENESIS = "0" * 64
+
+# The row formats (``meta.schema_version``, P76).  Both hash the same canonical JSON of the row the same way
+# (``chain_hash``), so one chain runs through files of either format; they differ in how a row is stored:
+#   1: ``at`` the ISO text, ``prev_hash`` and ``hash`` 64-character hex, an index on every kind;
+#   2: ``at`` integer microseconds since 1970 UTC (the text when it would not give back the same text),
+#      ``hash`` the 32-byte digest, no ``prev_hash`` (it is the row before's ``hash``, or ``meta.base``'s),
+#      the index on kind only over ``INDEXED_KINDS`` (the kinds the journal is asked for by kind), and
+#      ``data`` (the canonical JSON, as hashed) stored as raw DEFLATE with a preset dictionary when that is
+#      shorter (a BLOB; else the text, and a checkpoint always as text); the dictionary is in the file
+#      (``meta.dictionary``), written with its events table and never changed.
+FORMAT_V1 = 1
+FORMAT_V2 = 2
+FORMATS = (FORMAT_V1, FORMAT_V2)
+INDEXED_KINDS = ("checkpoint", "progressive_hit")  # format 2's partial index on kind (queries repeat the list)
+KIND_INDEXED = f"kind IN ({', '.join(repr(k) for k in INDEXED_KINDS)})"  # the index's WHERE, SQL as written
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.UTC)
+_MICRO = _dt.timedelta(microseconds=1)
 
 METER_SET = events.MeterSet.kind
 METER_ADD = events.MeterAdd.kind
@@ -75,6 +96,9 @@ class RoundSummary:
 # -- JSON ------------------------------------------------------------------------------------------
 
 
+_AS_IS = frozenset((bool, int, str))  # exactly these types (a subclass goes through _plain's checks)
+
+
 def _plain(value: Any, where: str) -> Any:
     """``value`` with every Decimal as its exact string; refuse what JSON would not keep exactly."""
     if value is None or isinstance(value, (bool, int, str)):
@@ -90,10 +114,11 @@ def _plain(value: Any, where: str) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise JournalError(f"{where}: keys must be strings")
-            out[k] = _plain(v, f"{where}.{k}")
+            # the plain values as they are, without a call (most of a payload: a journal write's cost)
+            out[k] = v if v is None or type(v) in _AS_IS else _plain(v, f"{where}.{k}")
         return out
     if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [v if v is None or type(v) in _AS_IS else _plain(v, f"{where}[{i}]") for i, v in enumerate(value)]
     raise JournalError(f"{where}: a {type(value).__name__} cannot be journaled")
 
 
@@ -142,6 +167,7 @@ def chain_hash(prev_hash: str, seq: int, at: str, round_id: str | None, kind: st
     return hashlib.sha256(prev_hash.encode("ascii") + body.encode("utf-8")).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)  # the same times, kinds and round ids row after row
 def _jstr(value: str | None) -> str:
     """``_canonical`` of a string or None, without the encoder for the plain strings of ids, kinds and times."""
     if value is None:
@@ -149,3 +175,86 @@ def _jstr(value: str | None) -> str:
     if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
         return f'"{value}"'
     return _canonical(value)
+
+
+# -- the stored forms of format 2 (P76) -----------------------------------------------------------
+
+
+def at_text(stored: Any) -> str:
+    """The row's ``at`` as journaled (ISO text), from either stored form."""
+    if isinstance(stored, int) and not isinstance(stored, bool):
+        return (_EPOCH + stored * _MICRO).isoformat(timespec="microseconds")
+    return stored  # type: ignore[no-any-return]  # format 1, or a time format 2 keeps as text
+
+
+def stored_at(at: str) -> int | str:
+    """Format 2's ``at``: integer microseconds since 1970 UTC when that gives back exactly ``at``, else ``at``."""
+    try:
+        moment = _dt.datetime.fromisoformat(at)
+    except ValueError:
+        return at
+    if moment.tzinfo is None:
+        return at
+    us = (moment - _EPOCH) // _MICRO
+    return us if at_text(us) == at else at
+
+
+def hash_hex(stored: Any) -> Any:
+    """The row's hash as hex (what ``chain_hash`` returns), from either stored form; anything else as it is."""
+    return stored.hex() if isinstance(stored, bytes) else stored
+
+
+# -- format 2's compressed data (P76) --------------------------------------------------------------
+
+
+def dictionary() -> str:
+    """The preset dictionary a new format-2 file is given: the journal's own words (every declared event's
+    keys, as canonical JSON writes them, the settlement's, the places, the results, the wagers, the games and
+    their clause prefixes), none of a round's values.  Later words come out shorter (DEFLATE prefers near
+    matches): the most frequent kinds last."""
+    words = ['"clause":"UTH ch.', '"clause":"HCF ', '"clause":"JHE ch.', '"clause":"RET ', "high_card_flush",
+             "jackpot_holdem", "run_em_twice", '"game":"ultimate_texas_holdem"', '"result":"push","wager":"',
+             '"result":"win","wager":"', '"shows_hand":true,"wagers":[{"net":"', '"shows_hand":false,"wagers":[',
+             '"order":[{"clause":"', '"nets":{"', '"reset":{"major":"', '"unit":"', '"progressive":{"meters":',
+             '"paytables":{"blind":"', '"trips":"', '"meters":{"major":"', '","minor":"', '"bad_beat"', '"envy"',
+             '"progressive"', '"what":"turn_and_river"}', '"what":"flop"}', '"what":"dealer"}',
+             '"result":"lose","wager":"', '","place":"community:', '","place":"dealer"}', '","place":"seat:']
+    for kind, cls in sorted(events.EVENTS.items()):
+        if kind != "checkpoint":
+            words.append(_canonical({f.name: "" for f in dataclasses.fields(cls)}))
+    words += ['{"check":false,"fold":false,"multiple":null,"seat":', '{"check":true,"fold":false,"multiple":null,'
+              '"seat":', ',"wager":"ante"}', ',"wager":"blind"}', ',"wager":"play"}', '{"amount":"', '{"card":"']
+    return "".join(words)
+
+
+@functools.lru_cache(maxsize=4)
+def _compressor(zdict: bytes) -> Any:
+    """A compressor with ``zdict`` set, never used itself (``pack`` uses copies): a 4 KB window holds the
+    dictionary, small tables (a row is a few dozen bytes); any window inflates what it writes."""
+    return zlib.compressobj(6, zlib.DEFLATED, -12, 2, zlib.Z_DEFAULT_STRATEGY, zdict=zdict)
+
+
+def pack(text: str, zdict: bytes | None) -> str | bytes:
+    """``data`` as format 2 stores it: compressed when that is shorter (``zdict``: the file's dictionary)."""
+    if zdict is None:
+        return text
+    z = _compressor(zdict).copy()  # a copy of one with the dictionary set: cheaper than setting it again
+    packed = z.compress(text.encode("utf-8")) + z.flush()
+    return packed if len(packed) < len(text.encode("utf-8")) else text
+
+
+def unpack(stored: Any, zdict: bytes | None) -> Any:
+    """The canonical JSON text of a stored ``data``; anything not of either form as it is (the checks name it).
+    Raises ``ValueError`` for a BLOB that does not inflate with the dictionary."""
+    if not isinstance(stored, bytes):
+        return stored
+    if zdict is None:
+        raise ValueError("compressed data in a journal without a dictionary")
+    try:
+        z = zlib.decompressobj(-15, zdict=zdict)
+        text = z.decompress(stored) + z.flush()
+        if not z.eof:
+            raise ValueError("compressed data cut short")
+        return text.decode("utf-8")
+    except (zlib.error, UnicodeDecodeError) as exc:
+        raise ValueError(f"compressed data does not inflate: {exc}") from None

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import json
 import os
 import re
 import sqlite3
@@ -44,7 +45,7 @@ from pathlib import Path
 from urllib.request import pathname2url
 
 from controller.journal import FILE_MODE, Journal, JournalError, JournalIntegrityError
-from controller.journal_rows import GENESIS, Event, RoundSummary
+from controller.journal_rows import GENESIS, Event, RoundSummary, at_text, hash_hex
 from controller.journal_verify import segment_base
 
 SUFFIX = ".segments"
@@ -108,7 +109,7 @@ def _day(at: str) -> str:
 
 def _first_row(journal: Journal) -> tuple[int, str] | None:
     rows = journal._query("SELECT seq, at FROM events ORDER BY seq LIMIT 1")
-    return (int(rows[0][0]), str(rows[0][1])) if rows else None
+    return (int(rows[0][0]), at_text(rows[0][1])) if rows else None
 
 
 # -- rolling over (the daemon) ---------------------------------------------------------------------
@@ -161,7 +162,7 @@ def roll_over(journal: Journal) -> Segment:
         old = Segment.parse(other)
         if old is not None and old.first == seg.first and old.last < seg.last:
             rows = journal._query("SELECT seq, hash FROM events WHERE seq = ?", (old.last,))
-            if rows and _head_of(old.path) == (int(rows[0][0]), str(rows[0][1])):
+            if rows and _head_of(old.path) == (int(rows[0][0]), hash_hex(rows[0][1])):
                 other.unlink()  # the new copy holds it whole
     _begin_next(journal, seg, head)
     return seg
@@ -173,8 +174,7 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
     os.close(fd)
     dst = sqlite3.connect(str(tmp), isolation_level=None)
     try:
-        with journal._lock:
-            journal._db.backup(dst)
+        _snapshot(journal.path, dst)
         dst.execute("PRAGMA journal_mode=DELETE")  # one self-contained file: archived and copied as it is
         got = dst.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
     except sqlite3.Error as exc:  # the copy's disk, not the journal's: the open file is untouched
@@ -190,6 +190,18 @@ def _copy_sealed(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
     os.replace(tmp, seg.path)
     _fsync(seg.path.parent)
     _test_step("sealed")
+
+
+def _snapshot(path: Path, dst: sqlite3.Connection) -> None:
+    """Copy the journal at ``path`` into ``dst`` as one snapshot, through a connection of its own (SQLite's
+    backup in one step is one read transaction of the WAL file): the journal's own connection and lock stay
+    free for the daemon meanwhile (the roll-over runs off its event loop).  An event appended during the copy
+    is not in it: the copy then does not end at the head the roll-over sealed, and the roll-over is given up."""
+    src = _read_only(path)
+    try:
+        src.backup(dst)
+    finally:
+        src.close()
 
 
 def _begin_next(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
@@ -304,7 +316,7 @@ def retain(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str],
             last_at = db.execute("SELECT at FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         finally:
             db.close()
-        if last_at is None or _dt.datetime.fromisoformat(last_at[0]) >= cutoff:
+        if last_at is None or _dt.datetime.fromisoformat(at_text(last_at[0])) >= cutoff:
             continue
         copy = Path(archive_dir) / seg.path.name
         if not copy.is_file() or _sha256(copy) != _sha256(seg.path):
@@ -337,7 +349,7 @@ class SegmentedJournal(Journal):
                 if first is not None and seg.first == first[0]:
                     self.pending = seg  # the open file still holds these rows: read them there
                     continue
-                self._segments.append((seg, Journal.read_only(seg.path)))
+                self._segments.append((seg, _Sealed.read_only(seg.path)))
         except BaseException:
             self.close()
             raise
@@ -358,14 +370,14 @@ class SegmentedJournal(Journal):
         with self._lock:
             return segment_base(self._db)
 
-    def verify(self, full: bool = True, *, remember: bool = False) -> int:
-        """Each file's chain (``full``: every row rehashed; else from each file's verified point) and each
-        file's link to the one before it."""
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
+        """Each file's chain (``full``: every row rehashed; else from each file's verified point, or from the
+        point ``marks`` remembered for it, P79) and each file's link to the one before it."""
         prev: tuple[int, str] | None = None
         for seg, j in self._segments:
             where = f"segment {seg.path.name}"
             try:
-                n = j.verify(full=full)
+                n = j.verify(full=full, marks=marks)
             except JournalIntegrityError as e:
                 raise JournalIntegrityError(e.seq, f"{where}: {e.reason}", e.what) from None
             with j._lock:
@@ -379,13 +391,13 @@ class SegmentedJournal(Journal):
             if prev is not None and base != prev:
                 raise _link_fault(where, base, prev)
             prev = head
-        n = super().verify(full=full)
+        n = super().verify(full=full, marks=marks)
         with self._lock:
             base = segment_base(self._db)
         if self.pending is not None:
             want = _head_of(self.pending.path)
             rows = self._query("SELECT seq, hash FROM events WHERE seq = ?", (self.pending.last,))
-            if want is None or not rows or (int(rows[0][0]), str(rows[0][1])) != want:
+            if want is None or not rows or (int(rows[0][0]), hash_hex(rows[0][1])) != want:
                 raise JournalIntegrityError(self.pending.first, f"segment {self.pending.path.name}: it is not the "
                                             "open journal's beginning", "edited")
         if prev is not None and base != prev:
@@ -427,6 +439,17 @@ class SegmentedJournal(Journal):
         return out[-last:] if last else []
 
 
+class _Sealed(Journal):
+    """A sealed segment read by a tool: never written again, so what a tool verified of it is remembered by
+    the file's identity as well (P79): a file changed in any way since is rehashed whole."""
+
+    SEALED = True
+
+    def marks_key(self) -> str:
+        st = self.path.stat()
+        return f"{self.path.resolve()}@{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
 class _OpenView(Journal):
     """The open file's own reads, as a plain ``Journal`` (``SegmentedJournal`` overrides them)."""
 
@@ -445,6 +468,55 @@ def _link_fault(where: str, base: tuple[int, str], prev: tuple[int, str]) -> Jou
                                  "(another hash)", "edited")
 
 
+# -- what the reading tools verified (P79) ---------------------------------------------------------
+
+MARKS_SUFFIX = ".verified"
+
+
+def marks_path(journal: str | os.PathLike[str]) -> Path:
+    """Where the reading tools remember the point through which each file of the journal verified."""
+    return Path(f"{os.fspath(journal)}{MARKS_SUFFIX}")
+
+
+def verify_remembered(journal: Journal) -> int:
+    """``recall`` and ``progressive`` (P79): verify each file from the point an earlier call verified it through
+    (remembered in ``<journal>.verified``; a file not there is rehashed whole), then remember the new ends.  A
+    sealed segment is rehashed once; after that only its shape from its last checkpoint and its links to its
+    neighbours are checked.  A remembered point that no longer holds (the file replaced or edited) sends
+    every file to the full check, which refuses a broken journal; ``journal verify --full`` reads no marks."""
+    where = marks_path(journal.path)
+    try:
+        marks = {str(k): str(v) for k, v in json.loads(where.read_text()).items()}
+    except (OSError, ValueError, AttributeError):
+        marks = {}
+    try:
+        n = journal.verify(full=False, marks=marks)
+    except JournalIntegrityError:
+        if not marks:
+            raise
+        marks = {}
+        n = journal.verify(full=True, marks=marks)
+    files = [j for _, j in journal._segments] if isinstance(journal, SegmentedJournal) else []
+    keep = {j.marks_key() for j in (*files, journal)}
+    _write_private(where, json.dumps({k: v for k, v in marks.items() if k in keep}, sort_keys=True))
+    return n
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write ``path`` whole (a temporary file renamed over it), mode 0600; a tool that cannot is not stopped:
+    the next call verifies every row again."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
+        try:
+            os.write(fd, text.encode())
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
 def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None) -> Journal:
     """The journal at ``path`` for a read-only tool: across its segments when it has any (a ``SegmentedJournal``),
     else the single file as before."""
@@ -454,4 +526,4 @@ def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLik
 
 
 __all__ = ["GENESIS", "SUFFIX", "Segment", "SegmentedJournal", "archive", "between_rounds", "complete", "due",
-           "open_for_reading", "retain", "roll_over", "sealed", "segments_dir"]
+           "marks_path", "open_for_reading", "retain", "roll_over", "sealed", "segments_dir", "verify_remembered"]

@@ -106,10 +106,11 @@ def _config_with_journal(args: argparse.Namespace, stderr: TextIO) -> TableConfi
 
 
 def _open_journal(args: argparse.Namespace, cfg: Any, stderr: TextIO, *, full: bool,
-                  segments: bool = True) -> Journal | None:
+                  segments: bool = True, remembered: bool = False) -> Journal | None:
     """The table's journal, read-only (nothing is written into it, not even a schema), once its chain
-    verifies and it is this table's and game's (P90); None after one line on stderr."""
-    from controller.journal_segments import open_for_reading
+    verifies and it is this table's and game's (P90); None after one line on stderr.  ``remembered``:
+    each file from the point an earlier call verified it through (P79), every row the first time."""
+    from controller.journal_segments import open_for_reading, verify_remembered
 
     try:  # across its sealed segments when it has any (P61), those archived too; else the open file
         journal = open_for_reading(cfg.journal, cfg.journal_options.archive_dir) if segments else \
@@ -118,7 +119,10 @@ def _open_journal(args: argparse.Namespace, cfg: Any, stderr: TextIO, *, full: b
         _refuse(args, e, stderr)
         return None
     try:
-        journal.verify(full=full)
+        if remembered:
+            verify_remembered(journal)
+        else:
+            journal.verify(full=full)
         journal.check_owner(cfg.id, cfg.game)
     except JournalError as e:
         journal.close()
@@ -246,7 +250,7 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    journal = _open_journal(args, cfg, stderr, full=True)  # an audit: every row rehashed
+    journal = _open_journal(args, cfg, stderr, full=True, remembered=True)  # each row rehashed once (P79)
     if journal is None:
         return EXIT_REFUSED
     if args.link:  # the linked meters, the table's journal reconciled with the link's database
@@ -302,7 +306,7 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     cfg = _config_with_journal(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    journal = _open_journal(args, cfg, stderr, full=True)  # the record of a dispute: every row rehashed
+    journal = _open_journal(args, cfg, stderr, full=True, remembered=True)  # each row rehashed once (P79)
     if journal is None:
         return EXIT_REFUSED
     with journal:

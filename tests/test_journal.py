@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import format1
 from controller.journal import (
     CLOSING_KINDS,
     GENESIS,
@@ -23,6 +24,7 @@ from controller.journal import (
     JournalError,
     JournalIntegrityError,
 )
+from controller.journal_rows import _row_hash, at_text, hash_hex, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +38,12 @@ def path(tmp_path: Path) -> Path:
 def journal(path: Path):
     with Journal(path) as j:
         yield j
+
+
+def stored_text(path: Path, data: str | bytes) -> str:
+    """A row's data as stored, read back with the file's own dictionary (format 2 compresses it, P76)."""
+    found = raw(path).execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
+    return unpack(data, found[0].encode() if found else None)
 
 
 def raw(path: Path) -> sqlite3.Connection:
@@ -67,7 +75,7 @@ def test_decimals_are_written_exactly_as_strings(journal: Journal, path: Path) -
         "r1", "settled", {"net": Decimal("12.50"), "meter": Decimal("1E+3"), "n": 3, "nested": [{"x": Decimal("0.10")}]}
     )
     (data,) = raw(path).execute("SELECT data FROM events").fetchone()
-    assert json.loads(data) == {"meter": "1000", "n": 3, "nested": [{"x": "0.10"}], "net": "12.50"}
+    assert json.loads(stored_text(path, data)) == {"meter": "1000", "n": 3, "nested": [{"x": "0.10"}], "net": "12.50"}
     assert journal.events("r1")[0].data["net"] == "12.50"
 
 
@@ -220,12 +228,26 @@ def test_verify_accepts_an_untouched_journal(journal: Journal) -> None:
     assert journal.head()[0] == 10
 
 
-def test_each_row_chains_to_the_previous_one(journal: Journal, path: Path) -> None:
-    _fill(journal, 3)
-    rows = raw(path).execute("SELECT prev_hash, hash FROM events ORDER BY seq").fetchall()
-    assert rows[0][0] == GENESIS
-    assert rows[1][0] == rows[0][1] and rows[2][0] == rows[1][1]
-    assert len({h for _, h in rows}) == 3
+@pytest.mark.parametrize("row_format", [1, 2])
+def test_each_row_chains_to_the_previous_one(path: Path, row_format: int) -> None:
+    """P76: format 1 stores each row's link (``prev_hash``); format 2 stores the 32-byte digest only, the link
+    being the row before's; both hash the same text the same way."""
+    if row_format == 1:
+        format1.empty(path)
+    with Journal(path) as journal:
+        _fill(journal, 3)
+    if row_format == 1:
+        rows = raw(path).execute("SELECT prev_hash, hash FROM events ORDER BY seq").fetchall()
+        assert rows[0][0] == GENESIS
+        assert rows[1][0] == rows[0][1] and rows[2][0] == rows[1][1]
+    else:
+        rows = raw(path).execute("SELECT seq, at, round_id, kind, who, data, hash FROM events ORDER BY seq").fetchall()
+        prev = GENESIS
+        for seq, at, round_id, kind, who, data, digest in rows:
+            assert isinstance(at, int) and isinstance(digest, bytes) and len(digest) == 32
+            assert digest.hex() == _row_hash(prev, seq, at_text(at), round_id, kind, who, stored_text(path, data))
+            prev = digest.hex()
+    assert len({h for *_, h in rows}) == 3
 
 
 @pytest.mark.parametrize("sql, seq", [
@@ -246,22 +268,23 @@ def test_verify_finds_tampering(journal: Journal, path: Path, sql: str, seq: int
     assert info.value.seq == seq
 
 
-def test_verify_finds_a_rewritten_row_with_a_recomputed_hash(journal: Journal, path: Path) -> None:
-    from controller.journal import _row_hash
-
-    _fill(journal)
-    db = raw(path)
-    seq, at, round_id, kind, who, _, prev = db.execute(
-        "SELECT seq, at, round_id, kind, who, data, prev_hash FROM events WHERE seq = 5"
-    ).fetchone()
-    forged = '{"amount":"100","i":5}'
-    db.execute(
-        "UPDATE events SET data = ?, hash = ? WHERE seq = 5",
-        (forged, _row_hash(prev, seq, at, round_id, kind, who, forged)),
-    )
-    with pytest.raises(JournalIntegrityError) as info:
-        journal.verify()
-    assert info.value.seq == 6  # the next row no longer links to it
+@pytest.mark.parametrize("row_format", [1, 2])
+def test_verify_finds_a_rewritten_row_with_a_recomputed_hash(path: Path, row_format: int) -> None:
+    if row_format == 1:
+        format1.empty(path)
+    with Journal(path) as journal:
+        _fill(journal)
+        db = raw(path)
+        seq, at, round_id, kind, who = db.execute("SELECT seq, at, round_id, kind, who FROM events WHERE seq = 5"
+                                                  ).fetchone()
+        prev = hash_hex(db.execute("SELECT hash FROM events WHERE seq = 4").fetchone()[0])
+        forged = '{"amount":"100","i":5}'
+        digest = _row_hash(prev, seq, at_text(at), round_id, kind, who, forged)
+        db.execute("UPDATE events SET data = ?, hash = ? WHERE seq = 5",
+                   (forged, digest if row_format == 1 else bytes.fromhex(digest)))
+        with pytest.raises(JournalIntegrityError) as info:
+            journal.verify()
+        assert info.value.seq == 6  # the next row no longer links to it
 
 
 def test_verify_finds_a_truncated_tail(journal: Journal, path: Path) -> None:
@@ -364,5 +387,6 @@ def test_sigkill_leaves_a_consistent_verified_prefix(path: Path, run: int) -> No
             events = list(j.iter_events())
             assert [e.seq for e in events] == list(range(1, total + 1))
             assert all(e.data["i"] == e.seq and e.data["amount"] == str(Decimal(e.seq) / 100) for e in events)
-            assert j.head() == (total, j._db.execute("SELECT hash FROM events WHERE seq = ?", (total,)).fetchone()[0])
+            assert j.head() == (total, hash_hex(j._db.execute("SELECT hash FROM events WHERE seq = ?", (total,))
+                                                .fetchone()[0]))
             committed = total

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import format1
 from controller import events as ev
 from controller.journal import Journal
 from controller.replay import replay
@@ -26,8 +27,7 @@ ROWS = [json.loads(line) for line in (Path(__file__).parent / "journal_rows_v1.j
 
 @pytest.fixture
 def old_journal(tmp_path):
-    path = tmp_path / "old.journal"
-    Journal(path).close()  # the schema
+    path = format1.empty(tmp_path / "old.journal")  # the schema of row format 1 (P76)
     db = sqlite3.connect(path)
     db.executemany("INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", ROWS)

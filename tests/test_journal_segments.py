@@ -21,7 +21,8 @@ from controller import journal_segments as segs
 from controller import progressive as prog
 from controller.config import ConfigError, load_config
 from controller.journal import Journal, JournalError, JournalIntegrityError, KilledForTest
-from controller.journal_rows import GENESIS
+from controller.journal_rows import GENESIS, at_text, chain_hash
+from controller.journal_verify import segment_base
 from controller.table import TableLife
 from test_journal_checkpoints import UTH, play
 
@@ -63,8 +64,11 @@ def test_a_roll_over_continues_the_chain_in_a_new_file_that_begins_with_a_checkp
         first = next(j.iter_events())
         assert (first.seq, first.kind) == (head[0] + 1, ev.Checkpoint.kind)
         assert first.typed.why == segs.SEGMENT_WHY and first.typed.meters == {"major": Decimal("1000.04")}
-        row = j._query("SELECT prev_hash FROM events WHERE seq = ?", (first.seq,))[0]
-        assert row[0] == head[1]
+        assert segment_base(j._db) == head  # its first row links to the sealed head (format 2 stores no link, P76)
+        stored = j._query("SELECT at, hash FROM events WHERE seq = ?", (first.seq,))[0]
+        assert stored[1] == bytes.fromhex(chain_hash(head[1], first.seq, at_text(stored[0]), None, first.kind, None,
+                                                     j._query("SELECT data FROM events WHERE seq = ?",
+                                                              (first.seq,))[0][0]))
         play(j, "r2")
         assert j.meter_values() == {"major": Decimal("1000.08")}
         assert j.verify(full=True) == j.head()[0] and j.verify(full=False) == j.head()[0]
@@ -127,7 +131,7 @@ def test_the_full_check_names_a_segment_missing_edited_swapped_or_cut(tmp_path, 
     else:  # the last round of the second segment cut off, its head rewritten to match
         with sqlite3.connect(second.path) as db:
             db.execute("DELETE FROM events WHERE seq = ?", (second.last,))
-            db.execute("UPDATE head SET seq = seq - 1, hash = (SELECT hash FROM events WHERE seq = ?)",
+            db.execute("UPDATE head SET seq = seq - 1, hash = (SELECT lower(hex(hash)) FROM events WHERE seq = ?)",
                        (second.last - 1,))
         expected = ("deleted", second.path.name)
     with segs.open_for_reading(path) as j, pytest.raises(JournalIntegrityError) as caught:
@@ -290,28 +294,92 @@ def test_the_floor_pages_recall_a_round_of_a_sealed_segment(tmp_path):
     assert report["meters"]["major"]["contributions"] == Decimal("0.04") * len(rids)  # every segment's rounds
 
 
-def test_a_copy_that_cannot_be_written_leaves_the_open_file_as_it_was(tmp_path):
+def test_a_copy_that_cannot_be_written_leaves_the_open_file_as_it_was(tmp_path, monkeypatch):
     """The segment's disk full: the roll-over is refused (the daemon logs it and tries after the next round)."""
     path = tmp_path / "t.journal"
     with daemons(path) as j:
         play(j, "r1")
         head = j.head()
 
-        class DiskFull:  # the journal's connection, whose backup (the copy) fails as on a full disk
-            def __init__(self, db):
-                self.db = db
+        def disk_full(src: Path, dst: sqlite3.Connection) -> None:  # the copy fails as on a full disk
+            raise sqlite3.OperationalError("database or disk is full")
 
-            def backup(self, target, *args, **kwargs):
-                raise sqlite3.OperationalError("database or disk is full")
-
-            def __getattr__(self, name):
-                return getattr(self.db, name)
-
-        db, j._db = j._db, DiskFull(j._db)
-        with pytest.raises(JournalError):
-            segs.roll_over(j)
-        j._db = db
+        with monkeypatch.context() as m:
+            m.setattr(segs, "_snapshot", disk_full)
+            with pytest.raises(JournalError):
+                segs.roll_over(j)
         assert j.head() == head and next(j.iter_events()).seq == 1
         assert not list(segs.segments_dir(path).iterdir())
         play(j, "r2")
         assert j.verify(full=True) == j.head()[0]
+
+
+def test_the_daemon_answers_while_a_segment_is_copied(tmp_path, monkeypatch):
+    """P78: the roll-over's copy runs in a thread, through a connection of its own: while it is under way the
+    event loop runs and the journal's lock is free (the status, the watchdog and the devices go on)."""
+    import asyncio
+    import threading
+
+    from controller.service.session import Session
+
+    options = CFG.journal_options.model_copy(update={"segment_max_mb": Decimal("0.001")})
+    s = Session(CFG.model_copy(update={"journal": tmp_path / "t.journal", "journal_options": options}))
+    play(s.journal, "r1")
+    meters, head = s.meters.values(), s.journal.head()[0]
+    reached, go = threading.Event(), threading.Event()
+    snapshot = segs._snapshot
+
+    def paused(path: Path, dst: sqlite3.Connection) -> None:
+        reached.set()
+        if not go.wait(30):
+            raise AssertionError("the event loop did not go on during the copy")
+        snapshot(path, dst)
+
+    monkeypatch.setattr(segs, "_snapshot", paused)
+
+    async def main() -> None:
+        rolling = asyncio.ensure_future(s.between_rounds())
+        assert await asyncio.to_thread(reached.wait, 30)  # the loop runs this while the copy waits
+        assert not rolling.done()
+        assert s.journal._lock.acquire(timeout=5)  # free: a status read would not wait for the copy
+        s.journal._lock.release()
+        assert s.meters.values() == meters
+        go.set()
+        await rolling
+
+    asyncio.run(main())
+    assert [seg.last for seg in segs.sealed(s.journal.path)] == [head]
+    assert s.journal.verify(full=True) == head + 1  # and the open file begins with its checkpoint
+    s.journal.close()
+
+
+def test_recall_rehashes_a_sealed_segment_once_and_refuses_one_changed_since(tmp_path, monkeypatch):
+    """P79: recall and progressive remember, beside the journal, the point through which each file verified: a
+    sealed segment is rehashed by the first call only, the open file after its remembered point; a segment
+    changed since (its identity is part of what is remembered) is rehashed again and refused."""
+    from controller import journal_verify
+    from test_journal_formats import run
+
+    path = tmp_path / "t.journal"
+    rids = build(path, per_segment=(2, 2))
+    monkeypatch.setenv("TABLE_JOURNAL", str(path))
+    rehashed = []
+    chain_hash = journal_verify.chain_hash
+    monkeypatch.setattr(journal_verify, "chain_hash", lambda *row: rehashed.append(row[1]) or chain_hash(*row))
+    head = Journal.read_only(path).head()[0]
+    code, out, err = run("recall", "--config", str(UTH))  # the last rounds
+    assert code == 0 and rids[-1] in out, err
+    assert sorted(rehashed) == list(range(1, head + 1))  # the first call: every row of every file
+    rehashed.clear()
+    code, _, err = run("progressive", "report", "--config", str(UTH))
+    assert code == 0, err
+    last_sealed = segs.sealed(path)[-1].last
+    assert rehashed and min(rehashed) > last_sealed  # the open file only, from its checkpoint
+    first = segs.sealed(path)[0]
+    with sqlite3.connect(first.path) as db:
+        db.execute("UPDATE events SET data = '{\"amount\":\"500\",\"seat\":1,\"wager\":\"ante\"}' "
+                   "WHERE seq = (SELECT MIN(seq) FROM events WHERE kind = 'wager')")
+    db.close()
+    for argv in (("recall",), ("progressive", "report"), ("journal", "verify", "--full")):
+        code, out, err = run(*argv, "--config", str(UTH))
+        assert (code, out) == (2, "") and first.path.name in err and ": edited" in err

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import format1
 from controller.cli import main as tablectl
 from controller.config import load_config
 from controller.daemon import TableDaemon
@@ -33,10 +34,13 @@ def run(*argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def journal_path(tmp_path, monkeypatch) -> Path:
-    """A journal of table uth-01 as the daemon begins it (labelled, verified), with two rounds."""
+def journal_path(tmp_path, monkeypatch, request) -> Path:
+    """A journal of table uth-01 as the daemon begins it (labelled, verified), with two rounds; in the row
+    format this program writes (2), or in format 1 (P76) when the test asks (``indirect``)."""
     path = tmp_path / "table.journal"
     monkeypatch.setenv("TABLE_JOURNAL", str(path))
+    if getattr(request, "param", 2) == 1:
+        format1.empty(path)
     with Journal(path) as j:
         j.check_at_start("uth-01", "ultimate_texas_holdem")
         for r in ("r-1", "r-2"):
@@ -62,6 +66,7 @@ def tamper(path: Path, sql: str) -> None:
     db.close()
 
 
+@pytest.mark.parametrize("journal_path", [1, 2], indirect=True, ids=["format1", "format2"])
 @pytest.mark.parametrize("what", sorted(TAMPER))
 def test_verify_names_the_first_bad_event(journal_path, what):
     seq, sql = TAMPER[what]
@@ -96,6 +101,7 @@ def test_the_start_check_rehashes_from_the_last_verified_point(journal_path):
     assert (caught.value.seq, caught.value.what) == (7, "edited")
 
 
+@pytest.mark.parametrize("journal_path", [1], indirect=True, ids=["format1"])
 def test_an_edit_before_the_verified_point_needs_the_full_check_a_deletion_does_not(journal_path):
     with Journal(journal_path) as j:
         j.check_at_start("uth-01", "ultimate_texas_holdem")
@@ -109,6 +115,27 @@ def test_an_edit_before_the_verified_point_needs_the_full_check_a_deletion_does_
     with Journal.read_only(journal_path) as j, pytest.raises(JournalIntegrityError) as caught:
         j.verify(full=False)
     assert (caught.value.seq, caught.value.what) == (3, "deleted")
+
+
+def test_format_2_rehashes_at_start_from_the_checkpoint_before_the_verified_point(journal_path):
+    """P77: format 2 stores no link, so the start rehashes what format 1 only links (from the latest checkpoint
+    at or before the verified point): an edit after that checkpoint is found at start, one before it by the
+    full check only."""
+    with Journal(journal_path) as j:
+        j.check_at_start("uth-01", "ultimate_texas_holdem")
+        j.append("r-3", "wager", {"seat": 1, "wager": "ante", "amount": "5"})  # seq 7
+        j.checkpoint("test")  # seq 8, and the verified point moves to it
+        j.append("r-3", "wager", {"seat": 1, "wager": "blind", "amount": "5"})  # seq 9
+    tamper(journal_path, "UPDATE events SET data = '{\"amount\":\"9\",\"seat\":1,\"wager\":\"ante\"}' WHERE seq = 7")
+    with Journal.read_only(journal_path) as j:
+        assert j.verify(full=False) == 9  # before the checkpoint: the start does not read it
+        with pytest.raises(JournalIntegrityError) as caught:
+            j.verify(full=True)
+        assert (caught.value.seq, caught.value.what) == (7, "edited")
+    tamper(journal_path, "UPDATE events SET data = '{\"amount\":\"9\",\"seat\":1,\"wager\":\"blind\"}' WHERE seq = 9")
+    with Journal.read_only(journal_path) as j, pytest.raises(JournalIntegrityError) as caught:
+        j.verify(full=False)
+    assert (caught.value.seq, caught.value.what) == (9, "edited")
 
 
 def test_the_daemon_refuses_a_broken_journal(journal_path):

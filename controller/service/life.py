@@ -80,7 +80,7 @@ class Life:
 
     async def new_round(self) -> None:
         s = self.s
-        s.between_rounds()  # a new journal segment, when one is due (P60)
+        await s.between_rounds()  # a new journal segment, when one is due (P60)
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it

@@ -14,6 +14,7 @@ The parts reach one another through ``parts`` (wired once by ``controller.daemon
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -88,18 +89,19 @@ class Session:
         self._publish: Callable[[], None] = lambda: None
         self._spawn: Callable[[Coroutine[Any, Any, None]], None] = lambda coro: coro.close()
 
-    def between_rounds(self) -> None:
+    async def between_rounds(self) -> None:
         """Roll the journal over to a new segment when one is due, archive, retain (P60, P62): only here,
         between two rounds.  A segment that cannot be sealed or archived leaves the open one as it is (it is
-        whole) and is tried again after the next round; a failed write to the journal is the daemon's fault."""
+        whole) and is tried again after the next round; a failed write to the journal is the daemon's fault.
+        The copies run in a thread (P78): the daemon answers its status, watchdog and devices meanwhile."""
         o = self.cfg.journal_options
         if not o.segment_daily and o.segment_max_mb is None:
             return
         assert self.round is None or self.round.phase is Phase.COMPLETE, "a roll-over inside a round"
         max_bytes = int(o.segment_max_mb * 1_000_000) if o.segment_max_mb is not None else None
         try:
-            seg = journal_segments.between_rounds(self.journal, by_day=o.segment_daily, max_bytes=max_bytes,
-                                                  archive_dir=o.archive_dir, retain_days=o.retain_days)
+            seg = await asyncio.to_thread(journal_segments.between_rounds, self.journal, by_day=o.segment_daily,
+                                          max_bytes=max_bytes, archive_dir=o.archive_dir, retain_days=o.retain_days)
         except (JournalError, OSError) as e:
             self.log.error("journal segment not sealed", error=str(e))
             return

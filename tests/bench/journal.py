@@ -171,11 +171,13 @@ def presses(s: Any, n: int, tag: str) -> list[float]:
 
 
 def bytes_by_kind(path: Path, last_rounds: int = 1000) -> tuple[float, dict[str, float]]:
-    """The file's bytes per round, and the stored bytes of each kind per round over the last rounds."""
+    """The file's bytes per round, and the stored bytes of each kind per round over the last rounds: the
+    columns as stored (an integer time as its 8 bytes; format 1's link as well, P76)."""
     with Journal.read_only(path) as j:
-        rows = j._query("SELECT kind, length(at) + length(kind) + COALESCE(length(round_id), 0) + length(data) "
-                        "+ COALESCE(length(who), 0) + 128 FROM events ORDER BY seq DESC LIMIT ?",
-                        (last_rounds * len(TEMPLATE),))
+        link = " + length(prev_hash)" if j._read_format() == 1 else ""
+        rows = j._query("SELECT kind, (CASE typeof(at) WHEN 'integer' THEN 8 ELSE length(at) END) + length(kind) "
+                        "+ COALESCE(length(round_id), 0) + length(data) + COALESCE(length(who), 0) + length(hash)"
+                        f"{link} FROM events ORDER BY seq DESC LIMIT ?", (last_rounds * len(TEMPLATE),))
     by: Counter[str] = Counter()
     for kind, n in rows:
         by[kind] += n
