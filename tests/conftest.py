@@ -16,10 +16,12 @@ if str(ROOT) not in sys.path:
 from web_harness import browser  # noqa: E402,F401
 
 # --- the longest tests first (issue 12) -----------------------------------------------------------------
-# With the workers of `make test` (pytest -n, --maxschedchunk=2: a worker takes two tests at a time), the
+# `make test` (pytest -n 4 --maxschedchunk=2) hands each worker two tests at a time, in this order: the
 # tests that run longest start first, so that the run does not end with one worker alone on a long test
-# while the others wait.  Longest first by what they took (CPU_REPORT below, and their wall time when
-# they wait on daemons); node-id prefixes, in that order; every other test keeps its place after them.
+# while the others wait.  Longest first by what they took (CPU_REPORT below, and their wall time when they
+# wait on daemons); node-id prefixes, in that order; every other test keeps its place after them.  (A
+# module-scoped fixture may then be made once on each of several workers: a simulator, 100,000 hands;
+# --dist loadgroup would keep such a module on one worker, but does not group under pytest 9.)
 LONGEST_FIRST = (
     "tests/test_dist.py::",
     "tests/test_kill_points.py::test_kill_point_sweep[",
