@@ -51,22 +51,26 @@ setup: $(STAMP) chromium postgresql
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
 KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 
-# four workers on two cores: most daemon tests wait on sockets and devices, not on the CPU
+# four workers on two cores: most daemon tests wait on sockets and devices, not on the CPU; a worker takes
+# two tests at a time (--maxschedchunk=2), the longest first (tests/conftest.py), so that none is left
+# alone on a long one at the end.  CPU_REPORT=file records each test's CPU (python tests/cpu_report.py file).
 test: $(STAMP) chromium postgresql lint
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 -q
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=2 -q
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy games controller drivers simulators web
 
-# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), then the
+# The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), the long forms
+# of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at
+# 400,000 rounds), then the
 # kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
-	$(PY) -m pytest -n 2 -q tests/soak_segments.py
+	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -7,8 +7,11 @@ import sys
 import time
 from typing import Any, NoReturn, TextIO
 
-from games.analysis import SIMULATED, AnalysisError, analyze
 from games.contract import dumps
+
+# games.analysis (and numpy, which its simulation uses) is imported when a par sheet is asked for, not
+# with the command line: every other tablectl command, the daemon's `run` among them, would pay about
+# 0.2 s of CPU at each start to load it.
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
@@ -51,6 +54,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = None) -> int | None:
+    from games.analysis import AnalysisError
+
     if text is None:
         return None
     try:
@@ -210,6 +215,8 @@ def _render_simulation(result: dict[str, Any]) -> str:
 
 
 def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from games.analysis import SIMULATED, AnalysisError, analyze
+
     simulated = args.game in SIMULATED and args.wager in SIMULATED[args.game]
     bar = None if args.json else _Bar(stderr, "rounds" if simulated else "outcomes")
     try:

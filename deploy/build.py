@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -86,8 +87,11 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
             except subprocess.CalledProcessError:
                 pip("wheel", "--quiet", "--find-links", str(wheelhouse), "--wheel-dir", str(deps), str(own), "pip")
             for w in deps.glob("*.whl"):
-                if not w.name.startswith("table_controller-"):
-                    shutil.copy2(w, cache / w.name)
+                if not w.name.startswith("table_controller-") and not (cache / w.name).exists():
+                    # whole or not at all: another build may be reading the cache now (the tests build two at once)
+                    part = cache / f".{w.name}.{os.getpid()}.part"
+                    shutil.copy2(w, part)
+                    os.replace(part, cache / w.name)
         for w in deps.glob("*.whl"):
             if not (wheelhouse / w.name).exists():
                 shutil.copy2(w, wheelhouse / w.name)

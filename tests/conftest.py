@@ -1,5 +1,11 @@
+import json
+import os
+import resource
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 # The suite runs against the source tree (also before `pip install -e .`).
 ROOT = Path(__file__).resolve().parent.parent
@@ -8,3 +14,87 @@ if str(ROOT) not in sys.path:
 
 # The browser tests' Chromium (tests/web_harness.py), one fixture for every module.
 from web_harness import browser  # noqa: E402,F401
+
+# --- the longest tests first (issue 12) -----------------------------------------------------------------
+# `make test` (pytest -n 4 --maxschedchunk=2) hands each worker two tests at a time, in this order: the
+# tests that run longest start first, so that the run does not end with one worker alone on a long test
+# while the others wait.  Longest first by what they took (CPU_REPORT below, and their wall time when they
+# wait on daemons); node-id prefixes, in that order; every other test keeps its place after them.  (A
+# module-scoped fixture may then be made once on each of several workers: a simulator, 100,000 hands;
+# --dist loadgroup would keep such a module on one worker, but does not group under pytest 9.)
+LONGEST_FIRST = (
+    "tests/test_dist.py::",
+    "tests/test_kill_points.py::test_kill_point_sweep[",
+    "tests/test_analysis_sim.py::test_published_",
+    "tests/test_kill_sweep.py::test_kill_point_sweep_in_process[",
+    "tests/test_daemon_crash.py::test_sigkill_at_random_points",
+    "tests/test_daemon_segments.py::test_a_daemon_killed_during_a_roll_over",
+    "tests/test_web_floor.py::test_progressive_win_held",
+    "tests/test_web_dealer.py::",
+    "tests/test_config_matrix.py::test_every_refusal_cites",
+    "tests/test_daemon_e2e.py::",
+    "tests/test_web_secrets.py::",
+    "tests/test_analysis_sim.py::test_same_seed_same_json_whatever",
+    "tests/test_progressive_system.py::test_sigkill",
+    "tests/test_kill_points.py::",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item) -> int:
+        return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)),
+                    len(LONGEST_FIRST))
+
+    items.sort(key=rank)  # stable: the order within a rank, and of all the rest, is pytest's
+
+
+# --- where the suite's CPU goes (issue 12: make test on two shared cores) ----------------------------
+# CPU_REPORT=path: every test appends one JSON line {nodeid, wall, cpu, children} to path: wall seconds,
+# this process's CPU seconds and its child processes' (daemons, builds, pip, Chromium), each for
+# setup + call + teardown. CPU does not grow when the machine is loaded, so it ranks the tests
+# fairly on a shared machine; `python tests/cpu_report.py path` prints the ranking.
+_CPU_REPORT = os.environ.get("CPU_REPORT")
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's children: those waited for (getrusage) plus those still running
+    (a session's Chromium, a module's daemon), read from /proc with their own waited-for children."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = kids.ru_utime + kids.ru_stime
+    tick = os.sysconf("SC_CLK_TCK")
+    parent: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(entry)] = int(fields[1])
+        times[int(entry)] = sum(int(x) for x in fields[11:15]) / tick  # utime stime cutime cstime
+    me = os.getpid()
+    for pid in times:
+        p = parent.get(pid)
+        while p and p != me:
+            p = parent.get(p)
+        if p == me:
+            total += times[pid]
+    return total
+
+
+if _CPU_REPORT:
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(item, nextitem):
+        wall0, cpu0, kids0 = time.perf_counter(), time.process_time(), _children_cpu()
+        yield
+        row = {
+            "nodeid": item.nodeid,
+            "wall": round(time.perf_counter() - wall0, 3),
+            "cpu": round(time.process_time() - cpu0, 3),
+            "children": round(_children_cpu() - kids0, 3),
+        }
+        with open(_CPU_REPORT, "a") as f:
+            f.write(json.dumps(row) + "\n")

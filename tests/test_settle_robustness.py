@@ -8,6 +8,7 @@ error never echoes a huge value whole; a reader that goes away is no crash.
 from __future__ import annotations
 
 import copy
+import functools
 import io
 import json
 import subprocess
@@ -15,9 +16,11 @@ import sys
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import controller.cli
 from controller.cli import MAX_ERROR, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,6 +66,16 @@ def mutated(draw):
         if not obj:
             break
     return obj
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_parser():
+    """`main` builds the whole command line's parser at every call (about 0.1 s of CPU: every
+    sub-command's help, the version); built once here, so that the 600 examples below cost what
+    settling them costs.  `main`'s own code, the parse and the settlement run as at every call."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(controller.cli, "build_parser", functools.cache(controller.cli.build_parser))
+        yield
 
 
 def run(text: str) -> tuple[int, str, str]:

@@ -97,6 +97,14 @@ def launch(playwright):
 def browser() -> Iterator[Any]:
     """Chromium with a fresh user-data dir, for one test: Playwright's sync API keeps an event loop running
     in its thread while it is open, and a later test's asyncio.run() in the same process would refuse."""
+    with chromium() as context:
+        yield context
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Chromium with a fresh user-data dir, open until the block ends (about 2 s of CPU to start: a module
+    none of whose tests runs an event loop in the test's thread may share one, see test_web_dealer)."""
     if not Path(CHROMIUM).exists():
         raise AssertionError(
             f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "
