@@ -8,9 +8,6 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, TextIO
 
-from controller.link.migrate import migrate, version
-from controller.link.store import LinkError
-
 if TYPE_CHECKING:
     from controller.journal import Journal
 
@@ -27,6 +24,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_link(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    # psycopg is loaded by the link's commands only: every other tablectl command (and the daemon of a
+    # table of its own) starts without it
+    from controller.link.migrate import migrate, version
+    from controller.link.store import LinkError
+
     try:
         applied = migrate(args.link)
         now = version(args.link)
@@ -42,6 +44,7 @@ def report_command(cfg_link: str | None, link_id: str | None, journals: dict[str
                    stdout: TextIO, stderr: TextIO) -> int:
     """``tablectl progressive report --link``: the table's configured link, its journal reconciled."""
     from controller.link.report import link_report, write_text
+    from controller.link.store import LinkError
 
     if cfg_link is None or link_id is None:
         print("tablectl progressive: --link: this table has no [progressive] link and link_id", file=stderr)

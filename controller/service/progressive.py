@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from controller import progressive as prog
-from controller.link.meters import LinkedMeters
-from controller.link.store import LinkError
 from controller.service.lockout import NOT_ANSWERING
 from controller.service.refused import Refused
 from controller.service.session import Session
@@ -32,6 +31,9 @@ from controller.service.told import Told, told
 from drivers.health import DeviceError, Health
 from games.paytable import MeterPercent
 from games.paytables import paytable
+
+if TYPE_CHECKING:
+    from controller.link.meters import LinkedMeters
 
 
 class ProgressiveSystem:
@@ -42,7 +44,11 @@ class ProgressiveSystem:
         self.sign_trouble: str | None = None  # the last meter sign update failed
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
-        self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
+        self.link: LinkedMeters | None = None
+        if prog.linked(s.cfg.progressive) is not None:  # psycopg is loaded on a linked table only
+            from controller.link.meters import LinkedMeters
+
+            self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
         if self.link is not None:
             self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
         self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
@@ -253,6 +259,8 @@ class ProgressiveSystem:
             if not isinstance(pays, MeterPercent) or h.meter is None:
                 claimed.append(h)
                 continue
+            from controller.link.store import LinkError
+
             try:
                 taken = await self.link.claim(r.round_id, h.index, h.seat, h.line, h.meter, pays.percent)
             except LinkError:
