@@ -16,13 +16,14 @@ from typing import Any
 
 from controller import events
 from controller.journal_rows import (
-    FORMAT_V1,
     GENESIS,
     INDEXED_KINDS,
     KIND_INDEXED,
     Event,
     RoundSummary,
     at_text,
+    row_format,
+    stored_dictionary,
     unpack,
 )
 from controller.journal_state import CHECKPOINT, CLOSING_KINDS, READS_DATA, JournalState
@@ -44,8 +45,7 @@ class JournalReads:
         """The file's dictionary for compressed data (P76), the lock held; None in a file of format 1 (read
         again until found: a roll-over begins the open file in format 2)."""
         if self._zdict is None:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
-            self._zdict = str(row[0]).encode("utf-8") if row is not None else None
+            self._zdict = stored_dictionary(self._db)
         return self._zdict
 
     def _dictionary(self) -> bytes | None:
@@ -61,8 +61,7 @@ class JournalReads:
     def _read_format(self) -> int:
         """The file's row format (``meta.schema_version``, P76); a journal without it is of format 1.  Read when
         needed, not kept: a roll-over begins the open file again in the format this program writes."""
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        return int(row[0]) if row is not None and str(row[0]).isdigit() else FORMAT_V1
+        return row_format(self._db)
 
     # -- the derived state (controller.journal_state) ----------------------------------------------
 

@@ -12,6 +12,7 @@ import datetime as _dt
 import functools
 import hashlib
 import json
+import sqlite3
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -204,6 +205,21 @@ def hash_hex(stored: Any) -> Any:
     return stored.hex() if isinstance(stored, bytes) else stored
 
 
+# -- what the file says of its rows (``meta``, P76) -----------------------------------------------
+
+
+def row_format(db: sqlite3.Connection) -> int:
+    """The file's row format (``meta.schema_version``); a journal without it is of format 1."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row is not None and str(row[0]).isdigit() else FORMAT_V1
+
+
+def stored_dictionary(db: sqlite3.Connection) -> bytes | None:
+    """The file's dictionary for compressed data (``meta.dictionary``); None in a file of format 1."""
+    row = db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
+    return str(row[0]).encode("utf-8") if row is not None else None
+
+
 # -- format 2's compressed data (P76) --------------------------------------------------------------
 
 
@@ -238,9 +254,10 @@ def pack(text: str, zdict: bytes | None) -> str | bytes:
     """``data`` as format 2 stores it: compressed when that is shorter (``zdict``: the file's dictionary)."""
     if zdict is None:
         return text
+    raw = text.encode("utf-8")
     z = _compressor(zdict).copy()  # a copy of one with the dictionary set: cheaper than setting it again
-    packed = z.compress(text.encode("utf-8")) + z.flush()
-    return packed if len(packed) < len(text.encode("utf-8")) else text
+    packed = z.compress(raw) + z.flush()
+    return packed if len(packed) < len(raw) else text
 
 
 def unpack(stored: Any, zdict: bytes | None) -> Any:

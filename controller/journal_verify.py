@@ -19,6 +19,8 @@ from controller.journal_rows import (
     at_text,
     chain_hash,
     hash_hex,
+    row_format,
+    stored_dictionary,
     unpack,
 )
 
@@ -26,11 +28,6 @@ CHAINED_ROWS = "SELECT seq, at, round_id, kind, who, data, prev_hash, hash FROM 
 _CHAINED_ROWS = CHAINED_ROWS
 _ROWS_V2 = "SELECT seq, at, round_id, kind, who, data, hash FROM events"  # format 2: the link is the row before
 REORDER_WINDOW = 10_000  # format 2: how far from a failing row its own place is looked for (P77)
-
-
-def _format(db: sqlite3.Connection) -> int:
-    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row is not None and str(row[0]).isdigit() else FORMAT_V1
 
 
 def verify_snapshot(db: sqlite3.Connection, full: bool, mark: str | None = None, *,
@@ -45,7 +42,7 @@ def verify_snapshot(db: sqlite3.Connection, full: bool, mark: str | None = None,
     tool remembered (P79) instead of the one in the file; ``rehash=False`` (a sealed file unchanged since it
     verified through ``mark``): no row rehashed, the shape and the head checked."""
     try:
-        v1 = _format(db) == FORMAT_V1
+        v1 = row_format(db) == FORMAT_V1
         head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
         found = (mark,) if mark is not None else db.execute("SELECT value FROM meta WHERE key = 'verified'").fetchone()
         mark_seq, _, mark_hash = str(found[0]).partition(":") if found else ("0", "", "")
@@ -93,16 +90,14 @@ def verify_snapshot(db: sqlite3.Connection, full: bool, mark: str | None = None,
             after = int(mark_seq) if v1 else start
     stop = first_bad.seq if first_bad is not None and first_bad.seq is not None else None
     end = stop if stop is not None else (last or 0) + 1
-    if not rehash:
-        pass
-    elif v1:
+    if rehash and v1:
         rows = db.execute(f"{_CHAINED_ROWS} WHERE seq > ? AND seq < ? ORDER BY seq", (after, end))
         for seq, at, round_id, kind, who, data, prev_hash, digest in rows:
             fault = _content_fault(seq, at, round_id, kind, who, data, prev_hash, digest)
             if fault is not None:
                 first_bad = fault  # rows come in order, below any link fault
                 break
-    else:
+    elif rehash:
         fault = _rehash_v2(db, after, end, before_hash if after == start else None, base_seq, base_hash)
         if fault is not None:
             first_bad = fault
@@ -128,8 +123,7 @@ def _rehash_v2(db: sqlite3.Connection, after: int, end: int, prev: str | None, b
     if prev is None:
         row = db.execute("SELECT hash FROM events WHERE seq = ?", (after,)).fetchone() if after > base_seq else None
         prev = hash_hex(row[0]) if row is not None else base_hash
-    found = db.execute("SELECT value FROM meta WHERE key = 'dictionary'").fetchone()
-    zdict = str(found[0]).encode("utf-8") if found is not None else None
+    zdict = stored_dictionary(db)
     last_at: tuple[Any, str] = (None, "")  # the rows of one transaction share their time: converted once
     for seq, at, round_id, kind, who, data, digest in db.execute(f"{_ROWS_V2} WHERE seq > ? AND seq < ? ORDER BY seq",
                                                                  (after, end)):
