@@ -222,7 +222,7 @@ class ProgressiveSystem:
         if who is None:
             seats = ", ".join(str(h) for h in sorted({h.seat for h in self.validation}))
             raise Refused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
-                            f"key ({clause})")
+                          f"key ({clause})")
         prog.record_validation(s.journal, r.round_id, self.validation, who)
         if self.link is not None:
             for h in self.validation:

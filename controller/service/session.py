@@ -157,7 +157,7 @@ class Session:
                                                      round=r.round_id if r else None))
             self.log.warning("supervisor key refused", action=action, supervisor_id=key.supervisor_id)
             raise Refused(f"the supervisor's key of ID {key.supervisor_id} is not a known supervisor's "
-                               f"(P93): {action.replace('_', ' ')} not done")
+                          f"(P93): {action.replace('_', ' ')} not done")
         return f"supervisor {key.supervisor_id}"
 
     # ------------------------------------------------------------------ the status
