@@ -166,7 +166,7 @@ class Dealer:
     def draw_requested(self, s: Status) -> None:
         """Draw from the shoe exactly the cards the daemon asks for, once per request: a status republished
         while the cards are on their way (a heartbeat) repeats the request and is not drawn again."""
-        request = s.get("card_request") or s.get("updated")
+        request = s.get("card_request")
         if s.get("expecting_cards") and self.shoe is not None and request != self._drawn_for:
             self._drawn_for = request
             self.shoe("draw", n=s["expecting_cards"])

@@ -154,11 +154,16 @@ class Cluster:
     def restart(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "restart")
 
+    def _stop_args(self) -> list[str]:
+        return ["pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop"]
+
     def stop(self) -> None:
-        self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        self._run(*self._stop_args())
 
     def stop_command(self) -> list[str]:
-        return self._as_owner([str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"])
+        """The stop as a command line (for the watchdog and ``reap``, which run it without this process)."""
+        program, *args = self._stop_args()
+        return self._as_owner([str(self.bin / program), *args])
 
     def watch(self) -> None:
         """Start the watchdog that stops and removes this cluster when this process ends."""
