@@ -149,8 +149,8 @@ class _Version(argparse._VersionAction):
 
 
 def _command(argv: Sequence[str] | None) -> str | None:
-    """The subcommand ``argv`` names when it begins with one ``SUBCOMMANDS`` has; else None (every
-    subcommand is then registered: ``--help``, ``--version``, a misspelt command that argparse refuses)."""
+    """The subcommand ``argv`` begins with (``settle`` or one of ``SUBCOMMANDS``); else None, and every
+    subcommand is registered (``--help``, ``--version``, a misspelt command that argparse refuses)."""
     args = sys.argv[1:] if argv is None else argv
     known = {name for _, names in SUBCOMMANDS for name in names} | {"settle"}
     return args[0] if args and args[0] in known else None
