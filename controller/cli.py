@@ -15,21 +15,30 @@ Subcommands:
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import sys
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, TextIO
 
-from controller import analyzecli, checkcli, devicecli, supervisorcli, tablecli
-from controller.link import cli as linkcli
-from controller.version import describe
-from games.contract import dumps, settle, settlement_json
-from games.round import RoundError
-from web import cli as webcli
-
 EXIT_OK = 0
 EXIT_REFUSED = 2
+
+#: the modules that add the other subcommands (each by its ``register``), in the order ``--help`` lists them,
+#: with the subcommands each adds.  Only the module of the subcommand given is imported: ``tablectl run``
+#: (every daemon) does not load the par sheets, the devices by hand or the web service, nor ``settle`` the
+#: configuration's models (issue 12).  tests/test_tablectl_pc.py checks each module adds exactly these.
+SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("controller.devicecli", ("sim", "inject", "watch")),  # the devices by hand
+    ("web.cli", ("web",)),  # the dealer's screen and the floor's pages (web/)
+    ("controller.tablecli", ("run", "status", "recall", "progressive", "journal")),  # the daemon and its journal
+    ("controller.analyzecli", ("analyze",)),  # par sheets
+    ("controller.checkcli", ("check-config",)),  # a configuration (and its devices) before the daemon starts
+    ("controller.supervisorcli", ("supervisor",)),  # an entry of the supervisors' allow-list
+    ("controller.link.cli", ("link",)),  # the linked progressive's database (controller/link)
+)
 
 
 class InputError(ValueError):
@@ -69,6 +78,8 @@ def _is_json_lines(text: str) -> bool:
 
 
 def _settle_one(obj: Any) -> dict[str, Any]:
+    from games.contract import settle, settlement_json
+
     if not isinstance(obj, dict):
         raise InputError(f"input: a round is a JSON object, not {type(obj).__name__}")
     return settlement_json(settle(obj))
@@ -91,6 +102,9 @@ def _quiet(stream: TextIO) -> None:
 
 
 def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    from games.contract import dumps
+    from games.round import RoundError
+
     try:
         if args.file and args.file != "-":
             with open(args.file, encoding="utf-8") as f:
@@ -123,9 +137,30 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _Version(argparse._VersionAction):
+    """``--version``, its line made when it is asked for: not by every command (it runs git in a source tree)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from controller.version import describe
+
+        self.version = describe()
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _command(argv: Sequence[str] | None) -> str | None:
+    """The subcommand ``argv`` begins with (``settle`` or one of ``SUBCOMMANDS``); else None, and every
+    subcommand is registered (``--help``, ``--version``, a misspelt command that argparse refuses)."""
+    args = sys.argv[1:] if argv is None else argv
+    known = {name for _, names in SUBCOMMANDS for name in names} | {"settle"}
+    return args[0] if args and args[0] in known else None
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; with ``command``, of that one only (the others' modules are not
+    imported, their handlers would not run)."""
     parser = argparse.ArgumentParser(prog="tablectl", description="Casino card table controller")
-    parser.add_argument("--version", action="version", version=describe(),
+    parser.add_argument("--version", action=_Version,
                         help="the version and the git commit this copy was built from, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     p = sub.add_parser(
@@ -136,19 +171,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", nargs="?", metavar="FILE", help="the round(s); standard input when omitted or '-'")
     p.set_defaults(handler=cmd_settle)
-    devicecli.register(sub)  # sim, inject, watch: the devices by hand
-    webcli.register(sub)  # web: the dealer's screen and the floor's pages (web/)
-    tablecli.register(sub)  # run, status, recall: the daemon and its journal
-    analyzecli.register(sub)  # analyze: par sheets
-    checkcli.register(sub)  # check-config: a configuration (and its devices) before the daemon starts
-    supervisorcli.register(sub)  # supervisor hash: an entry of the supervisors' allow-list
-    linkcli.register(sub)  # link migrate: the linked progressive's database (controller/link)
+    for module, names in SUBCOMMANDS:
+        if command is None or command in names:
+            importlib.import_module(module).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None,
          stderr: TextIO | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(_command(argv)).parse_args(argv)
     out = stdout or sys.stdout
     try:
         return int(args.handler(args, stdin or sys.stdin, out, stderr or sys.stderr))

@@ -7,6 +7,8 @@ import io
 import os
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ import structlog
 
 from controller import logs
 from controller.analyzecli import _Bar
-from controller.cli import build_parser, main
+from controller.cli import SUBCOMMANDS, build_parser, main
 from controller.demo import start_simulator, stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +128,33 @@ def test_every_option_of_every_subcommand_has_help():
 
     walk(build_parser(), "tablectl")
     assert missing == []
+
+
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    return next(list(a.choices) for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+
+def test_each_module_adds_the_subcommands_cli_says():
+    """The parser of one subcommand has its module's commands only; the whole parser every one, in order."""
+    for module, names in SUBCOMMANDS:
+        for name in names:
+            assert _commands(build_parser(name)) == ["settle", *names], module
+    assert _commands(build_parser("settle")) == ["settle"]
+    assert _commands(build_parser()) == ["settle", *(name for _, names in SUBCOMMANDS for name in names)]
+
+
+def test_a_command_loads_its_own_module_only():
+    """`tablectl settle` starts without the configuration's models, `run` (every daemon) without the other
+    commands' modules, and no command asks git for the version unless --version is given (issue 12)."""
+    probe = ("import sys\nfrom controller.cli import build_parser\nfor command in ('settle', 'run'):\n"
+             "    build_parser(command)\n"
+             "    print(' '.join(m for m in sys.modules if m.startswith(('controller', 'web', 'pydantic'))))")
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    settle, run = (set(line.split()) for line in out.splitlines())
+    assert not {m for m in settle if m.startswith(("pydantic", "controller.config"))}
+    assert not settle & ({m for m, _ in SUBCOMMANDS} | {"controller.version"})
+    others = {m for m, names in SUBCOMMANDS if "run" not in names} | {"controller.version"}
+    assert "controller.tablecli" in run and not run & others
 
 
 def test_version_names_the_commit(capsys):
