@@ -16,6 +16,7 @@ Prints the artefact's path on its last line.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -52,6 +53,46 @@ def pip(*args: str, quiet_failure: bool = False) -> None:
                    stderr=subprocess.DEVNULL if quiet_failure else None)
 
 
+# the program's wheel, built by its own build backend in this process's build environment (what pip does
+# without build isolation: pip's own start and its isolated environment cost more than the build itself)
+BACKEND = "import importlib, sys; importlib.import_module(sys.argv[1]).build_wheel(sys.argv[2])"
+
+
+def build_env(cache: Path) -> Path | None:
+    """The python of a kept environment with pyproject's build requirements (build/build-env-KEY, beside
+    the wheel cache), made the first time; None when it cannot be made (no index, nothing cached).
+
+    KEY names this interpreter and the requirements: a change of either makes a new one.  Made under a
+    name of its own and renamed whole, so a build running at the same time sees all of it or none."""
+    system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    key = hashlib.sha256(json.dumps([sys.version, system], sort_keys=True).encode()).hexdigest()[:12]
+    env = cache.parent / f"build-env-{key}"
+    if (env / "bin" / "python").exists():
+        return env / "bin" / "python"
+    part = cache.parent / f".build-env-{key}.{os.getpid()}.part"
+    shutil.rmtree(part, ignore_errors=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(part)], check=True)
+        pip("--python", str(part / "bin" / "python"), "install", "--quiet", "--find-links", str(cache),
+            *system["requires"], quiet_failure=True)
+        os.replace(part, env)
+    except (subprocess.CalledProcessError, OSError):
+        shutil.rmtree(part, ignore_errors=True)  # (OSError: another build renamed its own first; that one serves)
+    return env / "bin" / "python" if (env / "bin" / "python").exists() else None
+
+
+def own_wheel(src: Path, wheelhouse: Path, cache: Path) -> None:
+    """The program's wheel into the wheelhouse: by the backend in the kept build environment, or (when that
+    cannot be made or fails) by pip in an isolated one, which says why if that fails too."""
+    cache.mkdir(parents=True, exist_ok=True)
+    python = build_env(cache)
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["build-backend"]
+    if python is not None and subprocess.run([str(python), "-c", BACKEND, backend, str(wheelhouse)], cwd=src,
+                                             capture_output=True).returncode == 0:
+        return
+    pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
+
+
 def build(out: Path, commit: str, cache: Path, python_version: str | None, platform: str | None) -> Path:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     version = meta["version"]
@@ -71,7 +112,7 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         (src / "controller" / "_build.py").write_text(f'"""Written by make dist."""\nCOMMIT = {commit!r}\n')
         wheelhouse = stage / "wheelhouse"
         wheelhouse.mkdir(parents=True)
-        pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
+        own_wheel(src, wheelhouse, cache)
         (own,) = wheelhouse.glob("table_controller-*.whl")
         deps = Path(tmp) / "deps"
         if python_version or platform:
