@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -58,13 +59,33 @@ def pip(*args: str, quiet_failure: bool = False) -> None:
 BACKEND = "import importlib, sys; importlib.import_module(sys.argv[1]).build_wheel(sys.argv[2])"
 
 
+def has_requirements(requires: list[str]) -> bool:
+    """Whether this interpreter has every build requirement, at a version it allows (no: when
+    ``packaging``, which reads them, is not here either)."""
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:
+        return False
+    for requirement in map(Requirement, requires):
+        try:
+            version = importlib.metadata.version(requirement.name)
+        except importlib.metadata.PackageNotFoundError:
+            return False
+        if not requirement.specifier.contains(version, prereleases=True):
+            return False
+    return True
+
+
 def build_env(cache: Path) -> Path | None:
-    """The python of a kept environment with pyproject's build requirements (build/build-env-KEY, beside
-    the wheel cache), made the first time; None when it cannot be made (no index, nothing cached).
+    """A python with pyproject's build requirements: this one when it has them, else that of a kept
+    environment (build/build-env-KEY, beside the wheel cache), made the first time; None when it cannot
+    be made (no index, nothing cached).
 
     KEY names this interpreter and the requirements: a change of either makes a new one.  Made under a
     name of its own and renamed whole, so a build running at the same time sees all of it or none."""
     system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    if has_requirements(system["requires"]):
+        return Path(sys.executable)
     key = hashlib.sha256(json.dumps([sys.version, system], sort_keys=True).encode()).hexdigest()[:12]
     env = cache.parent / f"build-env-{key}"
     if (env / "bin" / "python").exists():
@@ -91,6 +112,19 @@ def own_wheel(src: Path, wheelhouse: Path, cache: Path) -> None:
                                              capture_output=True).returncode == 0:
         return
     pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
+
+
+def from_cache(cache: Path, wheelhouse: Path, deps: Path, own: Path) -> bool:
+    """Every dependency's wheel (and pip's) taken from the cache into deps, without the index; False when
+    one is missing (an empty cache, a clean clone's: not even asked)."""
+    if not any(cache.glob("*.whl")):
+        return False
+    try:
+        pip("wheel", "--quiet", "--no-index", "--find-links", str(cache), "--find-links", str(wheelhouse),
+            "--wheel-dir", str(deps), str(own), "pip", quiet_failure=True)
+    except subprocess.CalledProcessError:
+        return False
+    return True
 
 
 def build(out: Path, commit: str, cache: Path, python_version: str | None, platform: str | None) -> Path:
@@ -122,14 +156,11 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
                 "--dest", str(deps), "--find-links", str(wheelhouse), str(own), "pip")
         else:
             cache.mkdir(parents=True, exist_ok=True)
-            try:  # every dependency already in the cache: no index needed
-                pip("wheel", "--quiet", "--no-index", "--find-links", str(cache), "--find-links", str(wheelhouse),
-                    "--wheel-dir", str(deps), str(own), "pip", quiet_failure=True)
-            except subprocess.CalledProcessError:
+            if not from_cache(cache, wheelhouse, deps, own):
                 pip("wheel", "--quiet", "--find-links", str(wheelhouse), "--wheel-dir", str(deps), str(own), "pip")
             for w in deps.glob("*.whl"):
                 if not w.name.startswith("table_controller-") and not (cache / w.name).exists():
-                    # whole or not at all: another build may be reading the cache now (the tests build two at once)
+                    # whole or not at all: another build may be reading the cache now (two may run at once)
                     part = cache / f".{w.name}.{os.getpid()}.part"
                     shutil.copy2(w, part)
                     os.replace(part, cache / w.name)

@@ -110,6 +110,9 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stdout + r.stderr
     tablectl = prefix / "bin" / "tablectl"
     assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
+    (site,) = (prefix / "current" / "venv" / "lib").glob("python3*/site-packages")
+    program = [p for pkg in ("games", "controller", "drivers", "simulators", "web") for p in (site / pkg).rglob("*.py")]
+    assert program and all(Path(importlib.util.cache_from_source(p)).exists() for p in program)  # compiled at install
     examples = sorted((a / "config-examples").glob("*.toml"))
     r = subprocess.run([tablectl, "check-config", *examples], capture_output=True, text=True)  # all in one
     assert r.returncode == 0, r.stderr
