@@ -7,8 +7,10 @@ from its wheel: no pip needed on the table PC), for the target Python and platfo
 interpreter's, unless --python-version/--platform name another: then only binary wheels are
 taken), the systemd unit, the udev rules, the example configurations, the install guide and the
 installer (install.sh, install.py).  The program's wheel is stamped with the git commit it was built
-from (``tablectl --version``).  Building needs the package index, or the wheels already in the
-cache (build/wheel-cache: the dependencies are taken from there when they are all in it).
+from (``tablectl --version``), built by its build backend (pyproject's [build-system]) in this
+interpreter when it has the build requirements, else in an environment with them kept beside the
+cache (build/build-env-*).  Building needs the package index, or the wheels already in the cache
+(build/wheel-cache: the dependencies are taken from there when they are all in it).
 
 Prints the artefact's path on its last line.
 """
