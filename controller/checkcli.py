@@ -1,12 +1,14 @@
 """``tablectl check-config``: is a table's configuration usable, before the daemon is started?
 
-Every problem at once, each naming its key (controller/config.py), exit 0 or 2; no device is
+Every problem at once, each naming its key (controller/config.py), exit 0 or 2; several files or
+tables in one process, each with its own line (or its problems), exit 2 if any is refused; no device is
 touched unless ``--devices`` is given: then each configured port is opened and each device asked
 who it is (its driver's ``identity()``: the serial HELLO of docs/protocols-serial.md §4, the Modbus
 heartbeat and map version of docs/protocols-modbus.md), one line per device.  Which devices there are
 and how each is reached comes from the device registry (``drivers.device``).  ``--dropin`` prints
 the systemd drop-in that opens to the unit only what this configuration names (the installer writes
-it, docs/install.md).
+it, docs/install.md; for several tables each drop-in begins with its line naming the table, which the
+installer splits on).
 """
 
 from __future__ import annotations
@@ -30,26 +32,41 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="Check a configuration without starting the daemon: every problem, each "
                        "with its key, exit status 2; exit 0 when it can be used.  No device is touched "
                        "unless --devices is given.")
-    p.add_argument("file", nargs="?", metavar="FILE", help="the configuration file (or --table ID)")
-    p.add_argument("--table", metavar="ID", help="the table's id on the table PC (/etc/table-controller/ID.toml)")
+    p.add_argument("file", nargs="*", metavar="FILE", help="the configuration file(s) (or --table ID); several: "
+                   "each checked in turn, one line each, exit status 2 if any is refused")
+    p.add_argument("--table", metavar="ID", action="append", default=[], help="the table's id on the table PC "
+                   "(/etc/table-controller/ID.toml); repeat it for several tables")
     p.add_argument("--devices", action="store_true", help="also open each configured port and ask each device "
                    f"who it is ({DEVICE_TIMEOUT:g} s at most per device), one line per device; exit 2 if one "
                    "does not answer")
     p.add_argument("--dropin", action="store_true", help="print the systemd drop-in for this table's unit: "
-                   "DeviceAllow= for each serial port, IPAddressAllow= for each network device")
+                   "DeviceAllow= for each serial port, IPAddressAllow= for each network device (several "
+                   "tables: each drop-in in turn, each beginning with its line naming the table)")
     p.set_defaults(handler=cmd_check_config)
 
 
 def cmd_check_config(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    if bool(args.file) == bool(args.table):
-        print("tablectl check-config: give FILE or --table ID (one of them)", file=stderr)
+    """Each FILE, then each --table ID, in one process (the installer checks every table of the PC at once)."""
+    if not args.file and not args.table:
+        print("tablectl check-config: give FILE or --table ID (one or several)", file=stderr)
         return EXIT_REFUSED
+    checks = [(f, argparse.Namespace(table=None, config=f)) for f in args.file]
+    checks += [(t, argparse.Namespace(table=t, config=None)) for t in args.table]
+    status = EXIT_OK
+    for where, which in checks:
+        if check_one(where, which, args, stdout, stderr) != EXIT_OK:
+            status = EXIT_REFUSED
+    return status
+
+
+def check_one(where: str, which: argparse.Namespace, args: argparse.Namespace, stdout: TextIO,
+              stderr: TextIO) -> int:
+    """One configuration: its line (or its drop-in), its devices when asked; its problems on stderr."""
     try:
-        cfg = load_table(argparse.Namespace(table=args.table, config=args.file))
+        cfg = load_table(which)
     except ConfigError as e:
         print(f"tablectl check-config: {e}", file=stderr)
         return EXIT_REFUSED
-    where = args.file or args.table
     if args.dropin:
         try:
             stdout.write(dropin(cfg))

@@ -7,8 +7,10 @@ from its wheel: no pip needed on the table PC), for the target Python and platfo
 interpreter's, unless --python-version/--platform name another: then only binary wheels are
 taken), the systemd unit, the udev rules, the example configurations, the install guide and the
 installer (install.sh, install.py).  The program's wheel is stamped with the git commit it was built
-from (``tablectl --version``).  Building needs the package index, or the wheels already in the
-cache (build/wheel-cache: the dependencies are taken from there when they are all in it).
+from (``tablectl --version``), built by its build backend (pyproject's [build-system]) in this
+interpreter when it has the build requirements, else in an environment with them kept beside the
+cache (build/build-env-*).  Building needs the package index, or the wheels already in the cache
+(build/wheel-cache: the dependencies are taken from there when they are all in it).
 
 Prints the artefact's path on its last line.
 """
@@ -16,6 +18,8 @@ Prints the artefact's path on its last line.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -52,6 +56,79 @@ def pip(*args: str, quiet_failure: bool = False) -> None:
                    stderr=subprocess.DEVNULL if quiet_failure else None)
 
 
+# the program's wheel, built by its own build backend in this process's build environment (what pip does
+# without build isolation: pip's own start and its isolated environment cost more than the build itself)
+BACKEND = "import importlib, sys; importlib.import_module(sys.argv[1]).build_wheel(sys.argv[2])"
+
+
+def has_requirements(requires: list[str]) -> bool:
+    """Whether this interpreter has every build requirement, at a version it allows (no: when
+    ``packaging``, which reads them, is not here either)."""
+    try:
+        from packaging.requirements import Requirement
+    except ImportError:
+        return False
+    for requirement in map(Requirement, requires):
+        try:
+            version = importlib.metadata.version(requirement.name)
+        except importlib.metadata.PackageNotFoundError:
+            return False
+        if not requirement.specifier.contains(version, prereleases=True):
+            return False
+    return True
+
+
+def build_env(cache: Path) -> Path | None:
+    """A python with pyproject's build requirements: this one when it has them, else that of a kept
+    environment (build/build-env-KEY, beside the wheel cache), made the first time; None when it cannot
+    be made (no index, nothing cached).
+
+    KEY names this interpreter and the requirements: a change of either makes a new one.  Made under a
+    name of its own and renamed whole, so a build running at the same time sees all of it or none."""
+    system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    if has_requirements(system["requires"]):
+        return Path(sys.executable)
+    key = hashlib.sha256(json.dumps([sys.version, system], sort_keys=True).encode()).hexdigest()[:12]
+    env = cache.parent / f"build-env-{key}"
+    if (env / "bin" / "python").exists():
+        return env / "bin" / "python"
+    part = cache.parent / f".build-env-{key}.{os.getpid()}.part"
+    shutil.rmtree(part, ignore_errors=True)
+    try:
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(part)], check=True)
+        pip("--python", str(part / "bin" / "python"), "install", "--quiet", "--find-links", str(cache),
+            *system["requires"], quiet_failure=True)
+        os.replace(part, env)
+    except (subprocess.CalledProcessError, OSError):
+        shutil.rmtree(part, ignore_errors=True)  # (OSError: another build renamed its own first; that one serves)
+    return env / "bin" / "python" if (env / "bin" / "python").exists() else None
+
+
+def own_wheel(src: Path, wheelhouse: Path, cache: Path) -> None:
+    """The program's wheel into the wheelhouse: by the backend in the kept build environment, or (when that
+    cannot be made or fails) by pip in an isolated one, which says why if that fails too."""
+    cache.mkdir(parents=True, exist_ok=True)
+    python = build_env(cache)
+    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["build-backend"]
+    if python is not None and subprocess.run([str(python), "-c", BACKEND, backend, str(wheelhouse)], cwd=src,
+                                             capture_output=True).returncode == 0:
+        return
+    pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
+
+
+def from_cache(cache: Path, wheelhouse: Path, deps: Path, own: Path) -> bool:
+    """Every dependency's wheel (and pip's) taken from the cache into deps, without the index; False when
+    one is missing (an empty cache, a clean clone's: not even asked)."""
+    if not any(cache.glob("*.whl")):
+        return False
+    try:
+        pip("wheel", "--quiet", "--no-index", "--find-links", str(cache), "--find-links", str(wheelhouse),
+            "--wheel-dir", str(deps), str(own), "pip", quiet_failure=True)
+    except subprocess.CalledProcessError:
+        return False
+    return True
+
+
 def build(out: Path, commit: str, cache: Path, python_version: str | None, platform: str | None) -> Path:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     version = meta["version"]
@@ -71,7 +148,7 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         (src / "controller" / "_build.py").write_text(f'"""Written by make dist."""\nCOMMIT = {commit!r}\n')
         wheelhouse = stage / "wheelhouse"
         wheelhouse.mkdir(parents=True)
-        pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
+        own_wheel(src, wheelhouse, cache)
         (own,) = wheelhouse.glob("table_controller-*.whl")
         deps = Path(tmp) / "deps"
         if python_version or platform:
@@ -81,14 +158,11 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
                 "--dest", str(deps), "--find-links", str(wheelhouse), str(own), "pip")
         else:
             cache.mkdir(parents=True, exist_ok=True)
-            try:  # every dependency already in the cache: no index needed
-                pip("wheel", "--quiet", "--no-index", "--find-links", str(cache), "--find-links", str(wheelhouse),
-                    "--wheel-dir", str(deps), str(own), "pip", quiet_failure=True)
-            except subprocess.CalledProcessError:
+            if not from_cache(cache, wheelhouse, deps, own):
                 pip("wheel", "--quiet", "--find-links", str(wheelhouse), "--wheel-dir", str(deps), str(own), "pip")
             for w in deps.glob("*.whl"):
                 if not w.name.startswith("table_controller-") and not (cache / w.name).exists():
-                    # whole or not at all: another build may be reading the cache now (the tests build two at once)
+                    # whole or not at all: another build may be reading the cache now (two may run at once)
                     part = cache / f".{w.name}.{os.getpid()}.part"
                     shutil.copy2(w, part)
                     os.replace(part, cache / w.name)

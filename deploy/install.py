@@ -14,9 +14,10 @@ Layout under the prefix (default /opt/table-controller):
     rollback                   the rollback command, with this install's directories
 
 An upgrade is refused, and nothing switched, when the new version does not accept a table's
-configuration (``tablectl check-config --table ID``).  The switch is one atomic rename of the
-``current`` link; running units are then restarted (``systemctl try-restart``).  ``--files-only``
-writes the files only (no user, no systemctl, no udevadm): for a staging directory and the tests.
+configuration (``tablectl check-config --dropin --table ID ...``: every table in one process, each
+table's drop-in with it).  The switch is one atomic rename of the ``current`` link; running units are
+then restarted (``systemctl try-restart``).  ``--files-only`` writes the files only (no user, no
+systemctl, no udevadm): for a staging directory and the tests.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ UNIT = "table-controller@.service"
 WEB_UNIT = "table-web@.service"  # the dealer's screen and the floor's pages, beside the daemon
 RULES = "60-table-controller.rules"
 USER, GROUP = "tablectl", "table-controller"
+COMPILE_SKIP = r"/site-packages/[^/]+/(.+/)?tests/"  # a dependency's test suite: no bytecode for it
 COPIED = ("install.sh", "install.py", "RELEASE.json", "systemd", "udev", "config-examples", "docs")
 
 
@@ -79,18 +81,36 @@ def release_of(path: Path) -> str | None:
     return os.readlink(path).split("/")[-1] if path.is_symlink() else None
 
 
-def check_tables(tablectl: Path, args: argparse.Namespace) -> None:
-    bad = []
-    for table in tables(args):
-        r = subprocess.run([str(tablectl), "check-config", "--table", table], env=table_env(args),
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            bad.append(r.stderr.strip() or r.stdout.strip())
-    if bad:
-        raise Refused("this version does not accept these configurations; nothing was switched:\n" + "\n".join(bad))
+DROPIN_HEAD = "# generated from the configuration of table "  # the first line of each table's drop-in
 
 
-def write_system_files(rdir: Path, args: argparse.Namespace) -> None:
+def check_tables(tablectl: Path, args: argparse.Namespace) -> dict[str, str]:
+    """Every table's configuration checked by this version, and its drop-in: one ``check-config`` for all.
+
+    Refused (nothing switched) when any table is refused: its problems, each naming its key, are said.
+    A release from before check-config took several tables (a rollback runs the previous release's
+    tablectl) checks only the last one it is given: its answer names the wrong tables, and then each
+    table is checked in a process of its own, as that release's installer did."""
+    names = tables(args)
+    dropins = _check(tablectl, args, names) if names else {}
+    if list(dropins) != names:
+        dropins = {}
+        for table in names:
+            dropins.update(_check(tablectl, args, [table]))
+    return dropins
+
+
+def _check(tablectl: Path, args: argparse.Namespace, names: list[str]) -> dict[str, str]:
+    """The drop-ins ``check-config --dropin`` gives for these tables, by the table each names."""
+    r = subprocess.run([str(tablectl), "check-config", "--dropin", *(f"--table={t}" for t in names)],
+                       env=table_env(args), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise Refused("this version does not accept these configurations; nothing was switched:\n"
+                      + (r.stderr.strip() or r.stdout.strip()))
+    return {part.split(None, 1)[0]: DROPIN_HEAD + part for part in r.stdout.split(DROPIN_HEAD)[1:]}
+
+
+def write_system_files(rdir: Path, args: argparse.Namespace, dropins: dict[str, str]) -> None:
     """The unit (paths filled in), one drop-in per table (its ports and addresses), the udev rules."""
     args.systemd_dir.mkdir(parents=True, exist_ok=True)
     for name in (UNIT, WEB_UNIT):
@@ -98,10 +118,7 @@ def write_system_files(rdir: Path, args: argparse.Namespace) -> None:
         for key, value in (("@PREFIX@", args.prefix), ("@ETC_DIR@", args.etc_dir), ("@STATE_DIR@", args.state_dir)):
             unit = unit.replace(key, str(value))
         (args.systemd_dir / name).write_text(unit)
-    tablectl = rdir / "venv" / "bin" / "tablectl"
-    for table in tables(args):
-        dropin = subprocess.run([str(tablectl), "check-config", "--table", table, "--dropin"], env=table_env(args),
-                                capture_output=True, text=True, check=True).stdout
+    for table, dropin in dropins.items():
         d = args.systemd_dir / f"table-controller@{table}.service.d"
         d.mkdir(parents=True, exist_ok=True)
         (d / "devices.conf").write_text(dropin)
@@ -171,8 +188,13 @@ def install(args: argparse.Namespace) -> None:
             run([args.python, "-m", "venv", "--without-pip", str(rdir / "venv")])
             (pip_wheel,) = (HERE / "wheelhouse").glob("pip-*.whl")  # pip runs from its own wheel
             run([str(rdir / "venv" / "bin" / "python"), str(pip_wheel / "pip"), "install", "--quiet", "--no-index",
-                 "--no-cache-dir", "--disable-pip-version-check", "--find-links", str(HERE / "wheelhouse"),
-                 f"table-controller=={meta['version']}"], env=offline_env())
+                 "--no-cache-dir", "--disable-pip-version-check", "--no-compile", "--find-links",
+                 str(HERE / "wheelhouse"), f"table-controller=={meta['version']}"], env=offline_env())
+            # the bytecode now, as pip would: the unit may not write it (ProtectSystem=strict), and a module
+            # without it is compiled at every start; but not the dependencies' own test suites, which nothing
+            # imports (numpy's: a quarter of all the source); compiling is half of an install's CPU
+            run([str(rdir / "venv" / "bin" / "python"), "-m", "compileall", "-q", "-x", COMPILE_SKIP,
+                 str(rdir / "venv" / "lib")])
             stamp = subprocess.run([str(rdir / "venv" / "bin" / "tablectl"), "--version"], capture_output=True,
                                    text=True, check=True).stdout
             if meta["commit"] not in stamp:
@@ -181,8 +203,7 @@ def install(args: argparse.Namespace) -> None:
         except BaseException:
             shutil.rmtree(rdir, ignore_errors=True)
             raise
-    check_tables(rdir / "venv" / "bin" / "tablectl", args)
-    write_system_files(rdir, args)
+    write_system_files(rdir, args, check_tables(rdir / "venv" / "bin" / "tablectl", args))
     if current is not None:
         link(f"releases/{current}", args.prefix / "previous")
     link(f"releases/{release}", args.prefix / "current")
@@ -197,8 +218,7 @@ def rollback(args: argparse.Namespace) -> None:
     if previous is None or not (args.prefix / "releases" / previous / ".complete").exists():
         raise Refused(f"no previous release under {args.prefix} to roll back to")
     rdir = args.prefix / "releases" / previous
-    check_tables(rdir / "venv" / "bin" / "tablectl", args)
-    write_system_files(rdir, args)
+    write_system_files(rdir, args, check_tables(rdir / "venv" / "bin" / "tablectl", args))
     link(f"releases/{current}", args.prefix / "previous")
     link(f"releases/{previous}", args.prefix / "current")
     write_commands(args)

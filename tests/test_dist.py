@@ -7,12 +7,15 @@ configuration of the machine's), the installed copy's version, check-config and 
 started with the unit's own command line and environment against the simulators, a jam injected
 into the shuffler and its warning checked on the entry the daemon hands to journald; then an
 upgrade and a rollback, one command each.  Nothing touches /etc or /opt: every directory is under
-tmp_path.  It takes about a minute on an idle machine (the two builds run at once and reuse
-build/wheel-cache) and some 80 s of CPU, most of it pip's: the installs, the builds.
+tmp_path.  It takes about a minute on an idle machine and some 45-55 s of CPU (less once
+build/wheel-cache and the kept build environment exist), most of it pip's: the two installs (half of
+each is compiling the dependencies' bytecode), then the first build.
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import os
 import re
 import shlex
@@ -25,6 +28,10 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
+from controller import checkcli
+from controller.paths import load_table
 from daemon_harness import bet, deal, next_round, no_more_bets, phase, play_out, round_id, simulated_table
 from test_irregularities_devices import JAM
 
@@ -41,6 +48,17 @@ def build(out: Path, commit: str) -> Path:
         tar.extractall(out, filter="data")
     (unpacked,) = out.glob(f"table-controller-*-{commit}-*/")
     return unpacked
+
+
+def table_files(etc: Path, state: Path, examples: Path) -> None:
+    """A table PC's tables: uth-01 (the simulators') and the real-device examples, their journals in state."""
+    etc.mkdir()
+    state.mkdir()
+    (etc / f"{TABLE}.toml").write_text(re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{TABLE}.journal"',
+                                              (ROOT / "config" / "ultimate_texas_holdem.toml").read_text()))
+    for example in examples.glob("*.toml"):  # the real-device tables, journal moved here
+        (etc / example.name.split("-rs485")[0].split("-tcp")[0]).with_suffix(".toml").write_text(
+            re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{example.stem}.journal"', example.read_text()))
 
 
 def offline(cmd: list[str]) -> list[str]:
@@ -74,21 +92,16 @@ def receive_journal(sock: socket.socket, entries: list[dict[str, str]]) -> None:
 
 
 def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
-    # the two builds at once: most of a build is waiting for pip's subprocesses (on two cores, the wall
-    # time of one); they share build/wheel-cache, which a build writes a wheel at a time, atomically
-    with ThreadPoolExecutor(2) as pool:
-        a, b = pool.map(build, (tmp_path / "a", tmp_path / "b"), ("aaaaaaaaaaaa", "bbbbbbbbbbbb"))
+    # the second build after the first (beside the first install): it then finds build/wheel-cache and the
+    # kept build environment made, as a technician's second `make dist` does, instead of both making them
+    pool = ThreadPoolExecutor(1)
+    a = build(tmp_path / "a", "aaaaaaaaaaaa")
+    later_b = pool.submit(build, tmp_path / "b", "bbbbbbbbbbbb")
     wheels = {p.name.split("-")[0].lower() for p in (a / "wheelhouse").glob("*.whl")}
     assert {"table_controller", "pyserial", "pymodbus", "structlog", "pydantic_settings", "numpy", "pip"} <= wheels
 
     etc, state, prefix = tmp_path / "etc", tmp_path / "state", tmp_path / "opt"
-    etc.mkdir()
-    state.mkdir()
-    (etc / f"{TABLE}.toml").write_text(re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{TABLE}.journal"',
-                                              (ROOT / "config" / "ultimate_texas_holdem.toml").read_text()))
-    for example in (a / "config-examples").glob("*.toml"):  # the real-device tables, journal moved here
-        (etc / example.name.split("-rs485")[0].split("-tcp")[0]).with_suffix(".toml").write_text(
-            re.sub(r'(?m)^journal = .*$', f'journal = "{state}/{example.stem}.journal"', example.read_text()))
+    table_files(etc, state, a / "config-examples")
     dirs = ["--prefix", str(prefix), "--etc-dir", str(etc), "--state-dir", str(state),
             "--systemd-dir", str(tmp_path / "systemd"), "--udev-dir", str(tmp_path / "udev"), "--files-only"]
 
@@ -97,9 +110,13 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stdout + r.stderr
     tablectl = prefix / "bin" / "tablectl"
     assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
-    for example in (a / "config-examples").glob("*.toml"):
-        r = subprocess.run([tablectl, "check-config", str(example)], capture_output=True, text=True)
-        assert r.returncode == 0, r.stderr
+    (site,) = (prefix / "current" / "venv" / "lib").glob("python3*/site-packages")
+    program = [p for pkg in ("games", "controller", "drivers", "simulators", "web") for p in (site / pkg).rglob("*.py")]
+    assert program and all(Path(importlib.util.cache_from_source(p)).exists() for p in program)  # compiled at install
+    examples = sorted((a / "config-examples").glob("*.toml"))
+    r = subprocess.run([tablectl, "check-config", *examples], capture_output=True, text=True)  # all in one
+    assert r.returncode == 0, r.stderr
+    assert [line.split(": ok ")[0] for line in r.stdout.splitlines()] == [str(e) for e in examples]
     unit = (tmp_path / "systemd" / "table-controller@.service").read_text()
     assert not re.search(r"@[A-Z_]+@", unit)  # every path filled in
     assert f"TABLECTL_ETC_DIR={etc}" in unit
@@ -116,6 +133,9 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
                                str(tmp_path / "systemd" / "table-controller@.service")], capture_output=True, text=True)
     level = float(re.search(r"Overall exposure level for \S+: ([\d.]+)", exposure.stdout).group(1))
     assert level < 2.0, exposure.stdout
+
+    b = later_b.result()  # (before the daemon: it is not timed against a build)
+    pool.shutdown()
 
     # -- the daemon from the installed copy, the unit's command line and environment, the simulators
     cmd, unit_env = unit_command(unit, TABLE)
@@ -167,3 +187,52 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
     assert os.readlink(prefix / "previous").endswith("bbbbbbbbbbbb")
+
+
+def test_the_installer_checks_every_table_in_one_process_and_an_older_tablectl_one_each(tmp_path, monkeypatch):
+    """install.check_tables: one check-config for every table, each table's drop-in split from its answer;
+    the previous release's tablectl (a rollback runs it) may be one from before check-config took several
+    tables, which checks only the last --table: then one process per table, the same drop-ins.  Any
+    table refused: nothing to write, its problem said.  A stand-in tablectl answers with the drop-ins the
+    real check-config makes of these tables (computed here, in this process), and logs its --table options."""
+    spec = importlib.util.spec_from_file_location("install", ROOT / "deploy" / "install.py")
+    install = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(install)
+    etc, state, answers = tmp_path / "etc", tmp_path / "state", tmp_path / "answers"
+    table_files(etc, state, ROOT / "config" / "examples")
+    monkeypatch.setenv("TABLECTL_ETC_DIR", str(etc))
+    monkeypatch.setenv("TABLECTL_STATE_DIR", str(state))
+    names = sorted(p.stem for p in etc.glob("*.toml"))
+    real = {t: checkcli.dropin(load_table(argparse.Namespace(table=t, config=None))) for t in names}
+    answers.mkdir()
+    for t, text in real.items():
+        (answers / t).write_text(text)
+    args = argparse.Namespace(etc_dir=etc, state_dir=state)
+
+    def stand_in(old: bool, refused: str = "") -> Path:
+        script = tmp_path / f"tablectl-{old}-{refused}"
+        script.write_text(f"""#!/bin/sh
+tables=""
+for a in "$@"; do case $a in --table=*) tables="{'' if old else '$tables '}${{a#--table=}}";; esac; done
+echo $tables >> {tmp_path}/calls
+for t in $tables; do
+  if [ "$t" = "{refused}" ]; then echo "tablectl check-config: $t.toml: 1 problem:" >&2; exit 2; fi
+  cat {answers}/$t
+done
+""")
+        script.chmod(0o755)
+        return script
+
+    def calls() -> list[str]:
+        log = tmp_path / "calls"
+        lines = log.read_text().splitlines()
+        log.unlink()
+        return lines
+
+    assert install.check_tables(stand_in(old=False), args) == real
+    assert calls() == [" ".join(names)]
+    assert install.check_tables(stand_in(old=True), args) == real
+    assert calls() == [names[-1], *names]
+    with pytest.raises(install.Refused) as refused:
+        install.check_tables(stand_in(old=False, refused=names[0]), args)
+    assert f"{names[0]}.toml" in str(refused.value)

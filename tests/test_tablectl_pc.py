@@ -64,6 +64,23 @@ def test_check_config_names_every_problem_at_once(tmp_path):
     assert code == 2 and keys == {"adjacent_boxes", "wagers.trips.paytable"}
 
 
+def test_check_config_checks_several_files_each_on_its_own(tmp_path):
+    """One process for several files (the installer checks every table at once): each good file its line,
+    each bad one its own problems under its name, exit 2 when any is refused."""
+    good = ROOT / "config" / "ultimate_texas_holdem.toml"
+    bad = tmp_path / "bad.toml"
+    bad.write_text(good.read_text().replace("seats = 6", "seats = 9"))
+    code, out, err = run("check-config", str(bad), str(good))
+    assert code == 2
+    assert [line.split(": ok ")[0] for line in out.splitlines()] == [str(good)]
+    head, *problems = err.splitlines()
+    assert head.split(": ")[1] == str(bad) and str(good) not in err
+    assert [p.strip().split(":")[0] for p in problems] == ["seats"]
+    code, out, err = run("check-config", str(good), str(EXAMPLES[0]))
+    assert (code, err) == (0, "") and [line.split(": ok ")[0] for line in out.splitlines()] == [str(good),
+                                                                                            str(EXAMPLES[0])]
+
+
 def test_check_config_never_touches_a_device_without_devices(tmp_path):
     """The example's ports do not exist here: without --devices that is no problem, with it each is one line."""
     code, _, _ = run("check-config", str(EXAMPLES[0]))
