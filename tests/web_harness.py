@@ -49,11 +49,27 @@ class WebService:
     proc: subprocess.Popen
 
 
+_accounts: str | None = None  # the users file floor_accounts() made first in this process
+
+
+def floor_accounts(users: Path) -> None:
+    """The users file of the floor's two accounts (SUPERVISOR, AUDITOR with PASSWORD).  The first is made
+    by ``add_user`` (as ``tablectl web --add-user`` makes it), each later one a copy of it, private as
+    that one: a scrypt hash costs about 0.15 s of CPU by design (web/auth.py), twice per service."""
+    global _accounts
+    if _accounts is None:
+        add_user(users, SUPERVISOR, "supervisor", PASSWORD)
+        add_user(users, AUDITOR, "auditor", PASSWORD)
+        _accounts = users.read_text()
+        return
+    with os.fdopen(os.open(users, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w") as f:
+        f.write(_accounts)
+
+
 @contextlib.contextmanager
 def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float = 30.0) -> Iterator[WebService]:
     users = state_dir / "users"
-    add_user(users, SUPERVISOR, "supervisor", PASSWORD)
-    add_user(users, AUDITOR, "auditor", PASSWORD)
+    floor_accounts(users)
     monkeypatch.setenv("TABLE_WEB__DEALER_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__FLOOR_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__USERS", str(users))
