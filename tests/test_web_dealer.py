@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 
 from daemon_harness import phase, table_in_process
-from web_harness import chromium, screenshot, shown, web_service
+from web_harness import screenshot, shown, web_service
 
 GAMES = ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"]
 REVEALED = {"reveal", "settled", "complete"}
@@ -77,14 +77,6 @@ def check_screen(page, s: dict) -> None:
         assert not screen["settlement"]
     assert screen["pending"] == [h["hit"] for h in s.get("validation") or []]
     assert screen["devices"] >= len(s["devices"])
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the rounds of this module (each opens its own page on its own web service): the
-    table here runs in process, its event loop in a thread of its own, never in the test's thread."""
-    with chromium() as context:
-        yield context
 
 
 @pytest.mark.parametrize("game", GAMES)

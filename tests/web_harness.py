@@ -10,11 +10,11 @@ own browser download is not used (nor reachable on a table PC).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
 import selectors
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,11 +49,27 @@ class WebService:
     proc: subprocess.Popen
 
 
+_accounts: str | None = None  # the users file floor_accounts() made first in this process
+
+
+def floor_accounts(users: Path) -> None:
+    """The users file of the floor's two accounts (SUPERVISOR, AUDITOR with PASSWORD).  The first is made
+    by ``add_user`` (as ``tablectl web --add-user`` makes it), each later one a copy of it, private as
+    that one: a scrypt hash costs about 0.15 s of CPU by design (web/auth.py), twice per service."""
+    global _accounts
+    if _accounts is None:
+        add_user(users, SUPERVISOR, "supervisor", PASSWORD)
+        add_user(users, AUDITOR, "auditor", PASSWORD)
+        _accounts = users.read_text()
+        return
+    with os.fdopen(os.open(users, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "w") as f:
+        f.write(_accounts)
+
+
 @contextlib.contextmanager
 def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float = 30.0) -> Iterator[WebService]:
     users = state_dir / "users"
-    add_user(users, SUPERVISOR, "supervisor", PASSWORD)
-    add_user(users, AUDITOR, "auditor", PASSWORD)
+    floor_accounts(users)
     monkeypatch.setenv("TABLE_WEB__DEALER_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__FLOOR_PORT", "0")
     monkeypatch.setenv("TABLE_WEB__USERS", str(users))
@@ -84,41 +100,98 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float 
             proc.wait()
 
 
+VIEWPORT = {"width": 1280, "height": 800}
+
+
 def launch(playwright):
     """Debian's Chromium, headless, with a fresh profile of its own."""
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     context = playwright.chromium.launch_persistent_context(
-        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 800}
+        profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT
     )
     return context, profile
 
 
+class _Chromium:
+    """One Chromium and one Playwright driver for this pytest process (each xdist worker has its own),
+    started by the first test that asks for a browser and stopped when the session ends: starting them
+    costs about 2.5 s of CPU, a browser context per test next to nothing.
+
+    Playwright's sync API runs its event loop in this thread (in a greenlet) and marks it the thread's
+    running loop from its start to its stop; a test's asyncio.run() would then refuse to start.  So the
+    mark is set only while a test holds a browser context (``resume``) and cleared after (``park``): in
+    between the loop is not run at all (nothing is asked of the driver), and Playwright's own calls set
+    the mark again on each return (playwright/_impl/_greenlets.py, wait_for_future)."""
+
+    def __init__(self) -> None:
+        if not Path(CHROMIUM).exists():
+            raise AssertionError(
+                f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "
+                "(apt-get install chromium)"
+            )
+        from playwright.sync_api import sync_playwright
+
+        self.playwright = sync_playwright().start()
+        try:
+            self.browser = self.playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        except BaseException:
+            self.playwright.stop()
+            raise
+        self.loop = asyncio._get_running_loop()
+        assert self.loop is not None, "Playwright's sync API no longer marks its loop running between calls"
+
+    def resume(self) -> None:
+        running = asyncio._get_running_loop()
+        assert running in (None, self.loop), "a browser test must not run inside an event loop of its own"
+        asyncio._set_running_loop(self.loop)
+
+    def park(self) -> None:
+        if asyncio._get_running_loop() is self.loop:
+            asyncio._set_running_loop(None)
+
+    def stop(self) -> None:
+        self.resume()
+        try:
+            self.browser.close()
+        finally:
+            self.playwright.stop()  # its loop stops, and with it the mark
+
+
+_chromium: _Chromium | None = None
+
+
+def _shared_chromium(config) -> _Chromium:
+    global _chromium
+    if _chromium is not None:
+        _chromium.resume()
+        if _chromium.browser.is_connected():
+            return _chromium
+        _stop_chromium()  # it went away (a crash): a new one for this test
+    _chromium = _Chromium()
+    config.add_cleanup(_stop_chromium)  # at the end of the session (of this xdist worker)
+    return _chromium
+
+
+def _stop_chromium() -> None:
+    global _chromium
+    if _chromium is not None:
+        chromium, _chromium = _chromium, None
+        chromium.stop()
+
+
 @pytest.fixture
-def browser() -> Iterator[Any]:
-    """Chromium with a fresh user-data dir, for one test: Playwright's sync API keeps an event loop running
-    in its thread while it is open, and a later test's asyncio.run() in the same process would refuse."""
-    with chromium() as context:
-        yield context
-
-
-@contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """Chromium with a fresh user-data dir, open until the block ends (about 2 s of CPU to start: a module
-    none of whose tests runs an event loop in the test's thread may share one, see test_web_dealer)."""
-    if not Path(CHROMIUM).exists():
-        raise AssertionError(
-            f"{CHROMIUM} is missing: `make setup` installs Debian's chromium when run as root "
-            "(apt-get install chromium)"
-        )
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        context, profile = launch(p)
+def browser(request) -> Iterator[Any]:
+    """A fresh browser context (its own cookies, storage and cache, nothing kept from another test) in
+    this process's one Chromium (``_Chromium``): ``browser.new_page()`` opens a page in it."""
+    chromium = _shared_chromium(request.config)
+    try:
+        context = chromium.browser.new_context(viewport=VIEWPORT)
         try:
             yield context
         finally:
             context.close()
-            shutil.rmtree(profile, ignore_errors=True)
+    finally:
+        chromium.park()
 
 
 def shown(page, s: dict, timeout: float = 10_000) -> dict:
