@@ -44,7 +44,7 @@ from games import batch
 from games.cards import DECK, Card
 from games.paytable import Paytable
 from games.paytables import paytable
-from games.poker import THREE_OF_A_KIND, best_hand, lines_made, value
+from games.poker import THREE_OF_A_KIND, best_hand, lines_made, lines_of_value, value
 from games.registry import GAMES
 from games.round import Decision, Round, Seat, SeatSettlement
 from games.strategy import (
@@ -187,7 +187,7 @@ def _holdem_player(spec: Spec, streets: tuple[_Street, _Street, _Street], compan
         result = settled.wagers["play"].result
         tally.outcomes[result] += 1
         if result == "win":  # the companion is paid (or pushed) by the line the winning hand makes
-            line = table.line_for(lines_made(best_hand([*hole, *board])))
+            line = table.line_for(lines_of_value(value([*hole, *board])))
             if line is not None:
                 tally.lines[table.lines.index(line)] += 1
 
@@ -269,7 +269,7 @@ def _ret(spec: Spec) -> _Player:
             return
         tally.outcomes["played"] += 1
         for run in (cards[2:5], (top, center, bottom)):
-            line = table.line_for(lines_made(best_hand([*hole, *run])))
+            line = table.line_for(lines_of_value(value([*hole, *run])))
             if line is not None:
                 tally.lines[table.lines.index(line)] += 1
 

@@ -35,7 +35,7 @@ from math import comb
 from games.cards import ACE, DECK, JACK, KING, QUEEN, TEN, Card
 from games.high_card_flush import FlushHand, flush_hand, max_raise
 from games.paytable import Odds, Paytable, Push
-from games.poker import PAIR, TWO_PAIR, PokerHand, best_hand, lines_made, value
+from games.poker import PAIR, TWO_PAIR, PokerHand, best_hand, category_of, lines_made, value
 
 FOLD = -1
 CHECK = 0
@@ -78,7 +78,7 @@ def uth_flop(hole: Sequence[Card], flop: Sequence[Card]) -> int:
     "Two pair or better" is read literally on the player's five cards (hole and flop).
     """
     cards = [*hole, *flop]
-    if best_hand(cards).category >= TWO_PAIR:
+    if category_of(value(cards)) >= TWO_PAIR:
         return 2
     a, b = hole
     if a.rank == b.rank:
@@ -97,8 +97,8 @@ def uth_hidden_pair_or_better(hole: Sequence[Card], board: Sequence[Card]) -> bo
     higher category than the board alone (so a pair, trips, two pair, straight, flush ... that the
     board does not give the dealer too).  A same-category improvement (a higher straight than the
     board's) is left to the count of outs, which then finds few."""
-    player = best_hand([*hole, *board]).category
-    return player >= PAIR and player > best_hand(board).category
+    player = category_of(value([*hole, *board]))
+    return player >= PAIR and player > category_of(value(board))
 
 
 def uth_dealer_outs(hole: Sequence[Card], board: Sequence[Card]) -> int:
