@@ -337,17 +337,24 @@ class RetStrategy:
         run_total: Fraction | int = 0
         ante_total = n = 0
         for extra in combinations_with_replacement(range(2, ACE + 1), 3):
-            mult = Counter(extra)
+            distinct = set(extra)
             ways = 1
-            for r, m in mult.items():
-                ways *= comb(4 - held[r], m)
+            for r in distinct:
+                ways *= comb(4 - held[r], extra.count(r))
             if not ways:
                 continue
-            flushes = int(suited and len(mult) == 3 and not (set(mult) & {hi, lo}))
+            flushes = int(suited and len(distinct) == 3 and hi not in distinct and lo not in distinct)
             ranks = (hi, lo, *extra)
-            for count, cards in ((ways - flushes, _unsuited(ranks)), (flushes, _suited(ranks))):
+            prod = _PRIMES[hi - 2] * _PRIMES[lo - 2] * _PRIMES[extra[0] - 2] * _PRIMES[extra[1] - 2] * _PRIMES[
+                extra[2] - 2]
+            for count, flush in ((ways - flushes, False), (flushes, True)):
                 if count:
-                    _, run, ante = self.run(cards)
+                    # the class of the hand (its ranks' product and whether it is one suit), as ``run`` keys it;
+                    # its cards are made only the first time the class is met
+                    got = self._hands.get((prod, flush))
+                    if got is None:
+                        got = self._run(prod, flush, _suited(ranks) if flush else _unsuited(ranks))
+                    _, run, ante = got
                     run_total += count * run
                     ante_total += count * ante
                     n += count
