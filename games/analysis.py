@@ -309,12 +309,20 @@ def _hcf_wager_lines(wager: str, made: frozenset[str]) -> frozenset[str]:
     return frozenset(m for m in made if not m.startswith("flush_"))
 
 
+@functools.cache
+def _suit_line_indices(table: Paytable) -> tuple[int, ...]:
+    """For each 13-bit mask of one suit's ranks, the index of the line of ``table`` those cards alone
+    earn (``len(table.lines)``: none); found once per table."""
+    return tuple(line_index(table, _hcf_wager_lines(table.wager, _suit_lines(m))) for m in range(1 << 13))
+
+
 def hcf_line_index(table: Paytable, cards: list[Card]) -> int:
     """The line a seven-card hand earns, computed suit by suit as the counting does (for tests)."""
     best = len(table.lines)
+    idx = _suit_line_indices(table)
     for suit in SUIT_CHARS:
         mask = sum(1 << (c.rank - 2) for c in cards if c.suit == suit)
-        best = min(best, line_index(table, _hcf_wager_lines(table.wager, _suit_lines(mask))))
+        best = min(best, idx[mask])
     if table.wager == "straight_flush_bonus" and max(sum(c.rank == r for c in cards) for r in range(2, 15)) == 4:
         best = min(best, line_index(table, frozenset({"four_of_a_kind"})))
     return best
@@ -337,7 +345,7 @@ def _poly_pow4_coeff(poly: list[int], degree: int) -> int:
 def _hcf_line_counts(table: Paytable) -> tuple[int, list[int], int]:
     """Exact counts of each line over all C(52,7) hands, by per-suit generating polynomials."""
     n_lines = len(table.lines)
-    idx = [line_index(table, _hcf_wager_lines(table.wager, _suit_lines(m))) for m in range(1 << 13)]
+    idx = _suit_line_indices(table)
     pops = [m.bit_count() for m in range(1 << 13)]
     quad_line = n_lines
     if table.wager == "straight_flush_bonus":

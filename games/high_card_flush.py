@@ -22,7 +22,6 @@ Hands (HCF ch.6):
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -88,9 +87,9 @@ def _flush_value(ranks: Sequence[int]) -> int:
     # length, then up to seven ranks of 4 bits each; equal lengths have equally many ranks,
     # so the padding never decides.
     value = len(ranks)
-    for i in range(7):
-        value = (value << 4) | (ranks[i] if i < len(ranks) else 0)
-    return value
+    for r in ranks[:7]:
+        value = (value << 4) | r
+    return value << 4 * max(0, 7 - len(ranks))
 
 
 def flush_hand(cards: Sequence[Card]) -> FlushHand:
@@ -100,16 +99,23 @@ def flush_hand(cards: Sequence[Card]) -> FlushHand:
     two-card flush.  When two suits are equal in length *and* in every rank the
     hands are the same in value; the suit first in ``c d h s`` is shown.
     """
-    best: tuple[int, ...] | None = None
-    best_cards: tuple[Card, ...] = ()
-    for suit in SUIT_CHARS:
-        suited = sorted((c for c in cards if c.suit == suit), key=lambda c: c.rank, reverse=True)
-        key = (len(suited), *(c.rank for c in suited))
+    by_suit: dict[str, list[Card]] = {s: [] for s in SUIT_CHARS}
+    for c in sorted(cards, key=_rank, reverse=True):  # each suit's cards highest first
+        by_suit[c.suit].append(c)
+    best: tuple[int, list[int]] | None = None
+    best_cards: list[Card] = []
+    for suited in by_suit.values():
+        key = (len(suited), [c.rank for c in suited])
         if best is None or key > best:
-            best, best_cards = key, tuple(suited)
+            best, best_cards = key, suited
     if len(best_cards) < 2:
         raise ValueError(f"no two cards of one suit among {card_texts(cards)}: not a High Card Flush hand")
-    return FlushHand(_flush_value([c.rank for c in best_cards]), best_cards)
+    assert best is not None
+    return FlushHand(_flush_value(best[1]), tuple(best_cards))
+
+
+def _rank(card: Card) -> int:
+    return card.rank
 
 
 def dealer_qualifies(dealer: FlushHand) -> bool:
@@ -147,16 +153,20 @@ def straight_flush_run(cards: Sequence[Card]) -> StraightFlushRun:
     1 and 14 are not adjacent, so K-A-2 is not.  Of two runs of equal length the
     one with the higher top card is shown (the length alone is what pays).
     """
+    masks = dict.fromkeys(SUIT_CHARS, 0)  # bit r: rank r of that suit held; the ace at 14 and 1
+    for c in cards:
+        masks[c.suit] |= 1 << c.rank | (2 if c.rank == ACE else 0)
     best: tuple[int, int, str] = (0, 0, "")  # (length, top rank, suit)
-    for suit in SUIT_CHARS:
-        ranks = {c.rank for c in cards if c.suit == suit}
-        if ACE in ranks:
-            ranks.add(1)
-        run = 0
-        for r in range(1, ACE + 1):
-            run = run + 1 if r in ranks else 0
-            if run and (run, r) > best[:2]:
-                best = (run, r, suit)
+    for suit, mask in masks.items():
+        # After k - 1 steps of ``m &= m >> 1`` bit r is set where ranks r .. r + k - 1 are all held:
+        # the last step before none is left gives the longest run, its highest start the highest top.
+        run, m = 0, mask
+        while m:
+            run += 1
+            start = m.bit_length() - 1
+            m &= m >> 1
+        if run and (run, start + run - 1) > best[:2]:
+            best = (run, start + run - 1, suit)
     length, top, suit = best
     by_rank = {c.rank: c for c in cards if c.suit == suit}
     return StraightFlushRun(tuple(by_rank[r if r != 1 else ACE] for r in range(top, top - length, -1)))
@@ -169,7 +179,8 @@ def has_suited_nine_to_ace(cards: Sequence[Card]) -> bool:
 
 def has_four_of_a_kind(cards: Sequence[Card]) -> bool:
     """Four cards of one rank among the seven (Straight Flush Bonus G, RULINGS R19)."""
-    return max(Counter(c.rank for c in cards).values()) >= 4
+    ranks = [c.rank for c in cards]
+    return any(ranks.count(r) >= 4 for r in set(ranks))
 
 
 def lines_made(cards: Sequence[Card]) -> dict[str, frozenset[str]]:

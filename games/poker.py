@@ -10,6 +10,12 @@ The evaluator works on the whole set of cards at once (no loop over the 21
 five-card subsets): it counts ranks and suits, and finds the category directly.
 ``value`` is a single integer: comparing two values compares the hands, equal
 values tie.  ``best_hand`` also returns the five cards, best first, for display.
+
+The par sheets' simulations value millions of hands, so ``value`` and
+``best_hand`` remember what they found (see ``_memo_key``): a hand without a
+flush is valued by its ranks alone, a flush by its suit's ranks alone, so each
+multiset of ranks and each suit's rank set is evaluated once per process by
+``_value_and_ranks`` and looked up afterwards.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from games.cards import ACE, Card
+from games.cards import ACE, DECK, SUIT_CHARS, Card
 
 # Categories, lowest to highest.  A royal flush is the ace-high straight flush;
 # it has its own category number so that its name is a lookup.
@@ -94,15 +100,32 @@ def _value_and_ranks(cards: Sequence[Card]) -> tuple[int, int, list[int], str | 
             break
 
     if flush_suit is not None:
-        suited = sorted((c.rank for c in cards if c.suit == flush_suit), reverse=True)
-        mask = 0
-        for r in suited:
-            mask |= 1 << r
-        top = straight_top(mask)
-        if top:
-            cat = ROYAL_FLUSH if top == ACE else STRAIGHT_FLUSH
-            return cat, _pack(cat, (top,)), straight_ranks(top), flush_suit
+        cat, val, ranks = _flush_of(sorted((c.rank for c in cards if c.suit == flush_suit), reverse=True))
+        if cat >= STRAIGHT_FLUSH:
+            return cat, val, ranks, flush_suit
+        by_ranks = _by_ranks(counts)
+        if by_ranks[0] > FLUSH:  # four of a kind, full house
+            return (*by_ranks, None)
+        return cat, val, ranks, flush_suit
+    return (*_by_ranks(counts), None)
 
+
+def _flush_of(suited: list[int]) -> tuple[int, int, list[int]]:
+    """(category, packed value, ranks to show) of the flush of one suit's ranks (five or more, highest first)."""
+    mask = 0
+    for r in suited:
+        mask |= 1 << r
+    top = straight_top(mask)
+    if top:
+        cat = ROYAL_FLUSH if top == ACE else STRAIGHT_FLUSH
+        return cat, _pack(cat, (top,)), straight_ranks(top)
+    top5 = suited[:5]
+    return FLUSH, _pack(FLUSH, top5), top5
+
+
+def _by_ranks(counts: Sequence[int]) -> tuple[int, int, list[int]]:
+    """(category, packed value, ranks to show) of the best hand of these ranks, suits aside
+    (``counts[r]``: the cards of rank r, r = 2..14)."""
     quads = trips = 0
     trips2 = 0
     pairs: list[int] = []
@@ -127,32 +150,93 @@ def _value_and_ranks(cards: Sequence[Card]) -> tuple[int, int, list[int], str | 
 
     if quads:
         kicker = max([r for r in range(14, 1, -1) if counts[r] and r != quads][:1] or [0])
-        return FOUR_OF_A_KIND, _pack(FOUR_OF_A_KIND, (quads, kicker)), [quads] * 4 + [kicker], None
+        return FOUR_OF_A_KIND, _pack(FOUR_OF_A_KIND, (quads, kicker)), [quads] * 4 + [kicker]
     if trips and (trips2 or pairs):
         pair = max(trips2, pairs[0] if pairs else 0)
-        return FULL_HOUSE, _pack(FULL_HOUSE, (trips, pair)), [trips] * 3 + [pair] * 2, None
-    if flush_suit is not None:
-        top5 = suited[:5]
-        return FLUSH, _pack(FLUSH, top5), top5, flush_suit
+        return FULL_HOUSE, _pack(FULL_HOUSE, (trips, pair)), [trips] * 3 + [pair] * 2
     top = straight_top(mask)
     if top:
-        return STRAIGHT, _pack(STRAIGHT, (top,)), straight_ranks(top), None
+        return STRAIGHT, _pack(STRAIGHT, (top,)), straight_ranks(top)
     if trips:
         kickers = singles[:2]
-        return THREE_OF_A_KIND, _pack(THREE_OF_A_KIND, [trips] + kickers), [trips] * 3 + kickers, None
+        return THREE_OF_A_KIND, _pack(THREE_OF_A_KIND, [trips] + kickers), [trips] * 3 + kickers
     if len(pairs) >= 2:
         hi, lo = pairs[0], pairs[1]
         kicker = max(pairs[2] if len(pairs) > 2 else 0, singles[0] if singles else 0)
-        return TWO_PAIR, _pack(TWO_PAIR, (hi, lo, kicker)), [hi, hi, lo, lo, kicker], None
+        return TWO_PAIR, _pack(TWO_PAIR, (hi, lo, kicker)), [hi, hi, lo, lo, kicker]
     if pairs:
         kickers = singles[:3]
-        return PAIR, _pack(PAIR, [pairs[0]] + kickers), [pairs[0]] * 2 + kickers, None
-    return HIGH_CARD, _pack(HIGH_CARD, singles[:5]), singles[:5], None
+        return PAIR, _pack(PAIR, [pairs[0]] + kickers), [pairs[0]] * 2 + kickers
+    return HIGH_CARD, _pack(HIGH_CARD, singles[:5]), singles[:5]
+
+
+# -- remembered values -----------------------------------------------------------------------------
+#
+# Each card adds one integer to a hand's key (``_memo_key``), so that the sum over the cards holds at once:
+#   bits 0-30    the multiset of ranks: 5 ** (rank - 2) per card (a rank is held at most four times, so
+#                the base-5 digits never carry): two hands have these bits equal iff their ranks are;
+#   bits 32-47   the number of cards of each suit, a 4-bit digit per suit in ``SUIT_CHARS`` order (at
+#                most seven cards: no digit carries);
+#   bits 64-127  the ranks of each suit, a 16-bit mask per suit (bit r = rank r; the cards are
+#                distinct, so the sum of their bits is their union).
+# Without five cards of one suit a hand's value is that of its ranks; with them, it is the higher of
+# the flush (or straight flush) that suit's ranks make and of what the ranks make (RULINGS R8: the
+# categories are ordered, and suits never rank, UTH ch.6 §C).  Both are remembered; their first
+# occurrence is evaluated by ``_by_ranks`` and ``_flush_of``, the two halves of ``_value_and_ranks``.
+
+_RANKS_FIELD = (1 << 31) - 1
+_SUIT_COUNTS_SHIFT = 32
+_FIVE_OF_A_SUIT = 0x8888  # (suit counts + 3 in every digit) & this: a digit of five or more
+_SUIT_MASKS_SHIFT = 64
+_CARD_KEY: dict[Card, int] = {
+    c: 5 ** (c.rank - 2)
+    + (1 << (_SUIT_COUNTS_SHIFT + 4 * SUIT_CHARS.index(c.suit)))
+    + (1 << (_SUIT_MASKS_SHIFT + 16 * SUIT_CHARS.index(c.suit) + c.rank))
+    for c in DECK
+}
+_RANKS_VALUE: dict[int, int] = {}  # rank multiset (bits 0-30 of a key) -> value of those ranks, no flush
+_FLUSH_VALUE: dict[int, int] = {}  # one suit's rank mask (5 or more ranks) -> value of its flush
+_SHOWN: dict[int, tuple[tuple[int, int], ...]] = {}  # value -> the ranks best_hand shows: (rank, cards), in order
+
+
+def _memo_key(cards: Sequence[Card]) -> int:
+    return sum(map(_CARD_KEY.__getitem__, cards))
+
+
+def _ranks_value(ranks_key: int) -> int:
+    """The value of a multiset of ranks (bits 0-30 of a key) without a flush: evaluated once."""
+    got = _RANKS_VALUE[ranks_key] = _by_ranks([0, 0, *(ranks_key // 5**i % 5 for i in range(13))])[1]
+    return got
+
+
+def _flush_value(mask: int) -> int:
+    """The value of the flush (or straight flush) of one suit's ranks (bit r = rank r, five or more)."""
+    got = _FLUSH_VALUE.get(mask)
+    if got is None:
+        got = _FLUSH_VALUE[mask] = _flush_of([r for r in range(ACE, 1, -1) if mask >> r & 1])[1]
+    return got
+
+
+def _value_and_flush_suit(key: int) -> tuple[int, str | None]:
+    """The value of a hand by its key, and the suit of its flush if the value is the flush's."""
+    got = _RANKS_VALUE.get(key & _RANKS_FIELD)
+    if got is None:
+        got = _ranks_value(key & _RANKS_FIELD)
+    fives = ((key >> _SUIT_COUNTS_SHIFT & 0xFFFF) + 0x3333) & _FIVE_OF_A_SUIT
+    if not fives:
+        return got, None
+    s = ((fives & -fives).bit_length() - 4) // 4  # the first suit (SUIT_CHARS order) with five cards
+    flush = _flush_value(key >> (_SUIT_MASKS_SHIFT + 16 * s) & 0xFFFF)
+    return (flush, SUIT_CHARS[s]) if flush > got else (got, None)
 
 
 def value(cards: Sequence[Card]) -> int:
     """The hand value of the best five of ``cards`` (5 to 7 cards); higher is better."""
-    return _value_and_ranks(cards)[1]
+    key = sum(map(_CARD_KEY.__getitem__, cards))
+    if ((key >> _SUIT_COUNTS_SHIFT & 0xFFFF) + 0x3333) & _FIVE_OF_A_SUIT:
+        return _value_and_flush_suit(key)[0]
+    got = _RANKS_VALUE.get(key & _RANKS_FIELD)
+    return _ranks_value(key & _RANKS_FIELD) if got is None else got
 
 
 @dataclass(frozen=True)
@@ -184,14 +268,23 @@ def best_hand(cards: Sequence[Card]) -> PokerHand:
     """
     if not 5 <= len(cards) <= 7:
         raise ValueError(f"a poker hand is the best five of 5 to 7 cards, got {len(cards)}")
-    _cat, val, ranks, flush_suit = _value_and_ranks(cards)
-    pool = [c for c in cards if flush_suit is None or c.suit == flush_suit]
+    val, flush_suit = _value_and_flush_suit(_memo_key(cards))
+    shown = _SHOWN.get(val)
+    if shown is None:  # the ranks shown follow from the value (each is packed in it): found once per value
+        _cat, again, ranks, _suit = _value_and_ranks(cards)
+        assert again == val, cards
+        shown = _SHOWN[val] = tuple((r, ranks.count(r)) for r in dict.fromkeys(ranks))
+    # Of each rank shown, the first cards of that rank in ``cards`` (of the flush's suit, for a flush).
+    pool = cards if flush_suit is None else [c for c in cards if c.suit == flush_suit]
+    of_rank: dict[int, list[Card]] = {}
+    for c in pool:
+        if c.rank in of_rank:
+            of_rank[c.rank].append(c)
+        else:
+            of_rank[c.rank] = [c]
     chosen: list[Card] = []
-    for r in ranks:
-        for c in pool:
-            if c.rank == r and c not in chosen:
-                chosen.append(c)
-                break
+    for r, n in shown:
+        chosen += of_rank[r][:n]
     return PokerHand(val, tuple(chosen))
 
 
@@ -205,12 +298,28 @@ def lines_made(hand: PokerHand) -> frozenset[str]:
     (RET ch.12 §B(9)-(10), R27), RET Five Card Bonus "pair of 6s or better"
     (RET ch.12 §D(9)).
     """
-    made = {hand.name}
-    category = hand.category
+    return lines_of_value(hand.value)
+
+
+def lines_of_value(value: int) -> frozenset[str]:
+    """``lines_made`` of the hand of this value: what a hand makes follows from its value (its
+    category and, for a pair, the pair's rank, the first packed), so it is found once per value."""
+    made = _LINES.get(value)
+    if made is None:
+        made = _LINES[value] = _lines_of_value(value)
+    return made
+
+
+_LINES: dict[int, frozenset[str]] = {}
+
+
+def _lines_of_value(value: int) -> frozenset[str]:
+    category = value >> 20
+    made = {CATEGORY_NAMES[category]}
     if category < STRAIGHT:
         made.add("less_than_a_straight")
     if category == PAIR:
-        pair = hand.ranks[0]
+        pair = value >> 16 & 0xF  # the pair's rank: the first of the ranks packed after the category
         if pair >= 10:
             made.add("pair_of_tens_or_better")
         if pair >= 11:

@@ -36,7 +36,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from decimal import Decimal
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 
 import numpy as np
 
@@ -44,7 +45,7 @@ from games import batch
 from games.cards import DECK, Card
 from games.paytable import Paytable
 from games.paytables import paytable
-from games.poker import THREE_OF_A_KIND, best_hand, lines_made, value
+from games.poker import THREE_OF_A_KIND, best_hand, lines_made, lines_of_value, value
 from games.registry import GAMES
 from games.round import Decision, Round, Seat, SeatSettlement
 from games.strategy import (
@@ -187,7 +188,7 @@ def _holdem_player(spec: Spec, streets: tuple[_Street, _Street, _Street], compan
         result = settled.wagers["play"].result
         tally.outcomes[result] += 1
         if result == "win":  # the companion is paid (or pushed) by the line the winning hand makes
-            line = table.line_for(lines_made(best_hand([*hole, *board])))
+            line = table.line_for(lines_of_value(value([*hole, *board])))
             if line is not None:
                 tally.lines[table.lines.index(line)] += 1
 
@@ -269,7 +270,7 @@ def _ret(spec: Spec) -> _Player:
             return
         tally.outcomes["played"] += 1
         for run in (cards[2:5], (top, center, bottom)):
-            line = table.line_for(lines_made(best_hand([*hole, *run])))
+            line = table.line_for(lines_of_value(value([*hole, *run])))
             if line is not None:
                 tally.lines[table.lines.index(line)] += 1
 
@@ -351,6 +352,18 @@ def _bad_beat_chunk(spec: Spec, rng: np.random.Generator, rounds: int) -> Tally:
 # -- running the chunks --------------------------------------------------------------------------
 
 
+def _worker_context() -> BaseContext:
+    """How the worker processes start: where the platform has it, forked from a fork server that has
+    imported this module once (it lasts as long as this process), so a worker neither imports the
+    package again nor runs the caller's main module as a spawned one does; elsewhere spawned.  Never a
+    plain fork of the caller, which may hold threads.  The chunks draw the same cards either way."""
+    if "forkserver" not in get_all_start_methods():
+        return get_context("spawn")
+    context = get_context("forkserver")
+    context.set_forkserver_preload([__name__])  # in effect only before the server's first start
+    return context
+
+
 def simulate(spec: Spec, rounds: int, seed: int, progress: Progress | None = None, workers: int | None = None) -> Tally:
     """Every chunk of the run, on up to ``workers`` processes (default: the CPUs), summed in chunk order."""
     size = spec.chunk
@@ -366,7 +379,7 @@ def simulate(spec: Spec, rounds: int, seed: int, progress: Progress | None = Non
                 progress(done, rounds)
         return total
     results: dict[int, Tally] = {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_worker_context()) as pool:
         futures = {pool.submit(run_chunk, spec, seed, i, n): i for i, n in enumerate(sizes)}
         for f in as_completed(futures):
             results[futures[f]] = f.result()

@@ -35,7 +35,7 @@ from math import comb
 from games.cards import ACE, DECK, JACK, KING, QUEEN, TEN, Card
 from games.high_card_flush import FlushHand, flush_hand, max_raise
 from games.paytable import Odds, Paytable, Push
-from games.poker import PAIR, TWO_PAIR, PokerHand, best_hand, lines_made, value
+from games.poker import PAIR, TWO_PAIR, PokerHand, best_hand, category_of, lines_made, value
 
 FOLD = -1
 CHECK = 0
@@ -78,7 +78,7 @@ def uth_flop(hole: Sequence[Card], flop: Sequence[Card]) -> int:
     "Two pair or better" is read literally on the player's five cards (hole and flop).
     """
     cards = [*hole, *flop]
-    if best_hand(cards).category >= TWO_PAIR:
+    if category_of(value(cards)) >= TWO_PAIR:
         return 2
     a, b = hole
     if a.rank == b.rank:
@@ -97,8 +97,8 @@ def uth_hidden_pair_or_better(hole: Sequence[Card], board: Sequence[Card]) -> bo
     higher category than the board alone (so a pair, trips, two pair, straight, flush ... that the
     board does not give the dealer too).  A same-category improvement (a higher straight than the
     board's) is left to the count of outs, which then finds few."""
-    player = best_hand([*hole, *board]).category
-    return player >= PAIR and player > best_hand(board).category
+    player = category_of(value([*hole, *board]))
+    return player >= PAIR and player > category_of(value(board))
 
 
 def uth_dealer_outs(hole: Sequence[Card], board: Sequence[Card]) -> int:
@@ -337,17 +337,24 @@ class RetStrategy:
         run_total: Fraction | int = 0
         ante_total = n = 0
         for extra in combinations_with_replacement(range(2, ACE + 1), 3):
-            mult = Counter(extra)
+            distinct = set(extra)
             ways = 1
-            for r, m in mult.items():
-                ways *= comb(4 - held[r], m)
+            for r in distinct:
+                ways *= comb(4 - held[r], extra.count(r))
             if not ways:
                 continue
-            flushes = int(suited and len(mult) == 3 and not (set(mult) & {hi, lo}))
+            flushes = int(suited and len(distinct) == 3 and hi not in distinct and lo not in distinct)
             ranks = (hi, lo, *extra)
-            for count, cards in ((ways - flushes, _unsuited(ranks)), (flushes, _suited(ranks))):
+            prod = _PRIMES[hi - 2] * _PRIMES[lo - 2] * _PRIMES[extra[0] - 2] * _PRIMES[extra[1] - 2] * _PRIMES[
+                extra[2] - 2]
+            for count, flush in ((ways - flushes, False), (flushes, True)):
                 if count:
-                    _, run, ante = self.run(cards)
+                    # the class of the hand (its ranks' product and whether it is one suit), as ``run`` keys it;
+                    # its cards are made only the first time the class is met
+                    got = self._hands.get((prod, flush))
+                    if got is None:
+                        got = self._run(prod, flush, _suited(ranks) if flush else _unsuited(ranks))
+                    _, run, ante = got
                     run_total += count * run
                     ante_total += count * ante
                     n += count
