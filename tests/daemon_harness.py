@@ -303,19 +303,34 @@ class SimulatedTable:
 
 @contextlib.contextmanager
 def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
-                    add_devices: tuple[str, ...] = (), config: Path | None = None) -> Iterator[SimulatedTable]:
+                    add_devices: tuple[str, ...] = (), config: Path | None = None,
+                    simulators: str = "processes") -> Iterator[SimulatedTable]:
     """The example table of ``game`` (config/, or the ``config`` file given), plus ``add_devices`` its
     configuration does not have.  Each simulator picks a free port itself (no port chosen here can be
-    taken by another test in between); the daemon is pointed at what it says."""
+    taken by another test in between); the daemon is pointed at what it says.
+
+    ``simulators="in_process"``: the daemon is still ``tablectl run`` in its own process (killed by a
+    signal, its sockets dropped by the kernel), but the simulators are the objects ``table_in_process``
+    serves, on loopback ports over their real protocols, in an event loop of the test's process: a test
+    about the daemon's process starts no simulator process (each costs most of a second of CPU)."""
+    if simulators not in ("processes", "in_process"):
+        raise ValueError(f"simulators: 'processes' or 'in_process', not {simulators!r}")
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
     procs: list[subprocess.Popen] = []
     configured = load_config(path)  # the devices as the file configures them (the decks in the shuffler)
+    loop = TableLoop() if simulators == "in_process" else None
+    servers: list[Any] = []
     try:
-        controls = {}
+        controls: dict[str, Any] = {}
         for device in SCHEMES:
             if f"\n{device} =" in text or device in add_devices:
-                controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
+                if loop is None:
+                    controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
+                else:
+                    server, handler, url = loop.run(_serve(device, configured))
+                    servers.append(server)
+                    controls[device] = SimControl(loop, handler, url)
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
             else:
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
@@ -327,6 +342,8 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         yield t
     finally:
         stop_processes(procs, timeout=15)
+        if loop is not None:
+            _close_servers(loop, servers)
 
 
 # ---------------------------------------------------------------------------------------------- in process
@@ -593,10 +610,15 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
             with contextlib.suppress(Exception):
                 t.stop_daemon(timeout=15)
 
-        async def close() -> None:
-            for server in servers:
-                await server.close()
+        _close_servers(loop, servers)
 
-        with contextlib.suppress(Exception):
-            loop.run(close(), timeout=15)
-        loop.close()
+
+def _close_servers(loop: TableLoop, servers: list[Any]) -> None:
+    """Close the simulators ``_serve`` served in ``loop``, then the loop."""
+    async def close() -> None:
+        for server in servers:
+            await server.close()
+
+    with contextlib.suppress(Exception):
+        loop.run(close(), timeout=15)
+    loop.close()
