@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from controller.config import TableConfig, load_config
+from controller.config_problems import ENV_PREFIX
 from controller.daemon import TableDaemon
 from controller.demo import Control, Dealer, simulator_options, start_simulator, stop_processes
 from controller.journal import KILL_AT_ENV, Journal, KilledForTest
@@ -66,6 +67,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+_CONFIGS: dict[tuple[Any, ...], TableConfig] = {}  # the last few read by table_config
+
+
+def table_config(path: Path) -> TableConfig:
+    """``load_config(path)`` as a process started now reads it (the file and the ``TABLE_`` environment
+    now), read once per file contents and environment: an in-process sweep restarts a daemon on one
+    table a hundred times, and the configuration is frozen (a daemon cannot change it for the next)."""
+    key = (str(path.resolve()), path.read_bytes(),
+           tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIX))))
+    cfg = _CONFIGS.get(key)
+    if cfg is None:
+        cfg = load_config(path)  # a problem raises (ConfigError): nothing kept
+        if len(_CONFIGS) >= 8:
+            del _CONFIGS[next(iter(_CONFIGS))]
+        _CONFIGS[key] = cfg
+    return cfg
 
 
 def phase(s: dict) -> str | None:
@@ -249,13 +268,15 @@ class SimulatedTable:
     def open_table(self, steps: int = 200, first_status_s: float = 60.0) -> None:
         # A daemon starting on a loaded machine may take seconds to publish at all: wait for its first
         # status on its own deadline, so the steps below count the dealer's actions, not the start-up.
+        # (the wait is on the status seen, not on a new empty one: in process a status is "new" when it is
+        # another object, and every new {} is -- the wait returned at once and spun until the first status)
         deadline = time.monotonic() + first_status_s
-        while not self.status():
+        while not (seen := self.status()):
             if self.daemon is not None and self.daemon.poll() is not None:
                 raise AssertionError(f"the daemon stopped (exit {self.daemon.returncode}) before it published")
             if time.monotonic() > deadline:
                 raise AssertionError(f"the daemon published no status in {first_status_s:.0f} s")
-            self.dealer.next_status({}, 0.5)
+            self.dealer.next_status(seen, 0.5)
         for _ in range(steps):
             if self.status().get("state") == "open" and not self.status().get("next_step"):
                 return
@@ -552,7 +573,7 @@ class InProcessTable(SimulatedTable):
         if kill_at and (kill_at.split(":") + ["", ""])[2] not in ("raise", "full"):
             raise AssertionError(f"{KILL_AT_ENV}={kill_at}: in process only ':raise' or ':full' "
                                  "(an exit would end the test run)")
-        cfg = load_config(self.config_path)  # read now, as a started process reads it (the environment now)
+        cfg = table_config(self.config_path)  # read now, as a started process reads it (the environment now)
         self.daemon = DaemonTask(self.loop, cfg, self.state_dir / "table.status.json", self.published)
 
     def stop_daemon(self, timeout: float = 30.0) -> int:
@@ -585,7 +606,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     """``simulated_table`` in one process: the simulators and the daemon in the table's event loop."""
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
-    configured = load_config(path)
+    configured = table_config(path)
     loop = TableLoop()
     servers: list[Any] = []
     t: InProcessTable | None = None
@@ -600,7 +621,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
             else:
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-        cfg = load_config(path)
+        cfg = table_config(path)
         published = PublishedStatus()
         dealer = PublishedDealer(cfg, published, controls, random.Random(seed))
         t = InProcessTable(cfg, path, state_dir, controls, dealer, loop=loop, published=published)
