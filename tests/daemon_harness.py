@@ -43,6 +43,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
+from controller import logs
 from controller.config import TableConfig, load_config
 from controller.config_problems import ENV_PREFIX
 from controller.daemon import TableDaemon
@@ -610,6 +613,10 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     loop = TableLoop()
     servers: list[Any] = []
     t: InProcessTable | None = None
+    logging_before = structlog.get_config()
+    # the daemon's logs as `tablectl run` sets them up (its format, INFO and above), not structlog's
+    # default (every debug line rendered for a console): back as they were after the table
+    logs.configure(configured.log_format)
     try:
         controls: dict[str, Any] = {}
         for device in SCHEMES:
@@ -630,8 +637,8 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         if t is not None and t.daemon is not None and t.daemon.poll() is None:
             with contextlib.suppress(Exception):
                 t.stop_daemon(timeout=15)
-
         _close_servers(loop, servers)
+        structlog.configure(**logging_before)
 
 
 def _close_servers(loop: TableLoop, servers: list[Any]) -> None:
