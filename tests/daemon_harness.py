@@ -14,6 +14,8 @@ Both give the same table (``SimulatedTable``); a test switches by its one line.
   table runs in a thread of the test's process; a simulator's control commands are its
   ``control()`` coroutine called directly; the dealer waits on each status the daemon publishes
   (an event), never on a timer.  No process starts: a test takes a fraction of the time.
+* ``simulated_table(..., simulators="in_process")``: between the two -- the daemon a process, the
+  simulators those of ``table_in_process`` in the test's process (a test of the daemon's process: a kill).
 
 ``t.daemon`` answers like a process in both (``poll()``, ``wait()``, ``terminate()``, ``kill()``,
 ``send_signal()``); in process a daemon ended by the journal's test kill point (``raise``) reads
