@@ -91,6 +91,12 @@ class DeviceMap:
                     raise ValueError(f"{self.name}: {p.name} overlaps {seen[p.table, a]} at {p.table.value} {a}")
                 seen[p.table, a] = p.name
         object.__setattr__(self, "_by_name", MappingProxyType({p.name: p for p in self.points}))
+        # asked at every request a device or its simulator answers (tens a second): worked out once
+        spans: dict[Table, int] = {}
+        for p in self.points:
+            spans[p.table] = max(spans.get(p.table, 0), p.address + p.width)
+        object.__setattr__(self, "_spans", MappingProxyType(spans))
+        object.__setattr__(self, "_defined", frozenset(seen))
 
     @property
     def by_name(self) -> Mapping[str, Point]:
@@ -105,10 +111,11 @@ class DeviceMap:
 
     def span(self, table: Table) -> int:
         """One past the highest address used in ``table`` (0 when unused)."""
-        return max((p.address + p.width for p in self.points if p.table is table), default=0)
+        span: int = self._spans.get(table, 0)  # type: ignore[attr-defined]
+        return span
 
     def defined(self, table: Table, address: int) -> bool:
-        return any(address in p.addresses for p in self.points if p.table is table)
+        return (table, address) in self._defined  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------

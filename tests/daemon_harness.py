@@ -14,6 +14,8 @@ Both give the same table (``SimulatedTable``); a test switches by its one line.
   table runs in a thread of the test's process; a simulator's control commands are its
   ``control()`` coroutine called directly; the dealer waits on each status the daemon publishes
   (an event), never on a timer.  No process starts: a test takes a fraction of the time.
+* ``simulated_table(..., simulators="in_process")``: between the two -- the daemon a process, the
+  simulators those of ``table_in_process`` in the test's process (a test of the daemon's process: a kill).
 
 ``t.daemon`` answers like a process in both (``poll()``, ``wait()``, ``terminate()``, ``kill()``,
 ``send_signal()``); in process a daemon ended by the journal's test kill point (``raise``) reads
@@ -43,7 +45,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TypeVar
 
+import structlog
+
+from controller import logs
 from controller.config import TableConfig, load_config
+from controller.config_problems import ENV_PREFIX
 from controller.daemon import TableDaemon
 from controller.demo import Control, Dealer, simulator_options, start_simulator, stop_processes
 from controller.journal import KILL_AT_ENV, Journal, KilledForTest
@@ -66,6 +72,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+_CONFIGS: dict[tuple[Any, ...], TableConfig] = {}  # the last few read by table_config
+
+
+def table_config(path: Path) -> TableConfig:
+    """``load_config(path)`` as a process started now reads it (the file and the ``TABLE_`` environment
+    now), read once per file contents and environment: an in-process sweep restarts a daemon on one
+    table a hundred times, and the configuration is frozen (a daemon cannot change it for the next)."""
+    key = (str(path.resolve()), path.read_bytes(),
+           tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIX))))
+    cfg = _CONFIGS.get(key)
+    if cfg is None:
+        cfg = load_config(path)  # a problem raises (ConfigError): nothing kept
+        if len(_CONFIGS) >= 8:
+            del _CONFIGS[next(iter(_CONFIGS))]
+        _CONFIGS[key] = cfg
+    return cfg
 
 
 def phase(s: dict) -> str | None:
@@ -249,13 +273,15 @@ class SimulatedTable:
     def open_table(self, steps: int = 200, first_status_s: float = 60.0) -> None:
         # A daemon starting on a loaded machine may take seconds to publish at all: wait for its first
         # status on its own deadline, so the steps below count the dealer's actions, not the start-up.
+        # (the wait is on the status seen, not on a new empty one: in process a status is "new" when it is
+        # another object, and every new {} is -- the wait returned at once and spun until the first status)
         deadline = time.monotonic() + first_status_s
-        while not self.status():
+        while not (seen := self.status()):
             if self.daemon is not None and self.daemon.poll() is not None:
                 raise AssertionError(f"the daemon stopped (exit {self.daemon.returncode}) before it published")
             if time.monotonic() > deadline:
                 raise AssertionError(f"the daemon published no status in {first_status_s:.0f} s")
-            self.dealer.next_status({}, 0.5)
+            self.dealer.next_status(seen, 0.5)
         for _ in range(steps):
             if self.status().get("state") == "open" and not self.status().get("next_step"):
                 return
@@ -303,19 +329,34 @@ class SimulatedTable:
 
 @contextlib.contextmanager
 def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
-                    add_devices: tuple[str, ...] = (), config: Path | None = None) -> Iterator[SimulatedTable]:
+                    add_devices: tuple[str, ...] = (), config: Path | None = None,
+                    simulators: str = "processes") -> Iterator[SimulatedTable]:
     """The example table of ``game`` (config/, or the ``config`` file given), plus ``add_devices`` its
     configuration does not have.  Each simulator picks a free port itself (no port chosen here can be
-    taken by another test in between); the daemon is pointed at what it says."""
+    taken by another test in between); the daemon is pointed at what it says.
+
+    ``simulators="in_process"``: the daemon is still ``tablectl run`` in its own process (killed by a
+    signal, its sockets dropped by the kernel), but the simulators are the objects ``table_in_process``
+    serves, on loopback ports over their real protocols, in an event loop of the test's process: a test
+    about the daemon's process starts no simulator process (each costs most of a second of CPU)."""
+    if simulators not in ("processes", "in_process"):
+        raise ValueError(f"simulators: 'processes' or 'in_process', not {simulators!r}")
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
     procs: list[subprocess.Popen] = []
     configured = load_config(path)  # the devices as the file configures them (the decks in the shuffler)
+    loop = TableLoop() if simulators == "in_process" else None
+    servers: list[Any] = []
     try:
-        controls = {}
+        controls: dict[str, Any] = {}
         for device in SCHEMES:
             if f"\n{device} =" in text or device in add_devices:
-                controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
+                if loop is None:
+                    controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
+                else:
+                    server, handler, url = loop.run(_serve(device, configured))
+                    servers.append(server)
+                    controls[device] = SimControl(loop, handler, url)
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
             else:
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
@@ -327,6 +368,8 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         yield t
     finally:
         stop_processes(procs, timeout=15)
+        if loop is not None:
+            _close_servers(loop, servers)
 
 
 # ---------------------------------------------------------------------------------------------- in process
@@ -535,7 +578,7 @@ class InProcessTable(SimulatedTable):
         if kill_at and (kill_at.split(":") + ["", ""])[2] not in ("raise", "full"):
             raise AssertionError(f"{KILL_AT_ENV}={kill_at}: in process only ':raise' or ':full' "
                                  "(an exit would end the test run)")
-        cfg = load_config(self.config_path)  # read now, as a started process reads it (the environment now)
+        cfg = table_config(self.config_path)  # read now, as a started process reads it (the environment now)
         self.daemon = DaemonTask(self.loop, cfg, self.state_dir / "table.status.json", self.published)
 
     def stop_daemon(self, timeout: float = 30.0) -> int:
@@ -568,10 +611,14 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     """``simulated_table`` in one process: the simulators and the daemon in the table's event loop."""
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
-    configured = load_config(path)
+    configured = table_config(path)
     loop = TableLoop()
     servers: list[Any] = []
     t: InProcessTable | None = None
+    logging_before = structlog.get_config()
+    # the daemon's logs as `tablectl run` sets them up (its format, INFO and above), not structlog's
+    # default (every debug line rendered for a console): back as they were after the table
+    logs.configure(configured.log_format)
     try:
         controls: dict[str, Any] = {}
         for device in SCHEMES:
@@ -583,7 +630,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
             else:
                 monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-        cfg = load_config(path)
+        cfg = table_config(path)
         published = PublishedStatus()
         dealer = PublishedDealer(cfg, published, controls, random.Random(seed))
         t = InProcessTable(cfg, path, state_dir, controls, dealer, loop=loop, published=published)
@@ -592,11 +639,16 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         if t is not None and t.daemon is not None and t.daemon.poll() is None:
             with contextlib.suppress(Exception):
                 t.stop_daemon(timeout=15)
+        _close_servers(loop, servers)
+        structlog.configure(**logging_before)
 
-        async def close() -> None:
-            for server in servers:
-                await server.close()
 
-        with contextlib.suppress(Exception):
-            loop.run(close(), timeout=15)
-        loop.close()
+def _close_servers(loop: TableLoop, servers: list[Any]) -> None:
+    """Close the simulators ``_serve`` served in ``loop``, then the loop."""
+    async def close() -> None:
+        for server in servers:
+            await server.close()
+
+    with contextlib.suppress(Exception):
+        loop.run(close(), timeout=15)
+    loop.close()

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -45,15 +46,32 @@ def _meters(data: dict[str, Any]) -> dict[str, Decimal]:
     return {m: Decimal(str(v)) for m, v in data["meters"].items()}
 
 
-def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None = None
-                       ) -> tuple[list[str], dict[str, Decimal]]:
+def _added() -> defaultdict[str, defaultdict[str, Decimal]]:
+    return defaultdict(lambda: defaultdict(Decimal))
+
+
+@dataclass
+class Replayed:
+    """The meter events replayed so far, for the next check of the same journal: a sweep's checks read each
+    row once.  The journal is only appended to, and every check verifies the whole chain first (an old row
+    changed fails there); a journal with fewer rows than were replayed is replayed again from its start."""
+
+    seq: int = 0  # the last row replayed
+    running: dict[str, Decimal] = field(default_factory=dict)  # each meter as of that row
+    added: defaultdict[str, defaultdict[str, Decimal]] = field(default_factory=_added)  # round -> meter -> added
+
+
+def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None = None,
+                       replayed: Replayed | None = None) -> tuple[list[str], dict[str, Decimal]]:
     """The journal's own invariants; and the meters it says.  ``settled_ok``: closed rounds found right
     already (nothing more can be journaled for a closed round: not read again; those found right now are
-    added) -- a long sweep's checks stay linear in the journal, not in the rounds times the kills."""
+    added) -- a long sweep's checks stay linear in the journal, not in the rounds times the kills.
+    ``replayed``: the meter events the previous checks replayed (updated here); each meter event's own check
+    is made once, when it is replayed."""
     out: list[str] = []
     with Journal(path) as j:
         try:
-            j.verify()
+            n = j.verify()
         except JournalIntegrityError as e:
             return [f"the chain does not verify: {e}"], {}
         summaries = j.rounds()
@@ -61,9 +79,13 @@ def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None
         if open_rounds[:-1] or (open_rounds and open_rounds[-1] != summaries[-1].round_id):
             out.append(f"rounds left open behind a later round: {open_rounds}")
         reset = {m: c.reset for m, c in cfg.progressive.meters.items()}
-        running: dict[str, Decimal] = {}
-        added: dict[str, dict[str, Decimal]] = defaultdict(lambda: defaultdict(Decimal))
-        for e in j.iter_events():
+        if replayed is None:
+            replayed = Replayed()
+        elif replayed.seq > n:  # not the journal replayed before: from its start
+            replayed.seq, replayed.running, replayed.added = 0, {}, _added()
+        running, added = replayed.running, replayed.added
+        for e in j.iter_events(after=replayed.seq):
+            replayed.seq = e.seq
             if e.kind == "meter_set":
                 running.update(_meters(e.data))
             elif e.kind == "meter_add":
@@ -174,6 +196,6 @@ def device_violations(cfg: TableConfig, path: Path, meters: dict[str, Decimal], 
 
 
 def violations(cfg: TableConfig, path: Path, status: dict[str, Any], registers: dict[str, Any] | None,
-               settled_ok: set[str] | None = None) -> list[str]:
-    out, meters = journal_violations(cfg, path, settled_ok)
+               settled_ok: set[str] | None = None, replayed: Replayed | None = None) -> list[str]:
+    out, meters = journal_violations(cfg, path, settled_ok, replayed)
     return out + device_violations(cfg, path, meters, status, registers)

@@ -31,7 +31,7 @@ from controller.service.deal import place_key
 from controller.service.devices import PROCEDURES
 from daemon_harness import DaemonEnded, phase
 from games.dealing import Procedure, initial_deal, stacks, street_deal
-from kill_invariants import violations
+from kill_invariants import Replayed, violations
 
 # kinds of journal write worth dying at (each: the next write holding one): the table's life, the
 # round's facts, the progressive system's, the remedies'
@@ -145,6 +145,7 @@ class Sweep:
         self._bets_for: str | None = None
         self._jammed: str | None = None  # the card device armed to jam
         self.settled_ok: set[str] = set()  # closed rounds already re-settled identically
+        self.replayed = Replayed()  # the journal's meter events the checks replayed so far
         self._rounds = 0  # rounds whose bets were placed
         self._win_seat: int | None = None  # the seat the next shuffle's stacked deck deals a royal to
 
@@ -246,7 +247,7 @@ class Sweep:
     def check(self, where: str) -> None:
         t = self.t
         registers = t.controls["progressive"]("state")["state"] if "progressive" in t.controls else None
-        found = violations(t.cfg, t.journal_path, t.status(), registers, self.settled_ok)
+        found = violations(t.cfg, t.journal_path, t.status(), registers, self.settled_ok, self.replayed)
         self.result.violations += [f"{where}: {v}" for v in found]
 
     def kill_once(self) -> None:

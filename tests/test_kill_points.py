@@ -100,7 +100,7 @@ def test_a_table_left_opening_with_no_step_left_opens_at_restart(tmp_path, monke
     """Finding 1: a journal whose every opening step is done but whose ``table_opened`` never made it (a
     daemon killed between them, before they were one transaction): the restarted daemon opens the table
     and a round, and a press is handled -- it used to fail every press (``no open round``)."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         _watch(t)
         with Journal(t.journal_path) as j:
             for step in opening_steps(t.cfg):
@@ -117,7 +117,7 @@ def test_a_table_left_opening_with_no_step_left_opens_at_restart(tmp_path, monke
 
 def test_the_last_opening_step_and_table_opened_are_one_write(tmp_path, monkeypatch):
     """Finding 1: killed just before the write that opens the table, the step is still to do."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         _watch(t)
         start(t, monkeypatch, "table_opened:before")
         assert play_until_killed(t) == KILLED
@@ -139,7 +139,7 @@ def _bets_with_progressive(t) -> None:
 def test_no_more_bets_and_its_contributions_are_one_write(tmp_path, monkeypatch):
     """Finding 2: killed just after the no more bets write, the round's contributions are on disk with it
     (they used to be the next write: a kill between them lost the cents the round was paid from, R4)."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         _watch(t)
         start(t, monkeypatch, None)
         t.open_table()
@@ -169,7 +169,7 @@ def test_accepted_flags_of_an_unjournaled_no_more_bets_are_returned_not_dropped(
     journaled: the journal says the round still takes wagers.  The restarted daemon journals the
     accepted flag as returned (an irregularity, P96), tells the dealer, and releases the lock-out -- it
     used to take it for the last round's reset and clear it silently."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         _watch(t)
         start(t, monkeypatch, "no_more_bets:before")
         t.open_table()
@@ -200,7 +200,7 @@ def test_disk_full_at_no_more_bets_halts_and_the_table_goes_on_once_it_can_write
     """Finding 8: the no more bets write fails (disk full): no traceback, the daemon keeps running, the
     round stays where the journal is (no wager dealt that the journal does not have), the dealer is told;
     once the journal takes a write again the table recovers from it and play goes on (P97)."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         _watch(t)
         start(t, monkeypatch, "no_more_bets:before:full")
         t.open_table()
@@ -250,7 +250,7 @@ def test_kill_point_sweep(game, tmp_path, monkeypatch):
     (tests/test_kill_sweep.py); these are whole processes, their sockets dropped by the kernel."""
     rng = random.Random(f"{game}-{KILLS}")  # the same kill points every run
     kills, found = 0, []
-    with simulated_table(game, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:
+    with simulated_table(game, tmp_path, monkeypatch, seed=rng.randrange(1000), simulators="in_process") as t:
         _watch(t)
         while kills < KILLS:
             at = rng.randint(1, 40) if rng.random() < 0.6 else rng.choice(SIGKILL_KINDS)

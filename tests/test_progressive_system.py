@@ -118,7 +118,7 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
 
 
 def test_sigkill_between_the_win_and_the_validation(tmp_path, monkeypatch):
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         round_id = royal_round(t)
         t.daemon.send_signal(signal.SIGKILL)
         t.daemon.wait(timeout=30)
@@ -236,7 +236,7 @@ def test_disabled_progressive_wagers_stay_disabled_across_a_restart(tmp_path, mo
     """The disabled state is the journal's: a daemon killed while progressive wagers are disabled
     (the lock-out could not be confirmed, ch.8 §C(2)) comes back with them disabled, and enables
     them only once the lock-out is confirmed again."""
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         start(t)
         t.controls["progressive"]("stick_lockout", on=True)
         bets(t, {1: 10}, [1])
