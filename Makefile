@@ -60,16 +60,18 @@ setup: $(STAMP) chromium postgresql
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
 KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 
-# four workers on two cores: most daemon tests wait on sockets and devices, not on the CPU; a worker takes
-# two tests at a time (--maxschedchunk=2), the longest first (tests/conftest.py), so that none is left
-# alone on a long one at the end.  CPU_REPORT=file records each test's CPU (python tests/cpu_report.py file).
+# four workers on two cores: most daemon tests wait on sockets and devices, not on the CPU; the longest
+# tests start first (tests/conftest.py), and a worker is handed one test as it finishes one
+# (--maxschedchunk=1).  With 2, xdist's queue for a worker grows by one at each test it finishes, up
+# to a sixteenth of those left: a worker was left alone for 50 s at the end on the hundred slow
+# irregularity tests queued for it while the others had finished.  CPU_REPORT=file records each test's CPU (python tests/cpu_report.py file).
 # While lint runs (one core), one collection writes the rewritten test modules' bytecode (the other), so
 # the workers start from it instead of each rewriting every module on a fresh clone.
 test: $(STAMP) chromium postgresql
 	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & warm=$$!; \
 	  $(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=2 -q
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 lint: $(STAMP)

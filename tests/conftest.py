@@ -16,7 +16,7 @@ if str(ROOT) not in sys.path:
 from web_harness import browser  # noqa: E402,F401
 
 # --- the longest tests first (issue 12) -----------------------------------------------------------------
-# `make test` (pytest -n 4 --maxschedchunk=2) hands each worker two tests at a time, in this order: the
+# `make test` (pytest -n 4 --maxschedchunk=1) hands each worker a test as it finishes one, in this order: the
 # tests that run longest start first, so that the run does not end with one worker alone on a long test
 # while the others wait.  Longest first by what they took (CPU_REPORT below, and their wall time when they
 # wait on daemons); node-id prefixes, in that order; every other test keeps its place after them.  (A
@@ -24,17 +24,20 @@ from web_harness import browser  # noqa: E402,F401
 # --dist loadgroup would keep such a module on one worker, but does not group under pytest 9.)
 LONGEST_FIRST = (
     "tests/test_dist.py::",
-    "tests/test_kill_points.py::test_kill_point_sweep[",
-    "tests/test_analysis_sim.py::test_published_",
     "tests/test_kill_sweep.py::test_kill_point_sweep_in_process[",
+    "tests/test_analysis_sim.py::test_published_",
     "tests/test_daemon_crash.py::test_sigkill_at_random_points",
-    "tests/test_daemon_segments.py::test_a_daemon_killed_during_a_roll_over",
     "tests/test_web_floor.py::test_progressive_win_held",
-    "tests/test_web_dealer.py::",
-    "tests/test_config_matrix.py::test_every_refusal_cites",
+    "tests/test_kill_points.py::test_kill_point_sweep[",
     "tests/test_daemon_e2e.py::",
-    "tests/test_web_secrets.py::",
+    "tests/test_daemon_scripted.py::test_the_daemon_starts_with_a_silent_progressive_system",
+    "tests/test_web_dealer.py::",
     "tests/test_analysis_sim.py::test_same_seed_same_json_whatever",
+    "tests/test_link_daemon.py::",
+    "tests/test_config_matrix.py::test_every_refusal_cites",
+    "tests/test_web_secrets.py::",
+    "tests/test_link_kill.py::",
+    "tests/test_daemon_segments.py::test_a_daemon_killed_during_a_roll_over",
     "tests/test_progressive_system.py::test_sigkill",
     "tests/test_kill_points.py::",
 )
