@@ -348,18 +348,11 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     loop = TableLoop() if simulators == "in_process" else None
     servers: list[Any] = []
     try:
-        controls: dict[str, Any] = {}
-        for device in SCHEMES:
-            if f"\n{device} =" in text or device in add_devices:
-                if loop is None:
-                    controls[device] = start_simulator(device, 0, procs, simulator_options(device, configured))
-                else:
-                    server, handler, url = loop.run(_serve(device, configured))
-                    servers.append(server)
-                    controls[device] = SimControl(loop, handler, url)
-                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
-            else:
-                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
+        if loop is None:
+            controls = _devices(text, add_devices, monkeypatch,
+                                lambda d: start_simulator(d, 0, procs, simulator_options(d, configured)))
+        else:
+            controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
         monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
         cfg = load_config(path)
@@ -592,6 +585,26 @@ SIMULATORS: dict[str, Callable[[], Any]] = {"shuffler": ShufflerSim, "shoe": Sho
                                              "progressive": ProgressiveSim, "panel": PanelSim}
 
 
+def _devices(text: str, add_devices: tuple[str, ...], monkeypatch, start: Callable[[str], Any]) -> dict[str, Any]:
+    """Each device the configuration ``text`` names (or ``add_devices`` adds) started by ``start``, which gives
+    its control, and the daemon pointed at its URL; every other device none.  The controls, by device."""
+    controls: dict[str, Any] = {}
+    for device in SCHEMES:
+        if f"\n{device} =" in text or device in add_devices:
+            controls[device] = start(device)
+            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
+        else:
+            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
+    return controls
+
+
+def _serve_in(loop: TableLoop, servers: list[Any], name: str, cfg: TableConfig) -> SimControl:
+    """Simulator ``name`` served in ``loop`` (kept in ``servers``, to be closed with it): its control."""
+    server, handler, url = loop.run(_serve(name, cfg))
+    servers.append(server)
+    return SimControl(loop, handler, url)
+
+
 async def _serve(name: str, cfg: TableConfig) -> tuple[Any, Any, str]:
     """Simulator ``name`` served in the running loop: (the device, what its control commands go to, its URL)."""
     device = SIMULATORS[name]()
@@ -620,15 +633,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     # default (every debug line rendered for a console): back as they were after the table
     logs.configure(configured.log_format)
     try:
-        controls: dict[str, Any] = {}
-        for device in SCHEMES:
-            if f"\n{device} =" in text or device in add_devices:
-                server, handler, url = loop.run(_serve(device, configured))
-                servers.append(server)
-                controls[device] = SimControl(loop, handler, url)
-                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", url)
-            else:
-                monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
+        controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
         cfg = table_config(path)
         published = PublishedStatus()
