@@ -31,6 +31,7 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("games", "controller", "drivers", "simulators", "web")
@@ -78,14 +79,13 @@ def has_requirements(requires: list[str]) -> bool:
     return True
 
 
-def build_env(cache: Path) -> Path | None:
-    """A python with pyproject's build requirements: this one when it has them, else that of a kept
-    environment (build/build-env-KEY, beside the wheel cache), made the first time; None when it cannot
-    be made (no index, nothing cached).
+def build_env(cache: Path, system: dict[str, Any]) -> Path | None:
+    """A python with the build requirements of ``system`` (pyproject's [build-system]): this one when it
+    has them, else that of a kept environment (build/build-env-KEY, beside the wheel cache), made the
+    first time; None when it cannot be made (no index, nothing cached).
 
     KEY names this interpreter and the requirements: a change of either makes a new one.  Made under a
     name of its own and renamed whole, so a build running at the same time sees all of it or none."""
-    system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
     if has_requirements(system["requires"]):
         return Path(sys.executable)
     key = hashlib.sha256(json.dumps([sys.version, system], sort_keys=True).encode()).hexdigest()[:12]
@@ -108,10 +108,10 @@ def own_wheel(src: Path, wheelhouse: Path, cache: Path) -> None:
     """The program's wheel into the wheelhouse: by the backend in the kept build environment, or (when that
     cannot be made or fails) by pip in an isolated one, which says why if that fails too."""
     cache.mkdir(parents=True, exist_ok=True)
-    python = build_env(cache)
-    backend = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["build-backend"]
-    if python is not None and subprocess.run([str(python), "-c", BACKEND, backend, str(wheelhouse)], cwd=src,
-                                             capture_output=True).returncode == 0:
+    system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    python = build_env(cache, system)
+    backend = [str(python), "-c", BACKEND, system["build-backend"], str(wheelhouse)]
+    if python is not None and subprocess.run(backend, cwd=src, capture_output=True).returncode == 0:
         return
     pip("wheel", "--quiet", "--no-deps", "--wheel-dir", str(wheelhouse), str(src))
 
