@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 from itertools import combinations_with_replacement
 from math import comb
+from math import prod as prod_of
 
 from games.cards import ACE, DECK, JACK, KING, QUEEN, TEN, Card
 from games.high_card_flush import FlushHand, flush_hand, max_raise
@@ -345,8 +346,7 @@ class RetStrategy:
                 continue
             flushes = int(suited and len(distinct) == 3 and hi not in distinct and lo not in distinct)
             ranks = (hi, lo, *extra)
-            prod = _PRIMES[hi - 2] * _PRIMES[lo - 2] * _PRIMES[extra[0] - 2] * _PRIMES[extra[1] - 2] * _PRIMES[
-                extra[2] - 2]
+            prod = prod_of(_PRIMES[r - 2] for r in ranks)
             for count, flush in ((ways - flushes, False), (flushes, True)):
                 if count:
                     # the class of the hand (its ranks' product and whether it is one suit), as ``run`` keys it;
