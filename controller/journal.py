@@ -112,7 +112,6 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from urllib.request import pathname2url
 
 from controller import events
 from controller.journal_reads import JournalReads
@@ -211,6 +210,15 @@ def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who
 # -- the journal -----------------------------------------------------------------------------------
 
 
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` that can only read it (``mode=ro``: nothing is created,
+    migrated or written), usable from any thread; the journal's and its sealed segments' readers."""
+    from urllib.request import pathname2url  # only readers need it: not imported by every daemon
+
+    return sqlite3.connect(f"file:{pathname2url(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None,
+                           check_same_thread=False)
+
 class Journal(JournalReads):
     """The append-only, hash-chained event journal of one table (see the module docstring)."""
 
@@ -251,8 +259,7 @@ class Journal(JournalReads):
         self._lock = threading.Lock()
         self._init_state(CHECKPOINT_EVERY)
         try:
-            self._db = sqlite3.connect(f"file:{pathname2url(str(self.path.resolve()))}?mode=ro", uri=True,
-                                       isolation_level=None, check_same_thread=False)
+            self._db = connect_read_only(self.path)
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
         except sqlite3.Error as exc:

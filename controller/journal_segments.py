@@ -42,9 +42,8 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.request import pathname2url
 
-from controller.journal import FILE_MODE, Journal, JournalError, JournalIntegrityError
+from controller.journal import FILE_MODE, Journal, JournalError, JournalIntegrityError, connect_read_only
 from controller.journal_rows import GENESIS, Event, RoundSummary, at_text, hash_hex
 from controller.journal_verify import segment_base
 
@@ -197,7 +196,7 @@ def _snapshot(path: Path, dst: sqlite3.Connection) -> None:
     backup in one step is one read transaction of the WAL file): the journal's own connection and lock stay
     free for the daemon meanwhile (the roll-over runs off its event loop).  An event appended during the copy
     is not in it: the copy then does not end at the head the roll-over sealed, and the roll-over is given up."""
-    src = _read_only(path)
+    src = connect_read_only(path)
     try:
         src.backup(dst)
     finally:
@@ -228,17 +227,12 @@ def complete(journal: Journal) -> Segment | None:
 
 
 def _head_of(path: Path) -> tuple[int, str] | None:
-    db = _read_only(path)
+    db = connect_read_only(path)
     try:
         row = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
     finally:
         db.close()
     return (int(row[0]), str(row[1])) if row else None
-
-
-def _read_only(path: Path) -> sqlite3.Connection:
-    return sqlite3.connect(f"file:{pathname2url(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None,
-                           check_same_thread=False)
 
 
 _TEST_STEP_ENV = "TABLECTL_TEST_SEGMENT_FAIL"  # test-only: the roll-over step after which it fails
@@ -311,7 +305,7 @@ def retain(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str],
     cutoff = (now or _dt.datetime.now(_dt.UTC)) - _dt.timedelta(days=retain_days)
     gone = []
     for seg in sealed(journal):
-        db = _read_only(seg.path)
+        db = connect_read_only(seg.path)
         try:
             last_at = db.execute("SELECT at FROM events ORDER BY seq DESC LIMIT 1").fetchone()
         finally:
