@@ -76,7 +76,7 @@ test: $(STAMP) chromium postgresql
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games controller drivers simulators web
+	$(VENV)/bin/mypy games controller drivers simulators web demo
 
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), the long forms
 # of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at
@@ -107,8 +107,8 @@ LINK ?=
 
 run: $(STAMP)
 	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
-	  $(PY) -m controller.link.demo --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
-	else $(PY) -m controller.demo --config $(CONFIG) --rounds $(ROUNDS); fi
+	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
+	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

@@ -35,11 +35,11 @@ from typing import Any
 
 import structlog
 
-from controller.config import TableConfig
+from controller.config.table import TableConfig
 from controller.events import JournalFault
 from controller.irregularities import clause
-from controller.journal import Journal
-from controller.round import Phase, RoundController
+from controller.journal.store import Journal
+from controller.round.machine import Phase, RoundController
 from controller.service.deal import Deal
 from controller.service.decisions import Decisions
 from controller.service.devices import Devices

@@ -4,7 +4,7 @@ Owns: what each kind of journal event carries (its fields and their types), how
 an event becomes the JSON object the journal stores (``to_data``) and how a
 stored object becomes the event again (``parse``), and the one way a model
 applies events (``Applier`` with ``@applies``), used by the round
-(``controller.round``) and by the table's life (``controller.table``).
+(``controller.round.machine``) and by the table's life (``controller.table``).
 
 The on-disk format is the journal's rows as they have always been written: an
 event's fields are the keys of its ``data`` object, amounts are exact decimal
@@ -503,7 +503,7 @@ class JournalFault(JournalEvent):
 @dataclass(frozen=True)
 class Checkpoint(JournalEvent):
     """The journal's derived state, in the chain (P58): what start-up and recovery begin from, so that they
-    read only the events after it (``controller.journal_state``).  Written at table close and every
+    read only the events after it (``controller.journal.state``).  Written at table close and every
     ``[journal] checkpoint_every`` rounds, in the same transaction as the event it follows."""
 
     kind = "checkpoint"

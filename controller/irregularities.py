@@ -58,7 +58,7 @@ def menu(game: Game | str, phase: str, *, has_dealer: bool, devices: list[str],
          out_of_order: Sequence[str] = ()) -> list[Option]:
     """What the dealer may report now, in the order shown (option n is chosen with seat button n).
 
-    Phases are controller.round.Phase values.  Only what can still happen is offered: a dealer card
+    Phases are controller.round.machine.Phase values.  Only what can still happen is offered: a dealer card
     can be exposed early only while players are still deciding (UTH ch.13 §F: "before each player
     has folded or placed a Play Wager"); cards on the layout exist only once dealing started.
     """

@@ -18,7 +18,7 @@ import argparse
 import os
 from pathlib import Path
 
-from controller.config import ConfigError, TableConfig, load_config
+from controller.config.table import ConfigError, TableConfig, load_config
 
 ETC_DIR = Path("/etc/table-controller")
 STATE_DIR = Path("/var/lib/table-controller")

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from controller import events as ev
-from controller.journal import CLOSING_KINDS, Event
+from controller.journal.store import CLOSING_KINDS, Event
 
 #: said when a round was journaled before its reveals and order of payment were (P66)
 NOT_JOURNALED = "not recorded: this round was journaled before its reveals and order of payment were"

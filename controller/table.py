@@ -28,9 +28,9 @@ from decimal import Decimal
 from typing import Any
 
 from controller import events as ev
-from controller.config import TableConfig
-from controller.journal import Journal
-from controller.round import TableSetup
+from controller.config.table import TableConfig
+from controller.journal.store import Journal
+from controller.round.machine import TableSetup
 from games.facts import Cited
 from games.money import round_cents
 

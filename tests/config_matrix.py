@@ -4,7 +4,7 @@ Candidates are built from the choices the schema offers (``TableConfig``'s game,
 procedure, decks and dealer-card handling as their ``Literal`` types list them; the shuffler and the
 shoe each configured or not; every subset of the game's side wagers; the Progressive wager off, or
 each paytable letter with no Envy Bonus or each Envy letter, Envy requiring the Progressive wager or
-not), and split by ``controller.config.check`` itself into accepted and refused.  A choice the
+not), and split by ``controller.config.table.check`` itself into accepted and refused.  A choice the
 schema gains, or a combination the validator starts accepting, is in the matrix without an edit here.
 
 Paytable letters of the side wagers are not a dimension: each wager takes its first letter (every
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, get_args
 
-from controller.config import DealingConfig, TableConfig, check
-from controller.demo import SUPERVISOR_ID
+from controller.config.table import DealingConfig, TableConfig, check
 from controller.supervisors import hash_id
+from demo.dealer import SUPERVISOR_ID
 from games.paytables import METER_MINIMUMS, letters, paytable
 from games.registry import GAMES
 

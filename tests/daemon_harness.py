@@ -48,11 +48,12 @@ from typing import Any, TypeVar
 import structlog
 
 from controller import logs
-from controller.config import TableConfig, load_config
-from controller.config_problems import ENV_PREFIX
+from controller.config.problems import ENV_PREFIX
+from controller.config.table import TableConfig, load_config
 from controller.daemon import TableDaemon
-from controller.demo import Control, Dealer, simulator_options, start_simulator, stop_processes
-from controller.journal import KILL_AT_ENV, Journal, KilledForTest
+from controller.journal.store import KILL_AT_ENV, Journal, KilledForTest
+from demo.dealer import Control, Dealer
+from demo.run import simulator_options, start_simulator, stop_processes
 from drivers.device import Link, device_type
 from simulators.control import ControlError
 from simulators.panel import PanelSim

@@ -30,10 +30,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from controller import progressive as prog
-from controller.config import TableConfig
-from controller.journal import Journal, JournalIntegrityError
-from controller.round import RoundController
+from controller.config.table import TableConfig
+from controller.journal.store import Journal, JournalIntegrityError
+from controller.progressive import hits as prog
+from controller.round.machine import RoundController
 from controller.table import setup_from_journal
 from games.contract import settle
 from games.money import round_cents

@@ -2,7 +2,7 @@
 
 One ``TableDaemon`` at a time runs in the in-process table (``daemon_harness.table_in_process``: the
 simulators and the daemon in one event loop).  ``Killer`` stands in for the journal's test hook
-(``controller.journal._test_kill_point``): armed, it raises ``KilledForTest`` just before or just after
+(``controller.journal.store._test_kill_point``): armed, it raises ``KilledForTest`` just before or just after
 a journal write -- the n-th from now, or the next one holding an event of a kind -- and the daemon
 ends there, as a killed process would: its task is cancelled wherever the write was made from, and
 its journal takes no write after that.  Also killed: during the recovery of the previous kill, and at
@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.journal import Journal, KilledForTest
+from controller.journal.store import Journal, KilledForTest
 from controller.service.deal import place_key
 from controller.service.devices import PROCEDURES
 from daemon_harness import DaemonEnded, phase

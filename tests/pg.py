@@ -1,5 +1,5 @@
 """The linked-progressive tests' PostgreSQL server: one per test process, started on first use, stopped
-and deleted when the process ends (``controller.link.cluster``: initdb in a temporary directory, pg_ctl
+and deleted when the process ends (``demo.cluster``: initdb in a temporary directory, pg_ctl
 on a free port, as ``nobody`` when run as root).  One database per test (``cluster().new_database()``).
 
 However the process ends: at exit (``atexit``) or killed (SIGKILL of a worker, a Ctrl-C that never
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import atexit
 
-from controller.link.cluster import Cluster, start
+from demo.cluster import Cluster, start
 
 _cluster: Cluster | None = None
 

@@ -14,7 +14,7 @@ import kill_invariants
 import test_daemon_crash as crash
 import test_kill_points as kills
 import test_kill_sweep as sweep
-from controller import journal_segments as segs
+from controller.journal import segments as segs
 
 EVERY_ROUND = "0.01"  # megabytes: less than one round's journal
 

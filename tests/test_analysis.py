@@ -13,7 +13,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from games import analysis, batch, progressive_return
 from games.cards import DECK
 from games.high_card_flush import lines_made as hcf_lines_made

@@ -17,8 +17,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from controller.analyzecli import render
-from controller.cli import main
+from controller.cli.analyze import render
+from controller.cli.main import main
 from games import analysis
 from games.cards import DECK, parse_cards
 from games.contract import dumps

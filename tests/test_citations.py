@@ -25,7 +25,7 @@ from typing import get_args
 import pytest
 
 from controller.irregularities import CLAUSES, clause, menu
-from controller.round import Phase, RoundController, TableSetup
+from controller.round.machine import Phase, RoundController, TableSetup
 from games.facts import Cited, TableClauses
 from games.registry import GAMES
 
@@ -172,8 +172,8 @@ def test_a_journal_written_before_the_prefix_still_loads_and_recalls(tmp_path):
     """Journals written before the citations named their game hold ``"clause": "ch.5 §E"``: they load,
     the table's life is rebuilt from them, and each event recalls its clause as written (history is
     not rewritten); events journaled now carry the game."""
-    from controller.config import load_config
-    from controller.journal import Journal
+    from controller.config.table import load_config
+    from controller.journal.store import Journal
     from controller.table import TableLife
 
     cfg = load_config(ROOT / "config" / "ultimate_texas_holdem.toml")

@@ -1,4 +1,4 @@
-"""The table configuration (controller/config.py): the examples load, every bad configuration is refused by name."""
+"""The table configuration (controller/config/): the examples load, every bad configuration is refused by name."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from controller.config import (
+from controller.config.table import (
     ConfigError,
     TableConfig,
     load_config,
@@ -614,7 +614,7 @@ def test_supervisor_hash_prints_an_entry_the_table_takes(tmp_path: Path) -> None
     """``tablectl supervisor hash`` < ID: a salted entry (two runs differ) that matches that ID only; 0 refused."""
     import io
 
-    from controller.cli import main
+    from controller.cli.main import main
     from controller.supervisors import matches
 
     entries = []

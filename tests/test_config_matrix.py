@@ -25,7 +25,7 @@ import re
 import pytest
 
 import config_matrix as m
-from controller.journal import Journal
+from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks, street_deal

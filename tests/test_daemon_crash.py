@@ -1,6 +1,6 @@
 """Kill the daemon with SIGKILL at random points of rounds, restart it, and check nothing is lost or doubled.
 
-The simulated devices and the scripted dealer (controller.demo.Dealer, which
+The simulated devices and the scripted dealer (demo.run.Dealer, which
 acts on the daemon's public status) keep going across the restarts, as a real
 table would.  Afterwards the journal must hold: an intact hash chain; every
 round closed exactly once; each settled round re-settling to the nets it
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal
-from controller.round import RoundController
+from controller.journal.store import Journal
+from controller.round.machine import RoundController
 from controller.table import setup_from_journal
 from daemon_harness import simulated_table
 from games.contract import settle

@@ -1,6 +1,6 @@
 """End to end: the daemon (tablectl run), the real drivers and the simulators, one table per game.
 
-The scripted dealer of ``make run`` (controller.demo) plays rounds on the
+The scripted dealer of ``make run`` (demo.run) plays rounds on the
 simulated panel, bet sensors and progressive devices; the test then checks
 what the journal kept: every round closed, the hash chain intact, and every
 round re-settled from its journal (``recall --round ID --json`` form) giving
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.journal import Journal
-from controller.round import RoundController
+from controller.journal.store import Journal
+from controller.round.machine import RoundController
 from controller.table import setup_from_journal
 from games.contract import settle
 
@@ -44,7 +44,7 @@ def test_rounds_of_every_game_through_the_daemon(config, tmp_path):
         env["NOTIFY_SOCKET"] = str(tmp_path / "notify.sock")
         env["WATCHDOG_USEC"] = "1000000"  # a ping every half second
     proc = subprocess.run(  # each simulator on a port it picks: no clash with tests running beside it
-        [sys.executable, "-m", "controller.demo", "--config", str(config), "--rounds", "3", "--seed", "7",
+        [sys.executable, "-m", "demo.run", "--config", str(config), "--rounds", "3", "--seed", "7",
          "--state-dir", str(tmp_path), "--free-ports"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=240,
     )

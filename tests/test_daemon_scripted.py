@@ -17,7 +17,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
 

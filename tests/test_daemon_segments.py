@@ -11,8 +11,8 @@ import io
 import json
 import time
 
-from controller import journal_segments as segs
-from controller.cli import main
+from controller.cli.main import main
+from controller.journal import segments as segs
 from daemon_harness import simulated_table
 
 SMALL = "0.01"  # megabytes: less than one round's journal, so each round ends a segment

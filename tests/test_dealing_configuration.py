@@ -14,9 +14,9 @@ from decimal import Decimal
 import pytest
 
 import config_matrix as m
-from controller.config import TableConfig, check
+from controller.config.table import TableConfig, check
 from controller.daemon import TableDaemon
-from controller.round import RoundRefused
+from controller.round.machine import RoundRefused
 from drivers.health import Health
 
 
@@ -107,7 +107,7 @@ def test_d3_a_one_deck_table_deals_only_the_deck_it_inspected(tmp_path):
 
 
 def test_d3_the_demo_shuffler_holds_the_configured_decks(tmp_path):
-    from controller.demo import simulator_options, start_simulator, stop_processes
+    from demo.run import simulator_options, start_simulator, stop_processes
     from simulators.control import ControlError
 
     cfg = table(m.Combination("jackpot_holdem", "shuffler", 1, "dealt", True, False, (), None), tmp_path)

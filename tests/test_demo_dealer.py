@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import random
 
-from controller.config import load_config
-from controller.demo import Dealer
+from controller.config.table import load_config
 from daemon_harness import ROOT
+from demo.dealer import Dealer
 
 
 def test_a_republished_request_is_not_drawn_again_and_a_new_one_is(tmp_path):

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from controller.config import DevicesConfig
+from controller.config.table import DevicesConfig
 from devices import run
 from drivers.device import DEVICE_TYPES, DEVICES, Device, Link
 from drivers.health import DeviceHealth, Health, stop_task

@@ -2,7 +2,7 @@
 
 Each test starts a simulator process (one through ``tablectl sim`` itself),
 runs ``tablectl watch`` as a subprocess with its standard input piped, injects
-faults with ``tablectl inject`` (in process: ``controller.cli.main``; once as a
+faults with ``tablectl inject`` (in process: ``controller.cli.main.main``; once as a
 subprocess) and reads the watch's output lines.  Nothing sleeps: every wait
 reads lines until the expected one appears, with a deadline.
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import cli
-from controller.devicecli import parse_fields
+from controller.cli import main as cli
+from controller.cli.device import parse_fields
 from devices import start_simulator, stop_simulator
 from simulators.control import ControlError
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from controller import checkcli
+from controller.cli import check as checkcli
 from controller.paths import load_table
 from daemon_harness import bet, deal, next_round, no_more_bets, phase, play_out, round_id, simulated_table
 from test_irregularities_devices import JAM

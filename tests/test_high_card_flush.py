@@ -18,7 +18,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from games.cards import DECK, SUIT_CHARS, parse_cards
 from games.contract import parse_round, settle, settlement_json
 from games.high_card_flush import dealer_qualifies, flush_hand, lines_made, straight_flush_run

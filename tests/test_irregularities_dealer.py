@@ -13,8 +13,8 @@ from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
-from controller.round import RoundController
+from controller.journal.store import Journal
+from controller.round.machine import RoundController
 from controller.table import setup_from_journal
 from daemon_harness import phase, table_in_process, told
 from games.cards import DECK

@@ -25,7 +25,6 @@ from decimal import Decimal
 
 import pytest
 
-from controller.demo import SUPERVISOR_ID
 from daemon_harness import (
     at_rest,
     bet,
@@ -44,6 +43,7 @@ from daemon_harness import (
 )
 from daemon_harness import journal as _journal
 from daemon_harness import round_id as _round_id
+from demo.dealer import SUPERVISOR_ID
 from games.cards import DECK
 
 GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}

@@ -41,7 +41,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 from daemon_harness import (
     SEAT,
     at_rest,

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from games.contract import parse_round, settle, settlement_json
 from games.round import RoundError
 

@@ -1,4 +1,4 @@
-"""The journal (controller/journal.py): append-before-effect, replay, hash chain, secrecy, crash safety."""
+"""The journal (controller/journal/store.py): append-before-effect, replay, hash chain, secrecy, crash safety."""
 
 from __future__ import annotations
 
@@ -17,14 +17,14 @@ from pathlib import Path
 import pytest
 
 import format1
-from controller.journal import (
+from controller.journal.rows import _row_hash, at_text, hash_hex, unpack
+from controller.journal.store import (
     CLOSING_KINDS,
     GENESIS,
     Journal,
     JournalError,
     JournalIntegrityError,
 )
-from controller.journal_rows import _row_hash, at_text, hash_hex, unpack
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -342,7 +342,7 @@ WRITER = textwrap.dedent(
     import sys
     from decimal import Decimal
     sys.path.insert(0, sys.argv[2])
-    from controller.journal import Journal
+    from controller.journal.store import Journal
 
     j = Journal(sys.argv[1])
     i = j.last_seq()

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from controller import events as ev
-from controller.config import ConfigError, load_config
-from controller.journal import Journal, JournalIntegrityError
+from controller.config.table import ConfigError, load_config
+from controller.journal.store import Journal, JournalIntegrityError
 from controller.table import TableLife, TableState
 from test_journal_events import ROWS, old_journal  # noqa: F401  (the fixture: the v1 rows as an old journal)
 
@@ -232,7 +232,7 @@ def test_checkpoint_every_is_configured_and_checked(tmp_path):
 def test_a_write_that_fails_or_dies_at_a_checkpoint_leaves_a_journal_that_starts(tmp_path, monkeypatch, when):
     """The round's closing and its checkpoint are one transaction: a failed write leaves neither (the state
     in memory unchanged, the write can be made again), a death after it leaves both."""
-    from controller.journal import KILL_AT_ENV, KilledForTest
+    from controller.journal.store import KILL_AT_ENV, KilledForTest
 
     path = tmp_path / "t.journal"
     with Journal(path, checkpoint_every=2) as j:

@@ -17,9 +17,9 @@ import pytest
 
 import format1
 from controller import events as ev
-from controller.journal import Journal
+from controller.journal.store import Journal
 from controller.replay import replay
-from controller.round import Answer, Phase, RoundController, RoundRefused
+from controller.round.machine import Answer, Phase, RoundController, RoundRefused
 from controller.table import setup_from_journal
 
 ROWS = [json.loads(line) for line in (Path(__file__).parent / "journal_rows_v1.jsonl").read_text().splitlines()]

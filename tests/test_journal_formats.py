@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 import format1
-from controller import journal_segments as segs
-from controller.cli import main as tablectl
-from controller.config import load_config
-from controller.journal import Journal, JournalIntegrityError
-from controller.journal_rows import pack, unpack
+from controller.cli.main import main as tablectl
+from controller.config.table import load_config
+from controller.journal import segments as segs
+from controller.journal.rows import pack, unpack
+from controller.journal.store import Journal, JournalIntegrityError
 from controller.table import TableLife
 from test_journal_checkpoints import play
 

@@ -1,7 +1,7 @@
 """The journal in segments (issue 14, P60-P62): roll-over by day or size, the chain continuous across files,
 reading and checking across them, a crash at each step of a roll-over, retention only after archiving.
 
-Tiny journals (a few rounds per segment); the day is set by the journal's clock (``controller.journal._dt``).
+Tiny journals (a few rounds per segment); the day is set by the journal's clock (``controller.journal.store._dt``).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 
 from controller import events as ev
-from controller import journal as journal_mod
-from controller import journal_segments as segs
-from controller import progressive as prog
-from controller.config import ConfigError, load_config
-from controller.journal import Journal, JournalError, JournalIntegrityError, KilledForTest
-from controller.journal_rows import GENESIS, at_text, chain_hash
-from controller.journal_verify import segment_base
+from controller.config.table import ConfigError, load_config
+from controller.journal import segments as segs
+from controller.journal import store as journal_mod
+from controller.journal.rows import GENESIS, at_text, chain_hash
+from controller.journal.store import Journal, JournalError, JournalIntegrityError, KilledForTest
+from controller.journal.verify import segment_base
+from controller.progressive import hits as prog
 from controller.table import TableLife
 from test_journal_checkpoints import UTH, play
 
@@ -143,7 +143,7 @@ def test_the_full_check_names_a_segment_missing_edited_swapped_or_cut(tmp_path, 
 @pytest.mark.parametrize("step", ["copied", "sealed", "before", "after"])
 def test_a_crash_at_each_step_of_a_roll_over_leaves_a_journal_that_starts_and_verifies(tmp_path, monkeypatch, step):
     """``copied``: the copy made, not yet named; ``sealed``: named, the open file not yet begun after it;
-    ``before``/``after``: the kill hook around the open file's one transaction (controller.journal)."""
+    ``before``/``after``: the kill hook around the open file's one transaction (controller.journal.store)."""
     path = tmp_path / "t.journal"
     with daemons(path) as j:
         j.record(ev.MeterSet(meters={"major": Decimal("1000.00")}))
@@ -357,7 +357,7 @@ def test_recall_rehashes_a_sealed_segment_once_and_refuses_one_changed_since(tmp
     """P79: recall and progressive remember, beside the journal, the point through which each file verified: a
     sealed segment is rehashed by the first call only, the open file after its remembered point; a segment
     changed since (its identity is part of what is remembered) is rehashed again and refused."""
-    from controller import journal_verify
+    from controller.journal import verify as journal_verify
     from test_journal_formats import run
 
     path = tmp_path / "t.journal"

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 import format1
-from controller.cli import main as tablectl
-from controller.config import load_config
+from controller.cli.main import main as tablectl
+from controller.config.table import load_config
 from controller.daemon import TableDaemon
-from controller.journal import Journal, JournalIntegrityError, JournalOwnerError
+from controller.journal.store import Journal, JournalIntegrityError, JournalOwnerError
 
 ROOT = Path(__file__).resolve().parent.parent
 UTH = str(ROOT / "config" / "ultimate_texas_holdem.toml")

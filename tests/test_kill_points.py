@@ -1,7 +1,7 @@
 """Kill points: the daemon dies just before or just after a journal write, restarts on the same journal,
 and play goes on with nothing lost, doubled, wedged or forged (issue: crash safety).
 
-The kill is the journal's test-only hook (``TABLECTL_TEST_KILL_AT``, ``controller.journal``): the
+The kill is the journal's test-only hook (``TABLECTL_TEST_KILL_AT``, ``controller.journal.store``): the
 daemon process ends with ``os._exit(137)`` as from SIGKILL, before or after its K-th write (or the
 first write holding an event of a kind).  The simulators and the scripted dealer keep going across
 the restarts, as a real table's devices and dealer would.
@@ -19,11 +19,11 @@ import time
 
 import pytest
 
-from controller import progressive as prog
-from controller.demo import Dealer
-from controller.journal import KILL_AT_ENV, Journal
+from controller.journal.store import KILL_AT_ENV, Journal
+from controller.progressive import hits as prog
 from controller.table import opening_steps
 from daemon_harness import ROOT, phase, simulated_table
+from demo.dealer import Dealer
 from kill_invariants import violations
 from kill_sweep import report
 

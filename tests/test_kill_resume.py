@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from controller.round import Phase, RoundController, RoundRefused, TableSetup
+from controller.round.machine import Phase, RoundController, RoundRefused, TableSetup
 from controller.service.deal import Deal, place_key
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES

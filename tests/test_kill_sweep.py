@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-import controller.journal
-from controller.journal import Journal
+import controller.journal.store
+from controller.journal.store import Journal
 from daemon_harness import DaemonEnded, DaemonTask, meter_sum, phase, table_in_process
 from kill_sweep import Killer, report, sweep
 
@@ -24,7 +24,7 @@ KILLS_IN_PROCESS = int(os.environ.get("KILLS_IN_PROCESS", "26"))
 def test_kill_point_sweep_in_process(game, tmp_path, monkeypatch):
     rng = random.Random(f"{game}-in-process-{KILLS_IN_PROCESS}")  # the same kill points every run
     killer = Killer()
-    monkeypatch.setattr(controller.journal, "_test_kill_point", killer.hook)
+    monkeypatch.setattr(controller.journal.store, "_test_kill_point", killer.hook)
     with table_in_process(game, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:
         result = sweep(t, killer, rng, game, KILLS_IN_PROCESS)
     report(result.line())
@@ -42,7 +42,7 @@ def test_a_void_killed_before_its_contributions_were_taken_back_takes_them_back_
     The void and the take-back are two writes: killed between them (found by the sweep on HCF), the round
     used to close with the returned wagers' cents left on the meters.  Now it takes them back first."""
     killer = Killer()
-    monkeypatch.setattr(controller.journal, "_test_kill_point", killer.hook)
+    monkeypatch.setattr(controller.journal.store, "_test_kill_point", killer.hook)
     with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.start_daemon()
         t.open_table()

@@ -1,4 +1,4 @@
-"""The tests' throwaway PostgreSQL (controller.link.cluster, tests/pg.py) never outlives its test process:
+"""The tests' throwaway PostgreSQL (demo.cluster, tests/pg.py) never outlives its test process:
 its watchdog stops the server and deletes its directory when the process that started it is SIGKILLed
 (a killed pytest worker); a cluster whose owner and watchdog are both gone is removed by the next start
 of its prefix (``reap``), never one whose owner lives.  Waits are on the processes' ends (pidfd), no sleep."""
@@ -14,14 +14,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from controller.link.cluster import OWNER, _identity, reap
+from demo.cluster import OWNER, _identity, reap
 
 ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "pg-cleanup-test-"
 # a test process of its own: starts a cluster, says where, then waits to be killed
 OWNER_PROCESS = """
 import json, sys
-from controller.link.cluster import start
+from demo.cluster import start
 c = start(prefix=sys.argv[1])
 postmaster = int((c.data / "postmaster.pid").read_text().split()[0])
 print(json.dumps({"root": str(c.root), "postmaster": postmaster, "watchdog": c.watchdog.pid}), flush=True)

@@ -12,8 +12,8 @@ from decimal import Decimal
 import psycopg
 
 import pg
-from controller.journal import Journal
-from controller.link.migrate import migrate
+from controller.journal.store import Journal
+from controller.progressive.link.migrate import migrate
 from daemon_harness import phase, simulated_table
 from games.cards import DECK
 

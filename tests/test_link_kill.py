@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pg
-from controller.config import load_config
-from controller.journal import Journal
-from controller.link.meters import LinkedMeters
-from controller.link.migrate import migrate
+from controller.config.table import load_config
+from controller.journal.store import Journal
+from controller.progressive.link.meters import LinkedMeters
+from controller.progressive.link.migrate import migrate
 from test_link_meters import check_invariant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,9 +27,9 @@ CONFIG = ROOT / "config" / "ultimate_texas_holdem.toml"
 TABLE = """
 import asyncio, itertools, sys
 from controller import events as ev
-from controller.config import load_config
-from controller.journal import Journal
-from controller.link.meters import LinkedMeters
+from controller.config.table import load_config
+from controller.journal.store import Journal
+from controller.progressive.link.meters import LinkedMeters
 
 async def main():
     cfg = load_config(sys.argv[1])

@@ -18,13 +18,13 @@ import pytest
 
 import pg
 from controller import events as ev
-from controller.cli import main as tablectl
-from controller.config import ConfigError, TableConfig, load_config
-from controller.journal import Journal
-from controller.link import table_meters
-from controller.link.meters import LinkedMeters, round_rows
-from controller.link.migrate import migrate
-from controller.link.store import invariant
+from controller.cli.main import main as tablectl
+from controller.config.table import ConfigError, TableConfig, load_config
+from controller.journal.store import Journal
+from controller.progressive.link import table_meters
+from controller.progressive.link.meters import LinkedMeters, round_rows
+from controller.progressive.link.migrate import migrate
+from controller.progressive.link.store import invariant
 from controller.table import Meters
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,8 +180,8 @@ def test_two_hits_at_once_each_journals_what_the_link_paid_and_the_difference_is
     what the first left (R4).  Each table journals what the link paid (``meter_paid.paid``); the second's
     settlement figure is journaled beside it (``settled``) and ``report --link`` names the difference to
     the cent, while paid and contributions reconcile exactly."""
-    from controller import progressive as prog
-    from controller.link.report import link_report
+    from controller.progressive import hits as prog
+    from controller.progressive.link.report import link_report
 
     cfgs = {t: linked_cfg(tmp_path, monkeypatch, t, link_url) for t in ("T1", "T2")}
 

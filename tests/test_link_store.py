@@ -17,9 +17,9 @@ import psycopg
 import pytest
 
 import pg
-from controller.cli import main as tablectl
-from controller.link.migrate import migrate, migrations, version
-from controller.link.store import Contribution, LinkStore, invariant
+from controller.cli.main import main as tablectl
+from controller.progressive.link.migrate import migrate, migrations, version
+from controller.progressive.link.store import Contribution, LinkStore, invariant
 from games.money import round_cents
 
 METERS = {"major": (D("10000.00"), D("1000.00")), "minor": (D("500.00"), D("250.00"))}

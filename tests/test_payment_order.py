@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.round import RoundController, TableSetup
+from controller.round.machine import RoundController, TableSetup
 from games.contract import parse_round
 from games.registry import GAMES
 from games.round import SeatSettlement, Settlement, WagerResult

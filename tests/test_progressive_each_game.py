@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks

@@ -28,8 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main as tablectl
-from controller.journal import Journal
+from controller.cli.main import main as tablectl
+from controller.journal.store import Journal
 from daemon_harness import ROOT, phase, table_in_process, told
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks

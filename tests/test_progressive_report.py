@@ -22,10 +22,10 @@ from types import SimpleNamespace
 
 import pytest
 
-import controller.journal as journal_module
-from controller.cli import main as tablectl
-from controller.journal import Journal
-from controller.progressive import parse_when, report
+import controller.journal.store as journal_module
+from controller.cli.main import main as tablectl
+from controller.journal.store import Journal
+from controller.progressive.hits import parse_when, report
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = str(ROOT / "config" / "ultimate_texas_holdem.toml")  # meters major and minor

@@ -21,8 +21,8 @@ import io
 import signal
 from decimal import Decimal
 
-from controller.cli import main as tablectl
-from controller.journal import Journal
+from controller.cli.main import main as tablectl
+from controller.journal.store import Journal
 from daemon_harness import phase, simulated_table, table_in_process, told
 from games.cards import DECK
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main as tablectl
-from controller.journal import Journal
-from controller.round import RoundController, TableSetup
+from controller.cli.main import main as tablectl
+from controller.journal.store import Journal
+from controller.round.machine import RoundController, TableSetup
 
 ROOT = Path(__file__).resolve().parent.parent
 UTH = TableSetup(game="ultimate_texas_holdem", paytables={"blind": "A", "trips": "A"})

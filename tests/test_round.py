@@ -1,4 +1,4 @@
-"""The round state machine (controller.round) for every game, without devices."""
+"""The round state machine (controller.round.machine) for every game, without devices."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from controller.round import Phase, RoundController, RoundRefused, TableSetup
+from controller.round.machine import Phase, RoundController, RoundRefused, TableSetup
 from games.contract import settle, settlement_json
 
 
@@ -268,7 +268,7 @@ def test_jhe_all_play_early_skips_later_streets_but_cards_are_still_dealt():
 
 def test_with_the_real_journal_a_crash_resumes_the_round(tmp_path):
     """Journal first, then apply: a round rebuilt from the SQLite journal is the same round."""
-    from controller.journal import Journal
+    from controller.journal.store import Journal
 
     async def main():
         path = tmp_path / "table.journal"

@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import pytest
 
-from controller.cli import main as tablectl
+from controller.cli.main import main as tablectl
 from games.cards import DECK
 from games.contract import parse_round, settle, settlement_json
 from games.round import RoundError

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = json.loads((ROOT / "docs/examples/settle-uth.json").read_text())

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import controller.cli
-from controller.cli import MAX_ERROR, main
+import controller.cli.main
+from controller.cli.main import MAX_ERROR, main
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = [
@@ -74,7 +74,7 @@ def one_parser():
     sub-command's help, the version); built once here, so that the 600 examples below cost what
     settling them costs.  `main`'s own code, the parse and the settlement run as at every call."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(controller.cli, "build_parser", functools.cache(controller.cli.build_parser))
+        mp.setattr(controller.cli.main, "build_parser", functools.cache(controller.cli.main.build_parser))
         yield
 
 

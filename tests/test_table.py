@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_config
+from controller.config.table import load_config
 from controller.table import between_round_steps, opening_steps, reopening_steps
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +77,7 @@ def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, mon
     from datetime import datetime, timedelta
 
     from controller.daemon import TableDaemon
-    from controller.round import RoundRefused
+    from controller.round.machine import RoundRefused
 
     monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "t.journal"))
     c = cfg("run_em_twice", monkeypatch)  # manual shoe: at most 8 hours (RET ch.3 §C(2)); configured 8

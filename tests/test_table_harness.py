@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.journal import KILL_AT_ENV, Journal
+from controller.journal.store import KILL_AT_ENV, Journal
 from daemon_harness import DaemonEnded, DaemonTask, phase, table_in_process
 
 

@@ -15,9 +15,9 @@ import pytest
 import structlog
 
 from controller import logs
-from controller.analyzecli import _Bar
-from controller.cli import SUBCOMMANDS, build_parser, main
-from controller.demo import start_simulator, stop_processes
+from controller.cli.analyze import _Bar
+from controller.cli.main import SUBCOMMANDS, build_parser, main
+from demo.run import start_simulator, stop_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "config" / "examples").glob("*.toml"))
@@ -163,15 +163,15 @@ def test_each_module_adds_the_subcommands_cli_says():
 def test_a_command_loads_its_own_module_only():
     """`tablectl settle` starts without the configuration's models, `run` (every daemon) without the other
     commands' modules, and no command asks git for the version unless --version is given (issue 12)."""
-    probe = ("import sys\nfrom controller.cli import build_parser\nfor command in ('settle', 'run'):\n"
+    probe = ("import sys\nfrom controller.cli.main import build_parser\nfor command in ('settle', 'run'):\n"
              "    build_parser(command)\n"
              "    print(' '.join(m for m in sys.modules if m.startswith(('controller', 'web', 'pydantic'))))")
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     settle, run = (set(line.split()) for line in out.splitlines())
-    assert not {m for m in settle if m.startswith(("pydantic", "controller.config"))}
+    assert not {m for m in settle if m.startswith(("pydantic", "controller.config.table"))}
     assert not settle & ({m for m, _ in SUBCOMMANDS} | {"controller.version"})
     others = {m for m, names in SUBCOMMANDS if "run" not in names} | {"controller.version"}
-    assert "controller.tablecli" in run and not run & others
+    assert "controller.cli.table" in run and not run & others
 
 
 def test_version_names_the_commit(capsys):
@@ -245,7 +245,7 @@ class _Clock:
 
 def test_progress_off_a_terminal_is_one_line_per_stage_with_the_time_it_will_take(monkeypatch):
     clock = _Clock()
-    monkeypatch.setattr("controller.analyzecli.time.monotonic", clock)
+    monkeypatch.setattr("controller.cli.analyze.time.monotonic", clock)
     stream = io.StringIO()  # not a terminal
     bar = _Bar(stream, "rounds")
     for done in range(0, 1_000_001, 10_000):

@@ -56,7 +56,7 @@ def test_the_kinds_are_codes() -> None:
 
 
 def test_a_refusal_carries_its_code_and_the_citations_of_its_reason() -> None:
-    from controller.round_state import no
+    from controller.round.state import no
     from controller.service.refused import Refused, ask
 
     e = Refused("a recut is required by a floor supervisor: turn the key (RET ch.5 §E)", "key_needed",

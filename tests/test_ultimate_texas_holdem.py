@@ -8,7 +8,7 @@ rounded half up to the cent, and the meter drops to max(reset, meter - paid) (R4
 
 Each round is built in contract form (shared/contracts/settle.md) and settled
 through ``games.contract.settle`` / ``settlement_json``, or through the
-command line ``controller.cli.main``.
+command line ``controller.cli.main.main``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from games.contract import parse_round, settle, settlement_json
 from games.round import RoundError
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process
 from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
@@ -110,7 +110,7 @@ def test_passwords_are_scrypt_hashed_and_logins_expire():
 
 
 def test_web_settings_out_of_range_or_unknown_stop_start_up(monkeypatch):
-    from controller.config import ConfigError, load_config
+    from controller.config.table import ConfigError, load_config
     from daemon_harness import ROOT
 
     for name in ("PANEL", "SHUFFLER", "SHOE", "PROGRESSIVE"):  # the example table's devices, wherever
@@ -138,7 +138,7 @@ def test_the_web_service_reads_the_journal_without_writing_it(tmp_path):
 
     import pytest
 
-    from controller.journal import JournalError
+    from controller.journal.store import JournalError
 
     path = tmp_path / "t.journal"
     with Journal(path) as j:

@@ -1,7 +1,7 @@
 """The floor's progressive page of a linked table (docs/linked-progressive.md), in process, against a real
 PostgreSQL (tests/pg.py): the meters now are the link's, read from its database, never a replay of the
 table's own journal (which holds only its own wagers, contributions and hits); the link not answering,
-they are shown "on link", never guessed.  The rule is ``controller.progressive.report``'s (``link``),
+they are shown "on link", never guessed.  The rule is ``controller.progressive.hits.report``'s (``link``),
 shared with ``tablectl progressive report``.
 
 And the dealer's screen of a linked table in a real browser (Debian's Chromium, tests/web_harness.py):
@@ -16,11 +16,11 @@ from decimal import Decimal as D
 from pathlib import Path
 
 import pg
-from controller import progressive as prog
-from controller.journal import Journal
-from controller.link.meters import LinkedMeters
-from controller.link.migrate import migrate
-from controller.link.store import LinkStore
+from controller.journal.store import Journal
+from controller.progressive import hits as prog
+from controller.progressive.link.meters import LinkedMeters
+from controller.progressive.link.migrate import migrate
+from controller.progressive.link.store import LinkStore
 from daemon_harness import free_port, table_in_process
 from test_link_meters import linked_cfg, no_more_bets
 from web import keys

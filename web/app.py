@@ -20,7 +20,7 @@ from typing import TextIO
 
 from aiohttp import web
 
-from controller.config import TableConfig
+from controller.config.table import TableConfig
 from web import floor, keys
 from web.audit import Audit, audit_path
 from web.auth import Sessions, load_users

@@ -4,7 +4,7 @@ Not the table's journal: that one has a single writer, the daemon, which appends
 on it (deal, pay, move a meter).  A second writer there would make the daemon wait on the web process's
 transactions (SQLite takes one writer at a time) and would give the web process, which faces the casino's
 network, write access to the record of every wager.  So the web service keeps its own file beside the
-journal, with the same guarantees (``controller.journal.Journal``: durable at each append, hash-chained,
+journal, with the same guarantees (``controller.journal.store.Journal``: durable at each append, hash-chained,
 ``verify()``), and reads the table's journal read-only.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from controller.journal import Event, Journal
+from controller.journal.store import Event, Journal
 
 LOGIN = "login"
 LOGIN_REFUSED = "login_refused"

@@ -7,7 +7,7 @@ import asyncio
 import getpass
 from typing import TextIO
 
-from controller.config import ConfigError
+from controller.config.table import ConfigError
 from controller.paths import add_table_options, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2

@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from controller import progressive as prog
-from controller.journal import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
-from controller.journal_segments import open_for_reading
+from controller.journal.segments import open_for_reading
+from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
+from controller.progressive import hits as prog
 from web import audit, keys
 from web.auth import COOKIE, check_password
 
@@ -204,7 +204,7 @@ async def rounds(request: web.Request) -> web.Response:
 def resettle(events: list[Event]) -> tuple[dict[str, Any] | None, str | None]:
     """A fresh settlement of a journaled round by the rules engine: the round rebuilt from its facts,
     settled through the settle contract (the same path as ``tablectl recall --json | tablectl settle``)."""
-    from controller.round import RoundController
+    from controller.round.machine import RoundController
     from controller.table import setup_from_journal
     from games.contract import settle, settlement_json
 
@@ -362,7 +362,7 @@ def _progressive(
 
 async def link_meters(request: web.Request) -> tuple[dict[str, Decimal], dict[str, list[tuple[str, Decimal]]]] | None:
     """A linked table's meters now and over time, read from the link's database; None when it does not answer."""
-    from controller.link.store import LinkError, read_meters
+    from controller.progressive.link.store import LinkError, read_meters
 
     p = request.app[keys.PROGRESSIVE]
     if p.link is None or p.link_id is None:  # a table of its own: no link to read

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from controller.config_progressive import ProgressiveConfig
+from controller.config.progressive import ProgressiveConfig
 from web.audit import Audit
 from web.auth import Account, Login, Sessions
 from web.feed import StatusFeed

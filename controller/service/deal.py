@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
 from controller.irregularities import clause
-from controller.round import Phase
+from controller.round.machine import Phase
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told

@@ -7,7 +7,7 @@ street's cards, or once every player has acted the rest of the cards and the set
 
 from __future__ import annotations
 
-from controller.round import Phase
+from controller.round.machine import Phase
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told

@@ -17,7 +17,7 @@ import structlog
 
 from controller import events as ev
 from controller.irregularities import clause
-from controller.round import Phase, RoundController
+from controller.round.machine import Phase, RoundController
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told

@@ -20,8 +20,8 @@ Its state: ``pending_release`` (the last round's flags not yet cleared) and ``la
 
 from __future__ import annotations
 
-from controller import progressive as prog
-from controller.round import Phase
+from controller.progressive import hits as prog
+from controller.round.machine import Phase
 from controller.service.session import Session
 from controller.service.told import amend, told
 from drivers.health import DeviceError
@@ -104,7 +104,7 @@ class WagerLockout:
           irregularity, never a wager silently dropped), the dealer told, and the system released so the
           players wager again.
 
-        A linked table reaches its link first (its journal reconciled with it, ``controller.link``)."""
+        A linked table reaches its link first (its journal reconciled with it, ``controller.progressive.link``)."""
         s = self.s
         await s.parts.progressive.link_start()
         system = self._system

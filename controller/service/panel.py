@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from controller.irregularities import clause
-from controller.round import Phase, RoundRefused
+from controller.round.machine import Phase, RoundRefused
 from controller.service.deal import SeatSkip
 from controller.service.refused import Refused, ask
 from controller.service.session import Session

@@ -7,9 +7,9 @@ Owns:
 * the meter signs (``show_meters``; a sign that did not take the meters disables progressive
   wagers at the next no more bets);
 * the progressive wins of the settled round held until a floor supervisor validates them
-  (UTH ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive`` journals them);
+  (UTH ch.11 §J(2)(a)-(c), JHE ch.11 §K(2), HCF ch.11 §B(9); ``controller.progressive.hits`` journals them);
 * a seat's contribution taken back when its wagers are returned (R7a);
-* on a linked table (``[progressive] link``, ``controller.link``): the round's contributions written to the
+* on a linked table (``[progressive] link``, ``controller.progressive.link``): the round's contributions written to the
   link after its no more bets is journaled (``show_meters``), a lost link disabling progressive wagers at
   the next no more bets (``signs_ready``, NJAC 13:69E-1.39B), hits taken in the link's order (R4), the signs
   shown again at every change anywhere on the link.
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from controller import progressive as prog
+from controller.progressive import hits as prog
 from controller.service.lockout import NOT_ANSWERING
 from controller.service.refused import Refused
 from controller.service.session import Session
@@ -33,7 +33,7 @@ from games.paytable import MeterPercent
 from games.paytables import paytable
 
 if TYPE_CHECKING:
-    from controller.link.meters import LinkedMeters
+    from controller.progressive.link.meters import LinkedMeters
 
 
 class ProgressiveSystem:
@@ -46,7 +46,7 @@ class ProgressiveSystem:
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
         self.link: LinkedMeters | None = None
         if prog.linked(s.cfg.progressive) is not None:  # psycopg is loaded on a linked table only
-            from controller.link.meters import LinkedMeters
+            from controller.progressive.link.meters import LinkedMeters
 
             self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
         if self.link is not None:
@@ -259,7 +259,7 @@ class ProgressiveSystem:
             if not isinstance(pays, MeterPercent) or h.meter is None:
                 claimed.append(h)
                 continue
-            from controller.link.store import LinkError
+            from controller.progressive.link.store import LinkError
 
             try:
                 taken = await self.link.claim(r.round_id, h.index, h.seat, h.line, h.meter, pays.percent)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.round import Answer, RoundRefused
+from controller.round.machine import Answer, RoundRefused
 
 
 class Refused(RoundRefused):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from controller import irregularities as irr
 from controller.irregularities import clause, kept_alive
-from controller.round import Phase
+from controller.round.machine import Phase
 from controller.service.deal import SeatSkip
 from controller.service.refused import Refused, ask
 from controller.service.session import Session

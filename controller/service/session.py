@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from controller import events as ev
-from controller import journal_segments
-from controller.config import TableConfig
-from controller.journal import Journal, JournalError
-from controller.link import table_meters
-from controller.round import Phase, RoundController
+from controller.config.table import TableConfig
+from controller.journal import segments as journal_segments
+from controller.journal.store import Journal, JournalError
+from controller.progressive.link import table_meters
+from controller.round.machine import Phase, RoundController
 from controller.service.refused import Refused
 from controller.service.told import Told, told
 from controller.supervisors import SupervisorList

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.irregularities import clause
-from controller.round import Phase
+from controller.round.machine import Phase
 from controller.service.session import Session
 
 HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)

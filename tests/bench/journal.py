@@ -2,7 +2,7 @@
 journal grows.
 
 A synthetic journal of N rounds is built fast by writing each round's events through
-``controller.journal.Journal.append_many`` (chained and hashed by the journal itself, checkpointed by
+``controller.journal.store.Journal.append_many`` (chained and hashed by the journal itself, checkpointed by
 it as on a table), one transaction per round, with SQLite's ``synchronous=OFF`` on the builder's
 connection only (the fsync is the disk's cost, the same at any size; what grows with the journal is
 what is measured).  Each round is a real two-seat UTH round (``tests/journal_rows_v1.jsonl``'s r1:
@@ -43,9 +43,9 @@ for p in (ROOT, ROOT / "tests"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-import controller.journal as cj  # noqa: E402
-from controller.config import TableConfig, load_config  # noqa: E402
-from controller.journal import Journal  # noqa: E402
+import controller.journal.store as cj  # noqa: E402
+from controller.config.table import TableConfig, load_config  # noqa: E402
+from controller.journal.store import Journal  # noqa: E402
 
 CONFIG = ROOT / "config" / "ultimate_texas_holdem.toml"
 V1_ROWS = ROOT / "tests" / "journal_rows_v1.jsonl"
@@ -151,7 +151,7 @@ def startup(cfg: TableConfig) -> tuple[float, Any]:
 
 def presses(s: Any, n: int, tag: str) -> list[float]:
     """``n`` presses: a wager of an open round journaled, then the reads the daemon does per press/round."""
-    from controller import progressive as prog
+    from controller.progressive import hits as prog
     from controller.table import round_setup
 
     rid = f"bench-{tag}"

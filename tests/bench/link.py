@@ -1,5 +1,5 @@
 """Linked progressives on one PostgreSQL (tests/pg.py's throwaway server, Debian's package): 50 simulated
-tables in one process, each with its own connection pool (``controller.link.store.LinkStore``) as a
+tables in one process, each with its own connection pool (``controller.progressive.link.store.LinkStore``) as a
 table PC has.
 
 * ``link.contribution`` (median, p99, ms): one round's contributions written (1-4 seats x 2 meters,
@@ -34,8 +34,8 @@ for p in (ROOT, ROOT / "tests"):
         sys.path.insert(0, str(p))
 
 import pg  # noqa: E402
-from controller.link.migrate import migrate  # noqa: E402
-from controller.link.store import Contribution, LinkStore  # noqa: E402
+from controller.progressive.link.migrate import migrate  # noqa: E402
+from controller.progressive.link.store import Contribution, LinkStore  # noqa: E402
 from games.money import round_cents  # noqa: E402
 
 TABLES = 50

@@ -116,8 +116,8 @@ async def _round_trips(url: str, n: int) -> list[float]:
 
 
 def _measure(presses: int) -> tuple[list[float], list[float]]:
-    from controller.config import load_config
-    from controller.demo import simulator_options, start_simulator, stop_processes
+    from controller.config.table import load_config
+    from demo.run import simulator_options, start_simulator, stop_processes
 
     with tempfile.TemporaryDirectory() as tmp:
         latencies, _ = _measure_daemon(presses, Path(tmp))

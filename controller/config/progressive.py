@@ -1,0 +1,139 @@
+"""The ``[progressive]`` section: the Progressive wager, its paytable, the Envy Bonus and the meters.
+
+Owns the progressive models and their checks: the unit (RULINGS R3), the paytable and Envy
+letters the game offers, each meter's minimum, initial and reset amounts and rate, and the
+return at the reset amounts (RULINGS R24d).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import BaseModel, Field
+
+from controller.config.values import STRICT, Add, Money, Rate
+from controller.config.wagers import paytable_clause
+from games.game import Game
+from games.money import meter_display
+from games.progressive_return import describe, progressive_return, three_decimals
+
+if TYPE_CHECKING:
+    from controller.config.table import TableConfig
+
+
+class MeterConfig(BaseModel):
+    model_config = STRICT
+
+    initial: Money
+    reset: Money
+    rate: Rate
+
+
+class ProgressiveConfig(BaseModel):
+    model_config = STRICT
+
+    enabled: bool = False
+    unit: Money | None = None
+    paytable: str | None = None
+    envy: str | None = None
+    envy_requires_progressive_wager: bool = True
+    meters: dict[str, MeterConfig] = Field(default_factory=dict)
+    #: linked progressive (docs/linked-progressive.md): the PostgreSQL database of the link, the link's id
+    #: (the group of tables sharing the meters) and this table's asset number the hits record
+    #: (COMAR 36.05.03.24 F(3)(c)); no link: the table's own meters, as always
+    link: Annotated[str, Field(pattern=r"^postgres(ql)?://")] | None = None
+    link_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = None
+    asset: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+
+
+def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
+    """A table offering the Progressive wager: its system, unit, paytable, Envy Bonus and meters."""
+    game = cfg.game_rules
+    p = cfg.progressive
+    found: list[str] = []
+
+    def add(where: str, msg: str) -> None:
+        found.append(where)
+        add_problem(where, msg)
+
+    if cfg.devices.progressive is None:
+        add("devices.progressive", "required with the Progressive wager: the progressive table game system "
+            f"({game.clauses.progressive_system})")
+    if p.unit is None:
+        add("progressive.unit", "required: the amount of the one Progressive wager (RULINGS R3)")
+    elif p.unit <= 0:
+        add("progressive.unit", "must be more than 0 (RULINGS R3)")
+    offered = game.letters("progressive")
+    where = paytable_clause(game, "progressive")
+    if p.paytable is None:
+        add("progressive.paytable", f"required: one of {', '.join(offered)} ({where})")
+        return
+    if p.paytable not in offered:
+        add("progressive.paytable", f"must be one of {', '.join(offered)}, not {p.paytable!r} ({where})")
+        return
+    table = game.paytable("progressive", p.paytable)
+    if p.link is not None and p.link_id is None:  # linked progressive: the link names its group
+        add("progressive.link_id", "required with progressive.link: the id of the linked group of tables")
+
+    # Envy Bonus (RULINGS R18a, R24, R29)
+    if p.envy is not None:
+        if not game.has_envy:
+            add("progressive.envy", f"{game.name} has no Envy Bonus (its paytables, {game.cite('paytables')}, "
+                "list none; RULINGS R24)")
+        elif game.envy_letter_is_progressive_letter:
+            if p.envy != p.paytable or p.envy not in game.letters("envy"):
+                envy = game.letters("envy")
+                add("progressive.envy", f"{game.name} pays an Envy Bonus only with Progressive paytable "
+                    f"{' or '.join((', '.join(envy[:-1]), envy[-1]))}, "
+                    f"by the Envy table of the same letter ({p.paytable!r} here) "
+                    "(RULINGS R18a)")
+        elif p.envy not in game.letters("envy"):
+            add("progressive.envy", f"must be one of {', '.join(game.letters('envy'))}, not {p.envy!r} "
+                f"({paytable_clause(game, 'envy')})")
+
+    # Meters: every meter the table pays from; also those the rules give a minimum for (JHE club).
+    minimum_of = game.meter_minimums[p.paytable]
+    minimums = minimum_of.amounts
+    allowed = set(table.meters) | set(minimums)
+    for meter in table.meters:
+        if meter not in p.meters:
+            add(f"progressive.meters.{meter}", f"required: Progressive paytable {p.paytable} pays from it "
+                f"({table.clause})")
+    for meter, m in p.meters.items():
+        where = f"progressive.meters.{meter}"
+        if meter not in allowed:
+            add(where, f"unknown meter for Progressive paytable {p.paytable} (its meters: "
+                f"{', '.join(sorted(allowed, key=game.meters.index))}; {table.clause})")
+            continue
+        minimum = minimums.get(meter)
+        if minimum is not None:
+            clause = minimum_of.clause_of(meter)
+            for key in ("initial", "reset"):
+                if getattr(m, key) < minimum:
+                    add(f"{where}.{key}", f"must be at least {meter_display(minimum)} ({clause})")
+        if m.initial < m.reset:
+            add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)}) (P33)")
+    total = sum((m.rate for m in p.meters.values()), Decimal(0))
+    if total >= 1:
+        add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "
+            "(P33)")
+    if not found:
+        _check_progressive_return(cfg, game, add)
+
+
+def _check_progressive_return(cfg: TableConfig, game: Game, add: Add) -> None:
+    """RULINGS R24d: the return at the reset amounts, with the Envy Bonus a seat receives at a full
+    table, must be less than 1 (exact, from counts held as data: cheap at every start)."""
+    p = cfg.progressive
+    assert p.unit is not None and p.paytable is not None
+    resets = {meter: m.reset for meter, m in p.meters.items()}
+    envy = p.envy if game.has_envy else None
+    ret = progressive_return(game.name, p.paytable, p.unit, resets, envy)
+    if ret >= 1:
+        add(
+            "progressive",
+            f"{describe(game.name, p.paytable, p.unit, envy)} returns {three_decimals(ret)} of each wager at its "
+            f"reset amounts ({', '.join(f'{k} {meter_display(v)}' for k, v in resets.items())}): a Progressive "
+            f"must return less than 1 -- choose a larger unit, lower resets or another paytable (RULINGS R24d)",
+        )

@@ -1,0 +1,370 @@
+"""The table configuration: one TOML file, overridable by environment variables.
+
+``load_config(path)`` reads the file, lays the environment over it and checks
+the whole configuration against the rules of the configured game.  Anything
+wrong is a start-up error: ``ConfigError`` lists every problem found, one line
+each, each naming the key path it concerns (``progressive.meters.major.reset:
+must be at least 1000.00 (UTH ch.12 §D(3)(b)(ii))``); a problem in a value
+that came from the environment names the variable too.  Nothing is guessed:
+unknown keys at any level, in the file or as ``TABLE_*`` variables, are
+refused.
+
+Sources, highest priority first (pydantic-settings):
+
+1. environment variables ``TABLE_<KEY>``, nested keys joined by ``__``
+   (``TABLE_PAYOUT_LIMIT=75000``, ``TABLE_PROGRESSIVE__METERS__MAJOR__RESET=1500``,
+   ``TABLE_DEVICES__SHOE=null`` for "no shoe"); a table-valued key may also
+   be given whole as JSON (``TABLE_DEVICES='{"shoe": "/dev/ttyUSB1"}'``);
+2. the TOML file.  It is read with ``tomllib`` and ``parse_float=Decimal``, so
+   a TOML float such as ``rate = 0.05`` or ``unit = 1.00`` is the exact decimal
+   written, never a binary float.  A binary float that reaches the model any
+   other way (a JSON number in an environment variable, a Python caller) is
+   refused for money: write amounts as a string (``"1000.00"``) or an integer.
+
+``TABLE_CONFIG`` is not a setting: it is reserved for the path of the file
+(``load_config(None)`` reads it).
+
+Each section has its own module, its model beside its checks; this module joins them
+(``TableConfig``), loads the file and runs every check::
+
+    config_values.py       the value types: exact money, rates, hours, the table's id
+    config_dealing.py      [dealing]
+    config_wagers.py       [wagers]: limits, paytable letters
+    config_progressive.py  [progressive]: the unit, paytables, Envy Bonus, meters
+    config_devices.py      [devices]: serial and Modbus addresses, the devices every round needs
+    config_payout.py       payout_limit: its floor from the wagers' minimums (RULINGS R6)
+    config_problems.py     the environment's names and one line per problem
+    config.py              [supervisors], [web], the top-level keys, TableConfig, load_config, check
+
+Every name importable from ``controller.config.table`` before the split still is (``__all__``).
+
+The schema (see ``config/*.toml`` for one complete example per game)::
+
+    id = "uth-01"                   # table id: letters, digits, . _ -
+    name = "Ultimate Texas Hold 'Em 1"
+    game = "ultimate_texas_holdem"  # one of games.registry.GAMES
+    seats = 6                       # betting positions 1..6 (UTH ch.2 §A, RULINGS R1)
+    adjacent_boxes = 2              # boxes one player may wager on in a round (UTH ch.7 §G)
+    payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
+    journal = "../var/uth-01.journal"   # relative paths: from the file's directory
+    log_format = "auto"             # json | console | journald | auto (controller/logs.py)
+    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (UTH ch.7 §C(2), P42)
+
+    [dealing]
+    procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
+    dealer_cards = "in_shuffler"    # dealt | in_shuffler
+    decks = 2                       # 1, or 2 with an automated shuffler (UTH ch.3 §B)
+    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (UTH ch.3 §C)
+    stub_count_rounds = 5           # at most 5 (UTH ch.8 §E, UTH ch.9 §C, UTH ch.10 §C)
+
+    [wagers.ante]                   # every wager offered, by the settle contract's names
+    min = 5
+    max = "500.00"
+    [wagers.blind]                  # the companion of the Ante: its limits are the Ante's
+    paytable = "A"
+    [wagers.trips]
+    paytable = "A"
+    min = 5
+    max = 100
+
+    [progressive]
+    enabled = true
+    unit = 1                        # the one fixed Progressive wager (RULINGS R3)
+    paytable = "B"
+    envy = "B"                      # absent: no Envy Bonus
+    envy_requires_progressive_wager = true   # RULINGS R24
+    [progressive.meters.major]
+    initial = "1000.00"
+    reset = "1000.00"
+    rate = 0.05                     # fraction of each Progressive wager added to the meter
+
+    [devices]                       # absent key: no such device
+    shuffler = "socket://127.0.0.1:7101"   # serial: /dev/... or socket://HOST:PORT
+    shoe = "/dev/ttyUSB1"
+    progressive = "tcp://127.0.0.1:7103"   # Modbus: tcp://HOST:PORT, rtu:///dev/..., /dev/...
+    panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
+
+    [supervisors]                   # who may turn the supervisor's key (P93): required
+    ids = ["scrypt$16384$8$1$...$..."]    # one per supervisor: `tablectl supervisor hash` < ID
+
+An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
+UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured:
+the controller only knows the devices it talks to.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import tomllib
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+
+from controller.config.dealing import DealingConfig, Procedure, check_dealing
+from controller.config.devices import DevicesConfig, ModbusUrl, SerialUrl, check_devices
+from controller.config.payout import PAYOUT_LIMIT_MINIMUM, check_payout_limit, max_round_win, payout_limit_floor
+from controller.config.problems import (
+    CONFIG_PATH_ENV,
+    ENV_DELIMITER,
+    ENV_PREFIX,
+    pydantic_problem,
+    unknown_env_vars,
+    with_env,
+)
+from controller.config.progressive import MeterConfig, ProgressiveConfig, check_progressive
+from controller.config.values import STRICT, Hours, Money, Rate, TableId
+from controller.config.wagers import WagerConfig, check_wagers, limits, paytable_letters
+from controller.supervisors import entry_problem
+from games.game import Game
+from games.registry import GAMES
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; ``problems`` holds one line per problem."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        n = len(problems)
+        head = f"{source}: " + ("1 problem" if n == 1 else f"{n} problems")
+        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in problems))
+
+
+# -- the sections of this module -----------------------------------------------------------------
+
+def _supervisor_entry(value: object) -> str:
+    problem = entry_problem(value)
+    if problem is not None:
+        raise PydanticCustomError("supervisor_hash", "{msg}", {"msg": problem})
+    assert isinstance(value, str)
+    return value
+
+
+SupervisorEntry = Annotated[str, BeforeValidator(_supervisor_entry)]
+
+
+class SupervisorsConfig(BaseModel):
+    """The floor supervisors whose key the table takes, each ID hashed (controller/supervisors.py, P93)."""
+
+    model_config = STRICT
+
+    ids: tuple[SupervisorEntry, ...] = ()
+
+
+class WebConfig(BaseModel):
+    """``tablectl web``: the dealer's screen and the floor's pages (web/).  The dealer's screen shows
+    only the public state, on this machine by default; the floor's pages listen where this names."""
+
+    model_config = STRICT
+
+    dealer_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    dealer_port: Annotated[int, Field(ge=0, le=65535)] = 8700  # 0: any free port (tests)
+    floor_host: Annotated[str, Field(min_length=1)] = "127.0.0.1"
+    floor_port: Annotated[int, Field(ge=0, le=65535)] = 8701
+    #: the floor's accounts (``tablectl web adduser``); none: nobody can log in
+    users: Path | None = None
+    #: a login expires this long after it was made
+    session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
+
+
+class JournalOptionsConfig(BaseModel):
+    """How the journal keeps its derived state (issue 14, P58): a checkpoint every so many rounds."""
+
+    model_config = STRICT
+
+    #: rounds between two checkpoints (and at every table close): start-up reads at most this many rounds
+    checkpoint_every: Annotated[int, Field(ge=1, le=100_000)] = 250
+    #: segments (P60): roll the journal over to a new file before the first round of a new day (UTC) ...
+    segment_daily: bool = False
+    #: ... or, between rounds, once the open file passes this many megabytes (none: no limit)
+    segment_max_mb: Annotated[Decimal, Field(gt=0, le=1_000_000)] | None = None
+    #: where sealed segments are archived (P62); none: they stay beside the journal only
+    archive_dir: Path | None = None
+    #: sealed segments older than this many days are deleted once archived (needs archive_dir; none: kept)
+    retain_days: Annotated[int, Field(ge=1, le=36_500)] | None = None
+
+    @model_validator(mode="after")
+    def _retention_needs_an_archive(self) -> JournalOptionsConfig:
+        if self.retain_days is not None and self.archive_dir is None:
+            raise ValueError("retain_days needs archive_dir: a segment is deleted only once it is archived (P62)")
+        return self
+
+
+_TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
+
+
+class _DecimalTomlSource(TomlConfigSettingsSource):
+    """The TOML file, read with ``parse_float=Decimal``: money is never a binary float."""
+
+    def _read_file(self, file_path: Any) -> dict[str, Any]:
+        with file_path.open(mode="rb") as f:
+            return tomllib.load(f, parse_float=Decimal)
+
+
+class TableConfig(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=ENV_DELIMITER,
+        env_parse_none_str="null",
+        extra="forbid",
+        frozen=True,
+    )
+
+    id: TableId
+    name: Annotated[str, Field(min_length=1)]
+    game: Literal[tuple(GAMES)]  # type: ignore[valid-type]
+    seats: Annotated[int, Field(ge=1, le=6)]
+    adjacent_boxes: Annotated[int, Field(ge=1)]
+    payout_limit: Money
+    dealing: DealingConfig
+    wagers: dict[str, WagerConfig]
+    progressive: ProgressiveConfig = Field(default_factory=ProgressiveConfig)
+    devices: DevicesConfig = Field(default_factory=DevicesConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
+    supervisors: SupervisorsConfig = Field(default_factory=SupervisorsConfig)
+    journal: Path
+    journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
+    log_format: Literal["json", "console", "journald", "auto"] = "auto"
+    # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §B(3): a player's wagers abandoned mid-round "may" be treated as losing;
+    # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
+    abandoned_wagers: Literal["losing", "returned"] = "losing"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        path = _TOML_PATH.get()
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if path is not None:
+            sources.append(_DecimalTomlSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    # -- derived facts the daemon uses ---------------------------------------------------------
+
+    @property
+    def game_rules(self) -> Game:
+        return GAMES[self.game]
+
+    @property
+    def automated_shuffler(self) -> bool:
+        """An automated card shuffling device is used (see the module docstring)."""
+        return self.devices.shuffler is not None
+
+    def limits(self, wager: str) -> tuple[Decimal, Decimal]:
+        """(min, max) of an offered wager; the Ante's companions share the Ante's (UTH ch.7)."""
+        return limits(self.game_rules, self.wagers, wager)
+
+    def paytable_letters(self) -> dict[str, str]:
+        """The settle contract's ``paytables``: paytable name -> letter, for every offered wager."""
+        return paytable_letters(self)
+
+
+# -- load ----------------------------------------------------------------------------------------
+
+
+def load_config(path: str | os.PathLike[str] | None) -> TableConfig:
+    """Read and check the configuration; raise ``ConfigError`` listing every problem."""
+    if path is None:
+        env_path = os.environ.get(CONFIG_PATH_ENV)
+        if not env_path:
+            raise ConfigError("configuration", [f"no configuration file given (and {CONFIG_PATH_ENV} is not set)"])
+        path = env_path
+    p = Path(path)
+    if not p.is_file():
+        why = "does not exist" if not p.exists() else "is not a file"
+        raise ConfigError(str(p), [f"the configuration file {p} {why}"])
+
+    problems = unknown_env_vars(TableConfig)
+    token = _TOML_PATH.set(p)
+    try:
+        cfg = TableConfig()  # type: ignore[call-arg]
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(p), [f"not valid TOML: {exc}"] + problems) from None
+    except OSError as exc:
+        raise ConfigError(str(p), [f"cannot read the configuration file: {exc}"]) from None
+    except ValidationError as exc:
+        problems += [pydantic_problem(e) for e in exc.errors(include_url=False)]
+        raise ConfigError(str(p), problems) from None
+    finally:
+        _TOML_PATH.reset(token)
+
+    problems += [with_env(where, msg) for where, msg in check(cfg)]
+    if problems:
+        raise ConfigError(str(p), problems)
+    if not cfg.journal.is_absolute():
+        cfg = cfg.model_copy(update={"journal": Path(os.path.normpath(p.resolve().parent / cfg.journal))})
+    opts = cfg.journal_options
+    if opts.archive_dir is not None and not opts.archive_dir.is_absolute():  # as the journal's: from the file
+        archive = Path(os.path.normpath(p.resolve().parent / opts.archive_dir))
+        cfg = cfg.model_copy(update={"journal_options": opts.model_copy(update={"archive_dir": archive})})
+    return cfg
+
+
+# -- checks against the rules --------------------------------------------------------------------
+
+
+def check(cfg: TableConfig) -> list[tuple[str, str]]:
+    """Every problem of a structurally valid configuration: (key path, message), section by section."""
+    c = cfg.game_rules.clauses
+    problems: list[tuple[str, str]] = []
+
+    def add(where: str, msg: str) -> None:
+        problems.append((where, msg))
+
+    check_devices(cfg, add)
+    # -- who may turn the supervisor's key (P93): with no one listed no validation, void, resume or
+    # opening step could ever be done, so the table does not start
+    if not cfg.supervisors.ids:
+        add("supervisors.ids", "required: the hashed IDs of the floor supervisors whose key the table takes "
+            "(`tablectl supervisor hash` prints one; P93)")
+
+    # -- seats and boxes
+    if cfg.adjacent_boxes > cfg.seats:
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({c.adjacent_boxes})")
+
+    check_dealing(cfg, add)
+    check_wagers(cfg, add)
+    if cfg.progressive.enabled:
+        check_progressive(cfg, add)
+    if not any(w.startswith("wagers") for w, _ in problems):
+        check_payout_limit(cfg, add)
+    return problems
+
+
+__all__ = [
+    "CONFIG_PATH_ENV",
+    "ENV_DELIMITER",
+    "ENV_PREFIX",
+    "PAYOUT_LIMIT_MINIMUM",
+    "ConfigError",
+    "DealingConfig",
+    "DevicesConfig",
+    "Hours",
+    "MeterConfig",
+    "ModbusUrl",
+    "Money",
+    "Procedure",
+    "ProgressiveConfig",
+    "Rate",
+    "SerialUrl",
+    "SupervisorEntry",
+    "SupervisorsConfig",
+    "TableConfig",
+    "TableId",
+    "WagerConfig",
+    "WebConfig",
+    "check",
+    "load_config",
+    "max_round_win",
+    "payout_limit_floor",
+]

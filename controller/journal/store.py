@@ -1,0 +1,586 @@
+"""The table's journal: every event, appended and made durable before it takes effect.
+
+An embedded SQLite database in WAL mode with ``synchronous=FULL``: ``append``
+runs one transaction per event and returns only after the commit, and with
+``synchronous=FULL`` the write-ahead log is fsync'd at every commit, so an
+event ``append`` has returned survives a crash of the process or the machine.
+The caller appends first and acts after (deal, pay, move a meter): after a
+crash the journal shows everything that may have happened, never less.
+
+Each event has
+
+* ``seq``: 1, 2, 3, ... with no gaps (assigned inside the transaction);
+* ``at``: the wall-clock time it was journaled (UTC, ISO 8601, microseconds);
+* ``round_id``: the round it belongs to, or None for table-level events
+  (opening steps, deck changes, meter installation, supervisor actions);
+* ``kind``: what happened (snake_case; each kind's type is declared in
+  ``controller.events``; see below for the kinds the journal itself reads);
+* ``who``: the dealer or supervisor id that caused it, when there is one;
+* ``data``: a JSON object.  ``Decimal`` values are written exactly, as
+  strings (``Decimal("12.50")`` -> ``"12.50"``); binary floats are refused
+  (an amount is never a float), as are values JSON cannot hold.
+
+**Hash chain.**  Each row stores ``hash = sha256(prev_hash + canonical JSON of
+the row)``, where ``prev_hash`` is the previous row's hash (64 zeros for the
+first row) and the canonical JSON has sorted keys and no spaces.  ``verify()``
+recomputes the chain and finds any edited, inserted, reordered or deleted
+row in the middle.  Deleting rows at the end leaves a valid shorter chain:
+the journal keeps the head (last seq and hash) in its ``head`` table, written
+in the same transaction, which catches a truncation by anyone who does not
+also rewrite the head; ``head()`` returns it so that it can be recorded
+outside the table PC as well.  The chain is unkeyed: someone with write
+access who rewrites every later row and the head is detected only by such an
+outside record.
+
+**Row formats (P76).**  ``meta.schema_version`` says how the rows are stored; the chain is the same in
+both.  Format 1 stores ``at`` as text, ``prev_hash`` and ``hash`` as hex.  Format 2 (a new journal, and
+the next segment of a format-1 one) stores ``hash`` as its 32 bytes and no ``prev_hash`` (the row before's
+hash, or ``meta.base``'s), ``at`` as integer microseconds, ``data`` deflated with the file's dictionary
+when shorter (``controller.journal.rows``: ``stored_at``, ``pack`` and their inverses); every reader
+goes through those, so a row reads back the same in either format.
+
+**Verification at every start (P90).**  Recomputing every hash grows with the journal, so
+``verify(full=False)`` checks what is cheap over every row and what is costly only from the last
+verified point: every row's link to the row before it, the seq numbers and the head are checked
+in one SQL pass from the latest checkpoint at or before that point (P59; the full check: over every
+row); the contents are rehashed only after the point the last check recorded (``meta.verified``,
+kept by ``verify(remember=True)``, which the daemon does at start and at every checkpoint).  An edit
+of a row's contents before that point, or a row deleted before that checkpoint, is found by the full
+check (``verify()``, ``tablectl journal verify --full``; module ``controller.journal.verify``).  The
+first bad row is named with what is wrong (``JournalIntegrityError.what``): ``edited``,
+``deleted``, ``reordered`` or ``unreadable``.
+
+**Segments (P60).**  A journal rolled over (``controller.journal.segments``) begins after the previous
+segment's head: ``meta.base`` holds that head's seq and hash, the first row's ``prev_hash`` is that hash
+and its seq follows it; the checks run from there (``journal_verify.segment_base``).
+
+**Whose journal (P90).**  ``meta`` records the table id and game the journal was begun for
+(``claim``, by the daemon at start on a journal with no event yet); ``owner()`` reads them back and
+``check_owner`` refuses a journal of another table or game.  A journal begun before the labels
+existed has events and no label: it stays *unlabelled* (accepted, and reported so), since
+labelling it afterwards would take any table's word for it.
+
+**Secrecy.**  The journal holds every card dealt (it must: hands and
+settlements are reconstructed from it), so it is readable by the service user
+only: the file is created with mode 0600 (SQLite gives its ``-wal`` and
+``-shm`` files the same mode), and an existing journal readable or writable by
+group or others is refused.  Nothing from the journal's contents is ever
+logged: this module logs nothing, ``Event.__repr__`` leaves ``data`` out, and
+errors name seq numbers and kinds, never data.
+
+**Derived state and checkpoints (P58).**  The meters, the open rounds, whether progressive wagers are
+disabled and the last round are kept current as events are appended (``controller.journal.state``)
+and read in constant time (``meter_values``, ``open_round``, ``progressive_off``, ``state``); a reader
+in another process catches up with the rows appended since it last read.  A ``checkpoint`` event
+(``controller.events.Checkpoint``) holds that state and the parts kept outside the journal
+(``checkpoint_parts``: the table's life); it follows, in the same transaction, the closing of every
+``checkpoint_every``-th round and any ``append_many(..., checkpoint=why)``.  Opening starts from the
+latest one.
+
+**Kinds the journal reads.**  A round is *closed* by an event of a kind in
+``CLOSING_KINDS`` (``round_closed``, ``round_voided``); after it, appending to
+that round is refused.  ``open_round()`` is the last round with no closing
+event (crash recovery).  Meter events (the current meters are the replay of
+them, ``meter_values()``):
+
+* ``meter_set``  ``{"meters": {name: amount, ...}}``: set those meters (the
+  initial amounts at installation, a reset after a jackpot, a correction);
+* ``meter_add``  ``{"meters": {name: amount, ...}}``: add to those meters (the
+  round's contributions; negative when a void takes them back, RULINGS R7a);
+* ``meter_paid`` ``{"meter": name, "paid": amount, "after": amount}``: a
+  progressive payout; the meter is ``after`` (RULINGS R4: never below reset).
+
+Their data is checked on ``append``, so a replay never meets a malformed one.
+
+Use::
+
+    journal = Journal("/var/lib/tablectl/uth-01.journal")
+    seq = journal.record(CardDealt(place="seat:1", card="As"), "r-000123", who="D042")
+    journal.append("r-000123", "card", {"place": "seat:1", "card": "As"})  # the same, untyped
+
+Each kind's payload is declared in ``controller.events``; ``Event.typed`` reads a
+row back as its type.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from controller import events
+from controller.journal.reads import JournalReads
+from controller.journal.rows import (
+    FORMAT_V1,
+    FORMAT_V2,
+    FORMATS,
+    GENESIS,
+    KIND_INDEXED,
+    METER_ADD,
+    METER_KINDS,
+    METER_PAID,
+    METER_SET,
+    Event,
+    JournalError,
+    JournalIntegrityError,
+    JournalOwnerError,
+    RoundSummary,
+    _canonical,
+    _check_meter_event,
+    _plain,
+    _row_hash,  # noqa: F401  (re-exported: the chain's hash of one row)
+    chain_hash,
+    dictionary,
+    hash_hex,
+    pack,
+    stored_at,
+)
+from controller.journal.state import CHECKPOINT, JournalState
+from controller.journal.verify import verify_snapshot
+
+SCHEMA_VERSION = FORMAT_V2  # the row format this program writes in a new journal (P76)
+# the kinds the journal reads, from their declared types (controller.events)
+ROUND_CLOSED = events.RoundClosed.kind
+ROUND_VOIDED = events.RoundVoided.kind
+CLOSING_KINDS = frozenset(e.kind for e in events.CLOSING)
+
+FILE_MODE = 0o600
+CHECKPOINT_EVERY = 250  # rounds between two checkpoints unless configured ([journal_options] checkpoint_every)
+
+_CLOSING_ORDER = tuple(sorted(CLOSING_KINDS))
+_CLOSED = f"SELECT kind FROM events WHERE round_id = ? AND kind IN ({','.join('?' * len(_CLOSING_ORDER))}) LIMIT 1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS head (
+    one  INTEGER PRIMARY KEY CHECK (one = 1),
+    seq  INTEGER NOT NULL,
+    hash TEXT NOT NULL
+);
+"""
+# the events of a journal begun in format 2 (P76; journal_rows.FORMATS): a journal of format 1 keeps its table
+_EVENTS_V2 = f"""
+CREATE TABLE events (
+    seq       INTEGER PRIMARY KEY,
+    at        INTEGER NOT NULL,
+    round_id  TEXT,
+    kind      TEXT NOT NULL,
+    who       TEXT,
+    data      TEXT NOT NULL,
+    hash      BLOB NOT NULL
+);
+CREATE INDEX events_round ON events (round_id);  -- with the rowid (seq) after it, in order
+CREATE INDEX events_kind ON events (kind, seq) WHERE {KIND_INDEXED};
+"""
+
+
+
+
+def _create_events_v2(db: sqlite3.Connection) -> None:
+    """The events table of format 2 and its dictionary (P76), in the caller's transaction (one statement at a
+    time: ``executescript`` would commit)."""
+    for statement in _EVENTS_V2.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    db.execute("INSERT INTO meta VALUES ('dictionary', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+               (dictionary(),))
+
+
+_INSERT_V1 = "INSERT INTO events (seq, at, round_id, kind, who, data, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_V2 = "INSERT INTO events (seq, at, round_id, kind, who, data, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+
+def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who: str | None, text: str | bytes,
+         prev: str, digest: str) -> tuple[Any, ...]:
+    """One row as the file's format stores it (P76): format 1 with the text forms and the link, 2 without
+    (``at`` and ``text`` already in the file's form: ``stored_at``, ``pack``; a checkpoint's data is text)."""
+    if v1:
+        return (seq, at, round_id, kind, who, text, prev, digest)
+    return (seq, at, round_id, kind, who, text, bytes.fromhex(digest))
+
+
+# -- the journal -----------------------------------------------------------------------------------
+
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` that can only read it (``mode=ro``: nothing is created,
+    migrated or written), usable from any thread; the journal's and its sealed segments' readers."""
+    from urllib.request import pathname2url  # only readers need it: not imported by every daemon
+
+    return sqlite3.connect(f"file:{pathname2url(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None,
+                           check_same_thread=False)
+
+class Journal(JournalReads):
+    """The append-only, hash-chained event journal of one table (see the module docstring)."""
+
+    # the test-only kill point's count of writes (tests/test_kill_points.py; nothing on a table reads them)
+    _test_writes: int = 0
+    _test_kind_at: int = 0
+
+    def __init__(self, path: str | os.PathLike[str], *, checkpoint_every: int = CHECKPOINT_EVERY) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._init_state(checkpoint_every)
+        self._create_private(self.path)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open the journal {self.path}: {exc}") from None
+        try:
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalError(f"the journal {self.path} cannot use WAL mode (got {mode})")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(_SCHEMA)
+            self._init_meta()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise JournalError(f"the journal {self.path} is not usable: {exc}") from None
+        except JournalError:
+            self._db.close()
+            raise
+
+    @classmethod
+    def read_only(cls, path: str | os.PathLike[str]) -> Journal:
+        """An existing journal opened for reading only, by another process while the daemon writes it
+        (the web service): SQLite's ``mode=ro``, so nothing is created, migrated or written."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._init_state(CHECKPOINT_EVERY)
+        try:
+            self._db = connect_read_only(self.path)
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
+        return self
+
+    def _init_state(self, checkpoint_every: int) -> None:
+        if checkpoint_every < 1:
+            raise ValueError("checkpoint_every must be at least 1")
+        self.checkpoint_every = checkpoint_every
+        self._state: JournalState | None = None  # read at the first need (_synced)
+        #: the state kept outside the journal that a checkpoint holds: name -> its current value's maker
+        #: (``controller.table.TableLife`` adds "table")
+        self.checkpoint_parts: dict[str, Callable[[], Any]] = {}
+
+    @staticmethod
+    def _create_private(path: Path) -> None:
+        """Create the file with mode 0600, or check an existing one is private."""
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+        except FileExistsError:
+            mode = stat.S_IMODE(path.stat().st_mode)
+            if mode & 0o077:
+                raise JournalError(
+                    f"the journal {path} is open to other users (mode {mode:04o}); it holds the cards: chmod 600 it"
+                ) from None
+            return
+        except OSError as exc:
+            raise JournalError(f"cannot create the journal {path}: {exc}") from None
+        os.fchmod(fd, FILE_MODE)  # whatever the umask
+        os.close(fd)
+        # Make the new directory entry durable too.
+        dfd = os.open(path.parent if str(path.parent) else ".", os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+    def _init_meta(self) -> None:
+        """A new journal gets the events table of the format this program writes; an existing one keeps its
+        format (``meta.schema_version``, P76), which this program reads and appends to."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                has_events = self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+                                              ).fetchone() is not None
+                if row is None and not has_events:
+                    _create_events_v2(self._db)
+                    self._db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif row is None or row[0] not in {str(f) for f in FORMATS} or not has_events:
+                    raise JournalError(f"the journal {self.path} has schema version {row[0] if row else None}, "
+                                       f"this program reads {', '.join(str(f) for f in FORMATS)}")
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def record(self, event: events.JournalEvent, round_id: str | None = None, *, who: str | None = None) -> int:
+        """Journal one typed event (``controller.events``) of ``round_id`` (None: the table's); see ``append``."""
+        return self.append(round_id, event.kind, event.to_data(), who=who)
+
+    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any] | None = None, *,
+               who: str | None = None) -> int:
+        """Journal one event and make it durable; return its seq.  Act on the event only after this returns.
+
+        The kind and data as stored; ``record`` takes the declared event type instead."""
+        return self.append_many([(round_id, kind, data, who)])[0]
+
+    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]], *,
+                    checkpoint: str | None = None, sealed: tuple[int, str] | None = None) -> list[int]:
+        """Journal several events as one fact, in one transaction: all of them are on disk, or none
+        (no more bets with its meter contributions; the last opening step with the table opened).
+        Each entry is ``(round_id, kind, data, who)``; their seqs, in order.
+
+        A checkpoint (P58) follows them in the same transaction when ``checkpoint`` says why, or when
+        they close a round and ``checkpoint_every`` rounds have closed since the latest one.
+
+        ``sealed`` (the roll-over to a new segment, ``controller.journal.segments``, P60): the journal's
+        head (seq, hash), whose rows are now in a sealed segment; in the same transaction they are deleted
+        and the file begins after that head (``meta.base``), so the chain runs on from the sealed file."""
+        rows = []
+        for round_id, kind, data, who in entries:
+            if round_id is not None and (not isinstance(round_id, str) or not round_id):
+                raise JournalError("round_id must be a non-empty string or None")
+            if not isinstance(kind, str) or not kind:
+                raise JournalError("kind must be a non-empty string")
+            if who is not None and (not isinstance(who, str) or not who):
+                raise JournalError(f"{kind}: who must be a non-empty string or None")
+            payload = _plain(dict(data or {}), kind)
+            if kind in METER_KINDS:
+                _check_meter_event(kind, payload)
+            rows.append((round_id, kind, who, _canonical(payload), payload))
+        # through _dt.timezone: tests set the clock by replacing _dt
+        at = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")  # noqa: UP017
+        _test_kill_point(self, "before", [r[1] for r in rows])
+        seqs: list[int] = []
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
+                seq, prev = (last[0], hash_hex(last[1])) if last else (0, GENESIS)
+                state = self._synced_locked().copy()  # becomes the state once the transaction commits
+                if sealed is not None:  # read the state before its rows go
+                    if (seq, prev) != sealed:
+                        raise JournalError(f"the journal {self.path} moved on from seq {sealed[0]}: "
+                                           "its segment is not what was sealed")
+                    db.execute("DELETE FROM events")  # every row is sealed: SQLite frees the pages whole
+                    mark = f"{seq}:{prev}"
+                    db.executemany("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = "
+                                   "excluded.value", (("base", mark), ("verified", mark)))
+                    if self._read_format() == FORMAT_V1:  # the segment begins in the format this program writes
+                        self._begin_format_v2(db)
+                v1 = self._read_format() == FORMAT_V1  # read in the transaction: a roll-over may have changed it
+                at_stored = at if v1 else stored_at(at)  # every row of the transaction has the same time
+                zdict = None if v1 else self._dictionary_locked()
+                closes = False
+                closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
+                inserts = []
+                for round_id, kind, who, text, payload in rows:
+                    if round_id is not None:
+                        if round_id not in closed:
+                            found = db.execute(_CLOSED, (round_id, *_CLOSING_ORDER)).fetchone()
+                            closed[round_id] = found[0] if found else None
+                        if closed[round_id] is not None:
+                            raise JournalError(f"round {round_id} is closed ({closed[round_id]}): "
+                                               "nothing more can be journaled for it")
+                        if kind in CLOSING_KINDS:
+                            closed[round_id] = kind
+                            closes = True
+                    seq += 1
+                    digest = chain_hash(prev, seq, at, round_id, kind, who, text)
+                    inserts.append(_row(v1, seq, at_stored, round_id, kind, who, pack(text, zdict), prev, digest))
+                    seqs.append(seq)
+                    prev = digest
+                    state.apply(seq, round_id, kind, payload)
+                if checkpoint is None and closes and state.since_checkpoint >= self.checkpoint_every:
+                    checkpoint = "rounds"
+                if checkpoint is not None:
+                    parts = {name: make() for name, make in self.checkpoint_parts.items()}
+                    payload = _plain(state.checkpoint(checkpoint, parts).to_data(), CHECKPOINT)
+                    text = _canonical(payload)
+                    seq += 1
+                    digest = chain_hash(prev, seq, at, None, CHECKPOINT, None, text)
+                    inserts.append(_row(v1, seq, at_stored, None, CHECKPOINT, None, text, prev, digest))
+                    prev = digest
+                    state.apply(seq, None, CHECKPOINT, payload)
+                db.executemany(_INSERT_V1 if v1 else _INSERT_V2, inserts)
+                db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
+                           "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, prev))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            self._state = state
+        if checkpoint is not None:
+            self._advance_verified()
+        _test_kill_point(self, "after", [r[1] for r in rows])
+        return seqs
+
+    def _begin_format_v2(self, db: sqlite3.Connection) -> None:
+        """In the roll-over's transaction, once the rows of a format-1 file are gone into the sealed segment:
+        the open file goes on in format 2 (P76); the chain runs on from ``meta.base`` as in any segment."""
+        db.execute("DROP TABLE events")
+        _create_events_v2(db)
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(FORMAT_V2),))
+
+    def _advance_verified(self) -> None:
+        """At a checkpoint the daemon checks what it journaled since the verified point and moves the point to
+        the end (P59), so that a start after months of play rehashes only the rounds since the last checkpoint.
+        A failure moves nothing: the next start finds it and refuses the journal.  The events are on disk
+        by then: a storage fault here is not the write's (the point stays; the next start reads further)."""
+        try:
+            self.verify(full=False, remember=True)
+        except (JournalIntegrityError, sqlite3.Error):
+            pass
+
+    def checkpoint(self, why: str) -> int:
+        """Journal a checkpoint now (P58); its seq."""
+        with self._lock:
+            before = self._synced_locked().seq
+        self.append_many([], checkpoint=why)
+        with self._lock:
+            assert self._state is not None and self._state.checkpoint_seq > before
+            return self._state.checkpoint_seq
+
+    # -- whose journal -----------------------------------------------------------------------------
+
+    def owner(self) -> tuple[str, str] | None:
+        """(table id, game) the journal was begun for; None for an unlabelled one (P90)."""
+        rows = dict(self._query("SELECT key, value FROM meta WHERE key IN ('table', 'game')"))
+        return (rows["table"], rows["game"]) if "table" in rows and "game" in rows else None
+
+    def claim(self, table: str, game: str) -> None:
+        """Label a journal with no event yet as ``table``'s, playing ``game``; check any other (``check_owner``)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                empty = db.execute("SELECT 1 FROM events LIMIT 1").fetchone() is None
+                labelled = db.execute("SELECT 1 FROM meta WHERE key = 'table'").fetchone() is not None
+                if empty and not labelled:
+                    db.executemany("INSERT INTO meta VALUES (?, ?)", (("table", table), ("game", game)))
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        self.check_owner(table, game)
+
+    def check_owner(self, table: str, game: str) -> tuple[str, str] | None:
+        """Raise ``JournalOwnerError`` when the journal is another table's or game's; return its labels."""
+        owner = self.owner()
+        if owner is not None and owner != (table, game):
+            raise JournalOwnerError(f"the journal {self.path} is table {owner[0]}'s ({owner[1]}), "
+                                    f"not table {table}'s ({game})")
+        return owner
+
+    # -- integrity ---------------------------------------------------------------------------------
+    def check_at_start(self, table: str, game: str) -> int:
+        """The daemon's start (P90): verify from the last verified point and remember the new one,
+        label a new journal, refuse a broken or foreign one (``JournalIntegrityError``, ``JournalOwnerError``)."""
+        n = self.verify(full=False, remember=True)
+        self.claim(table, game)
+        return n
+
+
+    SEALED = False  # a sealed segment (controller.journal.segments), never written again
+
+    def marks_key(self) -> str:
+        """The file's name in a reading tool's remembered verified points (P79)."""
+        return str(self.path.resolve())
+
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
+        """Check the hash chain; return the number of events, or raise ``JournalIntegrityError``
+        naming the first bad seq and what is wrong (see the module docstring, P90).
+
+        ``full``: rehash every row; otherwise only the rows after the last verified point (every
+        row's link, seq and the head are checked either way).  ``remember``: record the journal's
+        end as the verified point once it checks (a writable journal: the daemon at start).
+        ``marks`` (a reading tool, P79): the verified points it remembered, by file; this file's is used
+        instead of the one in the file (none: every row is rehashed) and set to the file's end once it checks."""
+        key = self.marks_key()
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")  # one snapshot: the daemon may append while a tool checks
+            try:
+                if marks is None:
+                    n, last_hash = verify_snapshot(db, full)
+                else:
+                    # a sealed file unchanged since it verified (P79): its identity is in its key
+                    n, last_hash = verify_snapshot(db, full or key not in marks, marks.get(key),
+                                                   rehash=full or key not in marks or not self.SEALED)
+            finally:
+                db.execute("COMMIT")
+            if remember:
+                db.execute("INSERT INTO meta VALUES ('verified', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                           "excluded.value", (f"{n}:{last_hash}",))
+        if marks is not None:
+            marks[key] = f"{n}:{last_hash}"
+        return n
+
+
+# -- test-only kill points -------------------------------------------------------------------------
+
+KILL_AT_ENV = "TABLECTL_TEST_KILL_AT"  # test-only: never set on a table (see tests/test_kill_points.py)
+
+
+class KilledForTest(BaseException):
+    """Raised by the test-only kill point (a BaseException: nothing in the daemon catches it)."""
+
+
+def _test_kill_point(journal: Journal, when: str, kinds: list[str]) -> None:
+    """The kill-point suite's hook: with ``TABLECTL_TEST_KILL_AT=K:before|after[:exit|raise|full]`` in the
+    environment, just before or just after this journal object's K-th write (K a number, or a kind: the
+    first write holding an event of that kind) the process dies (``exit``: ``os._exit(137)``, as from
+    SIGKILL), ``KilledForTest`` is raised (``raise``), or the write fails as on a full disk (``full``,
+    before only).  Unset (always, on a table) it does nothing; it never writes anything."""
+    spec = os.environ.get(KILL_AT_ENV)
+    if not spec:
+        return
+    k, _, rest = spec.partition(":")
+    at, _, how = rest.partition(":")
+    if when == "before":
+        journal._test_writes += 1
+        if not k.isdigit() and k in kinds and not journal._test_kind_at:
+            journal._test_kind_at = journal._test_writes
+    target = int(k) if k.isdigit() else journal._test_kind_at
+    if target != journal._test_writes or (at or "before") != when:
+        return
+    if how == "raise":
+        raise KilledForTest(f"killed {when} journal write {k}")
+    if how == "full":
+        raise sqlite3.OperationalError("database or disk is full")
+    os._exit(137)
+
+__all__ = [
+    "CLOSING_KINDS",
+    "Event",
+    "Journal",
+    "JournalError",
+    "JournalIntegrityError",
+    "JournalOwnerError",
+    "METER_ADD",
+    "METER_PAID",
+    "METER_SET",
+    "ROUND_CLOSED",
+    "ROUND_VOIDED",
+    "RoundSummary",
+]

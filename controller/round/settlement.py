@@ -1,0 +1,143 @@
+"""The round's facts in the rules engine's forms, and what the engine makes of them.
+
+Owns: the settle contract's input built from a round (shared/contracts/settle.md),
+the cards still missing before a settlement, the settlement of the players and of
+the seats out of the round (P42, P44), the void with the wagers the game's chapter 13
+keeps alive (games.void, R7a), and the dealer's order of payment as journaled (P65).
+Pure: reads the round, changes nothing, journals nothing.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from games.contract import parse_round
+from games.game import Game
+from games.round import Decision, Progressive, Round, Seat, SeatSettlement, Settlement
+from games.settlement import lose, push, settlement_order
+from games.void import void_round
+
+if TYPE_CHECKING:
+    from controller.round.machine import RoundController
+
+
+def settle_input(r: RoundController) -> dict[str, Any]:
+    """The round in the settle contract's input form (shared/contracts/settle.md)."""
+    g = r.game
+    out: dict[str, Any] = {"game": g.name, "paytables": dict(r.setup.paytables)}
+    if r.setup.progressive:
+        out["progressive"] = r.setup.progressive
+    if r.setup.payout_limit is not None:
+        out["payout_limit"] = r.setup.payout_limit
+    if g.dealer_cards:
+        out["dealer"] = [c.text for c in r.dealer]
+    if g.community_names:
+        out["community"] = {n: r.community[i].text for i, n in enumerate(g.community_names) if i in r.community}
+    elif g.community_cards:
+        out["community"] = [r.community[i].text for i in sorted(r.community)]
+    if r.bonus_box:
+        out["bonus_cards"] = [c.text for c in r.bonus_box]
+    seats = []
+    for s in r.players:
+        entry: dict[str, Any] = {"seat": s.seat, "cards": [c.text for c in s.cards], "wagers": dict(s.wagers)}
+        key = g.decision_keys[0]
+        if key == "bets":
+            entry["bets"] = list(s.multiples)
+            if s.folded:
+                entry["fold"] = True
+        elif s.folded:
+            entry["fold"] = True
+        elif s.multiples:
+            entry[key] = s.multiples[0]
+        seats.append(entry)
+    out["seats"] = seats
+    return out
+
+
+def missing_cards(r: RoundController) -> list[str]:
+    """Places still to be dealt before the round can be settled."""
+    g = r.game
+    if not r.players:
+        return []  # every player left: nothing is settled on the cards
+    missing = [f"seat:{s.seat}" for s in r.players if len(s.cards) < g.hole_cards]
+    missing += ["dealer"] * (g.dealer_cards - len(r.dealer))
+    names = g.community_names or tuple(str(i) for i in range(g.community_cards))
+    missing += [f"community:{names[i]}" for i in range(g.community_cards) if i not in r.community]
+    if any("six_card_bonus" in s.wagers for s in r.players):
+        missing += ["bonus"] * (g.bonus_cards - len(r.bonus_box))
+    return missing
+
+
+def settlement(r: RoundController) -> Settlement:
+    """The rules engine's settlement of the players (it checks every fact again), and every wager of a
+    seat whose player left lost (P42)."""
+    if r.players:
+        result = r.game.settle(parse_round(settle_input(r)))
+    else:
+        meters = dict(r.setup.progressive["meters"]) if r.setup.progressive else {}
+        result = Settlement(game=r.game.name, seats=[],
+                            meters={k: Decimal(str(v)) for k, v in meters.items()})
+    result.seats = settlement_order([*result.seats, *out_seats(r)])
+    return result
+
+
+def out_seats(r: RoundController) -> list[SeatSettlement]:
+    """Seats out of the round, in a settlement and in a later void alike: a player who left loses
+    every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
+    has every wager returned (RET ch.13 §G, P44)."""
+    out = []
+    for s in r.seats.values():
+        if not s.out:
+            continue
+        seat = Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
+                    decision=Decision(tuple(s.multiples), s.folded))
+        staked = {**s.wagers, **r.game.decision_amounts(seat)}
+        result = lose if s.abandoned and not s.abandoned_returned else push
+        out.append(SeatSettlement(seat=s.seat, hand={}, wagers={k: result(a) for k, a in staked.items()},
+                                  covered=frozenset()))
+    return out
+
+
+def void_settlement(r: RoundController, keep: list[str]) -> Settlement:
+    """All hands void (R7a); ``keep`` the wagers a clause of the game's chapter 13 keeps alive (games.void)."""
+    result = _void_players(r, keep)
+    result.seats = settlement_order([*result.seats, *out_seats(r)])
+    return result
+
+
+def _void_players(r: RoundController, keep: list[str]) -> Settlement:
+    if keep and r.players:
+        data = settle_input(r)
+        for entry, seat in zip(data["seats"], r.players, strict=True):
+            if not seat.multiples and not seat.folded:
+                # not yet decided: the kept wagers do not depend on it (R7), the rest is returned
+                entry.pop("bets", None)
+                entry["fold"] = True
+        return void_round(parse_round(data), keep)
+    # nothing kept: no card is looked at, so a round voided mid-deal can be voided
+    p = r.setup.progressive
+    progressive = (
+        Progressive(Decimal(str(p["unit"])), {k: Decimal(str(v)) for k, v in p["meters"].items()},
+                    {k: Decimal(str(v)) for k, v in p["reset"].items()})
+        if p else None
+    )
+    seats = tuple(
+        Seat(seat=s.seat, cards=tuple(s.cards), wagers=dict(s.wagers),
+             decision=Decision(tuple(s.multiples), s.folded))
+        for s in r.players
+    )
+    return void_round(Round(game=r.game.name, paytables=r.setup.paytables, seats=seats,
+                            progressive=progressive, payout_limit=r.setup.payout_limit))
+
+
+def payment_order(game: Game, result: Settlement) -> list[dict[str, Any]]:
+    """The dealer's order of payment (games.procedure, P65) with what each wager pays."""
+    by_seat = {s.seat: s for s in result.seats}
+    return [
+        {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
+         # a list: the journal stores objects with their keys sorted, and the order is the point
+         "wagers": [{"wager": w, "result": w_r.result, "net": str(w_r.net), **({"line": w_r.line} if w_r.line else {})}
+                    for w in p.wagers for w_r in [by_seat[p.seat].wagers[w]]]}
+        for p in game.payment_order(result)
+    ]
