@@ -131,7 +131,7 @@ SERVED_FIRST: tuple[Action, ...] = (
     Action(None, "irregularity", ("irregularity",), None),
 )
 
-#: The round's triggers no press leads to: what the devices and the deal report
+#: The round's triggers reached without a press of the table (some also with one): what the deal and devices report
 INTERNAL: Mapping[str, str] = {
     "open_decisions": "every player's hole cards dealt (the deal)",
     "halt": "a device failed, or an irregularity the dealer must resolve (the remedies)",
