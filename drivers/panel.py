@@ -41,7 +41,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.health import Health
+from drivers.health import DeviceError, Health
 from drivers.modbus import ModbusDevice
 from drivers.registers import (
     BUTTONS,
@@ -117,6 +117,7 @@ class PanelDriver(ModbusDevice):
         self._counts: list[int] = []
         self._missed_poll = False
         self._key: KeySwitch | None = None
+        self._key_seen: KeySwitch | None = None  # the key as the last poll read it
         self._key_callbacks: list[Callable[[KeySwitch], None]] = []
 
     # ---- events ---------------------------------------------------------------
@@ -156,10 +157,17 @@ class PanelDriver(ModbusDevice):
     # ---- commands -------------------------------------------------------------
 
     async def key_switch(self) -> KeySwitch:
-        """Read the supervisor key switch now."""
-        (on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1)
-        (sup,) = await self.read_regs(Table.INPUT_REGISTER, self.MAP["supervisor_id"].address, 1)
-        return KeySwitch(bool(on), sup if on else 0)
+        """Read the supervisor key switch now: the switch and the ID are two reads, so a key turned between
+        them would read (on, 0) or the last supervisor's ID; read until two readings in a row agree."""
+        last: KeySwitch | None = None
+        for _ in range(5):
+            (on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1)
+            (sup,) = await self.read_regs(Table.INPUT_REGISTER, self.MAP["supervisor_id"].address, 1)
+            key = KeySwitch(bool(on), sup if on else 0)
+            if key == last:
+                return key
+            last = key
+        raise DeviceError(self.name, "the key switch reads differently at every read")
 
     async def set_light(self, name: str, on: bool) -> None:
         """Light of a button (``"no_more_bets"``, ``"bet_2x"``...) or a lamp
@@ -197,7 +205,10 @@ class PanelDriver(ModbusDevice):
             self._missed_poll = True
             return
         key = KeySwitch(bool(key_on), supervisor if key_on else 0)
-        if key != self._key:
+        # the switch and the supervisor's ID are two reads: a turn between them reads (on, 0) once, so a
+        # change is believed when two polls in a row read it
+        seen, self._key_seen = self._key_seen, key
+        if key != self._key and (key == seen or self._key is None):
             first = self._key is None
             self._key = key
             if not first:
