@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
@@ -108,10 +109,19 @@ async def login_page(request: web.Request) -> web.Response:
 async def login_post(request: web.Request) -> web.Response:
     form = await request.post()
     user, password = str(form.get("user", "")), str(form.get("password", ""))
+    throttle, address, now = request.app[keys.THROTTLE], request.remote or "-", time.monotonic()
+    if throttle.turned_away(address, now):
+        # too many refused logins from here: no password checked, recorded once (issue 30 (3))
+        if throttle.first_turned_away(address):
+            audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LOGIN_THROTTLED, user or "-", now,
+                                 remote=address)
+        return page(request, "Log in", '<p class="bad" id="throttled">Too many wrong logins from this '
+                    'machine: wait a minute, then try again.</p>' + LOGIN_FORM, 429)
     account = request.app[keys.USERS].get(user)
     ok = account is not None and await in_thread(check_password, password, account.hash)
     if account is None or not ok:
-        request.app[keys.AUDIT].record(audit.LOGIN_REFUSED, user or "-", remote=request.remote)
+        throttle.refused(address, now)
+        audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LOGIN_REFUSED, user or "-", now, remote=address)
         return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
     sessions = request.app[keys.SESSIONS]
     token = sessions.start(account)
