@@ -61,7 +61,7 @@ def check_dealing(game: Game, d: DealingConfig, devices: DevicesConfig, add: Add
         elif d.procedure != SHUFFLER:
             add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" '
                 f'({game.dealing.held_clause})')
-    max_hours = Decimal(4) if d.procedure == HAND else Decimal(8)
+    max_hours = Decimal(game.deck_change_hours_by_hand if d.procedure == HAND else game.deck_change_hours_from_shoe)
     if d.deck_change_hours > max_hours:
         how = ("when the cards are dealt by hand" if d.procedure == HAND
                else "when the cards are dealt from a shoe or shuffler")
