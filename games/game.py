@@ -85,8 +85,9 @@ class Game:
     kept_alive: ClassVar[Mapping[str, KeptAlive]] = {}
     #: the cards found face up while dealing that void every hand (UTH ch.13 §B: the second; RET ch.13 §A: any)
     face_up_voids_at: ClassVar[int] = 2
-    #: the decks are changed at least every so many hours: dealt by hand, and from a shoe or a shuffler
-    #: (chapter 3 §C(1) and §C(2) of every game: ``clauses.deck_change_by_hand``, ``deck_change_from_shoe``; P31)
+    #: the decks are changed at least every so many hours: dealt by hand, and from a shoe or a shuffler (the same
+    #: rule in every game, UTH ch.3 §C(1), §C(2): each game's own in ``clauses.deck_change_by_hand``,
+    #: ``deck_change_from_shoe``; P31)
     deck_change_hours_by_hand: ClassVar[int] = 4
     deck_change_hours_from_shoe: ClassVar[int] = 8
     #: the clauses the configuration check and the controller cite
