@@ -94,8 +94,7 @@ def reopening_steps(cfg: TableConfig) -> list[str]:
     RET ch.5 §F(1)).  A hand-shuffled deck is then cut (UTH ch.5 §D(2), HCF ch.5 §D(2), RET ch.5 §C(2)).
     The decks are not received again: no new inspection (UTH ch.4 §A is done when decks are received).
     """
-    short = cfg.game_rules.short
-    steps = ["cards_removed_from_shoe_and_discard_rack"] if short in ("HCF", "RET") else []
+    steps = ["cards_removed_from_shoe_and_discard_rack"] if cfg.game_rules.reopening_clears_shoe else []
     decks = ["A", "B"] if cfg.dealing.decks == 2 else [None]
     for deck in decks:
         for step in ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled"):

@@ -10,19 +10,17 @@ Pure: reads the round, changes nothing, journals nothing.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controller.round.state import RoundLike
 from games.contract import parse_round
 from games.game import Game
 from games.round import Decision, Progressive, Round, Seat, SeatSettlement, Settlement
 from games.settlement import lose, push, settlement_order
 from games.void import void_round
 
-if TYPE_CHECKING:
-    from controller.round.machine import RoundController
 
-
-def settle_input(r: RoundController) -> dict[str, Any]:
+def settle_input(r: RoundLike) -> dict[str, Any]:
     """The round in the settle contract's input form (shared/contracts/settle.md)."""
     g = r.game
     out: dict[str, Any] = {"game": g.name, "paytables": dict(r.setup.paytables)}
@@ -55,7 +53,7 @@ def settle_input(r: RoundController) -> dict[str, Any]:
     return out
 
 
-def missing_cards(r: RoundController) -> list[str]:
+def missing_cards(r: RoundLike) -> list[str]:
     """Places still to be dealt before the round can be settled."""
     g = r.game
     if not r.players:
@@ -69,7 +67,7 @@ def missing_cards(r: RoundController) -> list[str]:
     return missing
 
 
-def settlement(r: RoundController) -> Settlement:
+def settlement(r: RoundLike) -> Settlement:
     """The rules engine's settlement of the players (it checks every fact again), and every wager of a
     seat whose player left lost (P42)."""
     if r.players:
@@ -82,7 +80,7 @@ def settlement(r: RoundController) -> Settlement:
     return result
 
 
-def out_seats(r: RoundController) -> list[SeatSettlement]:
+def out_seats(r: RoundLike) -> list[SeatSettlement]:
     """Seats out of the round, in a settlement and in a later void alike: a player who left loses
     every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
     has every wager returned (RET ch.13 §G, P44)."""
@@ -99,14 +97,14 @@ def out_seats(r: RoundController) -> list[SeatSettlement]:
     return out
 
 
-def void_settlement(r: RoundController, keep: list[str]) -> Settlement:
+def void_settlement(r: RoundLike, keep: list[str]) -> Settlement:
     """All hands void (R7a); ``keep`` the wagers a clause of the game's chapter 13 keeps alive (games.void)."""
     result = _void_players(r, keep)
     result.seats = settlement_order([*result.seats, *out_seats(r)])
     return result
 
 
-def _void_players(r: RoundController, keep: list[str]) -> Settlement:
+def _void_players(r: RoundLike, keep: list[str]) -> Settlement:
     if keep and r.players:
         data = settle_input(r)
         for entry, seat in zip(data["seats"], r.players, strict=True):

@@ -1,7 +1,8 @@
 """The round's vocabulary: its phases and transitions, the answer to "is this allowed now?", a seat, the setup.
 
-Owns the plain types ``controller.round.machine`` and its helpers share (``round_layout``,
-``round_settlement``, ``round_view``) and the journal protocol a round writes through.
+Owns the plain types ``controller.round.machine`` and its helpers share (``layout``, ``decisions``,
+``settlement``, ``view``), the journal protocol a round writes through, and ``RoundLike``: what the
+helpers read of a round, so that they need not import the machine that imports them.
 ``controller.round.machine`` re-exports them: import them from there.
 """
 
@@ -17,6 +18,9 @@ from games.cards import Card
 
 if TYPE_CHECKING:
     from transitions.extensions.asyncio import AsyncTransitionConfigDict
+
+    from games.game import Game, Street
+    from games.round import Settlement
 
 
 class Phase(enum.StrEnum):
@@ -134,3 +138,35 @@ class TableSetup:
     paytables: Mapping[str, str]
     progressive: Mapping[str, Any] | None = None  # the settle contract's progressive block (meters as now)
     payout_limit: Decimal | None = None
+
+
+class RoundLike(Protocol):
+    """What the round's helpers (``decisions``, ``settlement``, ``view``) read of a round, and the one move
+    ``decisions.advance`` makes on it (the next street, or every player has acted).  ``RoundController`` is
+    one; declared here, below the helpers and the machine, because the machine imports the helpers."""
+
+    round_id: str
+    setup: TableSetup
+    game: Game
+    seats: dict[int, SeatState]
+    dealer: list[Card]
+    community: dict[int, Card]
+    bonus_box: list[Card]
+    street: int  # advanced by decisions.advance
+    settlement: Settlement | None
+    payments: list[dict[str, Any]] | None
+    halt_reason: str | None
+    halted_from: Phase | None
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def players(self) -> list[SeatState]: ...
+
+    @property
+    def current_street(self) -> Street: ...
+
+    def _community_index(self, key: str) -> int: ...
+
+    async def all_acted(self) -> bool: ...
