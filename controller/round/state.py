@@ -8,11 +8,12 @@ Owns the plain types ``controller.round.machine`` and its helpers share (``round
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller import events as ev
 from games.cards import Card
 
 if TYPE_CHECKING:
@@ -88,20 +89,21 @@ class RoundRefused(ValueError):
 
 
 class JournalLike(Protocol):
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
+    """What a round journals through: its declared events (``controller.events``), one or several as one fact."""
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        ...
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int: ...
+
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]: ...
 
 
 class NoJournal:
     """For replays and pure tests: records nothing."""
 
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int:
         return 0
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        return [0] * len(entries)
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]:
+        return [0] * len(evs)
 
 
 @dataclass
