@@ -14,7 +14,10 @@ kind this module does not declare gives an ``Unrecognised`` event carrying the
 data as stored: the journal never refuses to read a row.
 
 Kinds are written as ``Wager.kind`` rather than as literals, so that a misspelt
-kind is a type error, not an event nobody applies.
+kind is a type error, not an event nobody applies.  Every journal write of the
+program passes one of these types (``Journal.record``, ``TableLife.record``), never
+a kind and a dict (tests/test_event_call_sites.py); a part of an event that is a
+dataclass of its own (a step of the order of payment) is stored as a nested object.
 """
 
 from __future__ import annotations
