@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from controller.round import settlement as round_settlement
-from controller.round.settlement import PassOfPayment
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told
@@ -84,7 +83,7 @@ class Settling:
         s.tell(f"round void ({reason}): return every wager, then confirm", told("voided", cause=cause, wagers=keep))
 
 
-def order_told(passes: Iterable[PassOfPayment]) -> str:
+def order_told(passes: Iterable[round_settlement.PassOfPayment]) -> str:
     """The order of payment as the dealer is told it (P65), the one rendering of it: each pass with its
     wagers in the pass's declared order and its seats from the dealer's right (RULINGS R1)."""
     return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in p.wagers)} at seat "
