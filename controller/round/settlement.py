@@ -9,9 +9,12 @@ Pure: reads the round, changes nothing, journals nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from controller import events as ev
 from controller.round.state import RoundLike
 from games.contract import parse_round
 from games.game import Game
@@ -129,13 +132,45 @@ def _void_players(r: RoundLike, keep: list[str]) -> Settlement:
                             progressive=progressive, payout_limit=r.setup.payout_limit))
 
 
-def payment_order(game: Game, result: Settlement) -> list[dict[str, Any]]:
-    """The dealer's order of payment (games.procedure, P65) with what each wager pays."""
+def payment_order(game: Game, result: Settlement) -> tuple[ev.PaymentStep, ...]:
+    """The dealer's order of payment (``Game.payment_order``, P65) with what each wager pays, as journaled."""
     by_seat = {s.seat: s for s in result.seats}
-    return [
-        {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
-         # a list: the journal stores objects with their keys sorted, and the order is the point
-         "wagers": [{"wager": w, "result": w_r.result, "net": str(w_r.net), **({"line": w_r.line} if w_r.line else {})}
-                    for w in p.wagers for w_r in [by_seat[p.seat].wagers[w]]]}
+    return tuple(
+        ev.PaymentStep(seat=p.seat, clause=p.clause, shows_hand=p.shows_hand,
+                       wagers=tuple(ev.PaidWager(wager=w, result=r.result, net=r.net, line=r.line or None)
+                                    for w in p.wagers for r in [by_seat[p.seat].wagers[w]]))
         for p in game.payment_order(result)
-    ]
+    )
+
+
+@dataclass(frozen=True)
+class PassOfPayment:
+    """One pass of the dealer around the table as the dealer is told it (P65): ``wagers`` any of its seats
+    has, in the order the pass declares them (``games.procedure.PaymentPass``); ``seats`` from the dealer's
+    right (RULINGS R1)."""
+
+    clause: str
+    wagers: tuple[str, ...]
+    seats: tuple[int, ...]
+
+
+def payment_passes(game: Game, order: Iterable[ev.PaymentStep]) -> tuple[PassOfPayment, ...]:
+    """The journaled order of payment pass by pass.  A pass's wagers follow its declaration, not the seat
+    that happens to come first: at each seat the game's chapter 11 orders them (UTH ch.11 §I before §J,
+    RET ch.11 §I before §J), so the pass as a whole is told in that order too.  A clause no pass of the
+    game declares (a journal of an older program) keeps the order the steps name the wagers in."""
+    declared = {p.clause: p.wagers for p in game.payment_passes}
+    grouped: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats), the steps' order
+    for step in order:
+        if not grouped or grouped[-1][0] != step.clause:
+            grouped.append((step.clause, [], []))
+        clause, wagers, seats = grouped[-1]
+        seats.append(step.seat)
+        wagers.extend(w.wager for w in step.wagers if w.wager not in wagers)
+    return tuple(PassOfPayment(clause, _in_order(wagers, declared.get(clause, ())), tuple(seats))
+                 for clause, wagers, seats in grouped)
+
+
+def _in_order(wagers: list[str], declared: tuple[str, ...]) -> tuple[str, ...]:
+    """``wagers`` in the ``declared`` order; any it does not name after them, as they came."""
+    return (*(w for w in declared if w in wagers), *(w for w in wagers if w not in declared))

@@ -9,11 +9,12 @@ helpers read of a round, so that they need not import the machine that imports t
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller import events as ev
 from games.cards import Card
 
 if TYPE_CHECKING:
@@ -92,20 +93,21 @@ class RoundRefused(ValueError):
 
 
 class JournalLike(Protocol):
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
+    """What a round journals through: its declared events (``controller.events``), one or several as one fact."""
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        ...
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int: ...
+
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]: ...
 
 
 class NoJournal:
     """For replays and pure tests: records nothing."""
 
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int:
         return 0
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        return [0] * len(entries)
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]:
+        return [0] * len(evs)
 
 
 @dataclass
@@ -154,7 +156,7 @@ class RoundLike(Protocol):
     bonus_box: list[Card]
     street: int  # advanced by decisions.advance
     settlement: Settlement | None
-    payments: list[dict[str, Any]] | None
+    payments: tuple[ev.PaymentStep, ...] | None
     halt_reason: str | None
     halted_from: Phase | None
 

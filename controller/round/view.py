@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from controller.round import settlement as round_settlement
 from controller.round.decisions import choices
 from controller.round.state import Phase, RoundLike
 from games.cards import Card
@@ -90,10 +91,12 @@ def public_view(r: RoundLike) -> dict[str, Any]:
             for st in r.settlement.seats
         }
         if r.payments is not None:
-            # the dealer's order of payment (P65): seat by seat, pass by pass
-            view["payment_order"] = [{"seat": p["seat"], "wagers": [w["wager"] for w in p["wagers"]],
-                                      "clause": p["clause"]}
+            # the dealer's order of payment (P65): seat by seat, pass by pass; and the passes as the dealer
+            # is told them, each pass's wagers in its declared order
+            view["payment_order"] = [{"seat": p.seat, "wagers": [w.wager for w in p.wagers], "clause": p.clause}
                                      for p in r.payments]
+            view["payment_passes"] = [{"clause": p.clause, "wagers": list(p.wagers), "seats": list(p.seats)}
+                                      for p in round_settlement.payment_passes(r.game, r.payments)]
     if r.phase is Phase.HALTED:
         view["halted"] = {"reason": r.halt_reason, "in": r.halted_from.value if r.halted_from else None}
     return view
