@@ -67,7 +67,7 @@ def resumed(game: str, procedure: Procedure, events, held: bool = False) -> tupl
     return Deal(session), r  # type: ignore[arg-type]
 
 
-CASES = [(g, p) for g in ("ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice")
+CASES = [(g, p) for g in GAMES
          for p in (Procedure.HAND, Procedure.MANUAL_SHOE, Procedure.AUTOMATED)]
 
 
