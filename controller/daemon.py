@@ -39,6 +39,7 @@ from controller.config.table import TableConfig
 from controller.events import JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
+from controller.paths import status_file
 from controller.round.machine import Phase, RoundController
 from controller.service.deal import Deal
 from controller.service.decisions import Decisions
@@ -94,7 +95,7 @@ class TableDaemon:
         parts.settling = Settling(s)
         parts.progressive = ProgressiveSystem(s)
         parts.remedies = Remedies(s)
-        parts.status = Status(s, status_path or Path(cfg.journal).with_suffix(".status.json"))
+        parts.status = Status(s, status_path or status_file(cfg.journal))
         parts.deal.on_press = parts.panel.during_deal  # presses made while a deal waits on the shoe
         s.on_publish(parts.status.publish)
         s.on_spawn(self._spawn)

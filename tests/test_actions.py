@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from controller import events as ev
 from controller.config.table import load_config
 from controller.daemon import TableDaemon
 from controller.round import actions
@@ -82,7 +83,7 @@ def daemon_of(game: str, tmp_path: Path, monkeypatch) -> Iterator[TableDaemon]:
     d = TableDaemon(load_config(ROOT / "config" / f"{game}.toml"))
     for step in list(d.life.required):
         deck = {"deck": "A", "count": 52} if step.startswith("shuffled") else {}
-        d.life.record("step_done", {"step": step, **deck})
+        d.life.record(ev.StepDone(step=step, **deck))
     assert d.life.next_step() is None
     try:
         yield d

@@ -66,7 +66,7 @@ from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.registry import GAMES as RULES
 
-GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
+GAMES = {g.short: g.name for g in RULES.values()}  # every game the table runs, by its short name
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
 NOT_ANSWERING = "the progressive system is not answering"  # controller.daemon.NOT_ANSWERING
 # the lock-out, each game's own clause (HCF ch.8 §C numbers it (1): its "no more bets" is §C itself)

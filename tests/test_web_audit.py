@@ -11,21 +11,23 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from controller import events as ev
 from controller.config.table import load_config
 from controller.journal.store import Journal
+from controller.paths import status_file
 from web import audit, auth, keys
 from web.app import floor_app
 from web.audit import Audit, LoginThrottle, audit_dir
-from web.feed import StatusFeed, status_path
+from web.feed import StatusFeed
 from web_harness import PASSWORD, SUPERVISOR, floor_accounts
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_audit_files_roll_over_and_are_kept_to_their_number(tmp_path):
-    a = Audit(tmp_path / "audit.d", max_bytes=100_000, keep=3)
-    for i in range(1500):
-        a.record(audit.HAND_HISTORY, "sam", page="round", round=f"r-{i:06d}")
+    a = Audit(tmp_path / "audit.d", max_bytes=200_000, keep=3)
+    for i in range(300):
+        a.record(ev.HandHistoryViewed(page="round", round=f"r-{i:06d}"), "sam")
     files = a.files()
     assert len(files) == 3 and files[-1] == a.journal.path
     assert int(files[0].stem.split("-")[1]) > 1  # the oldest were removed
@@ -34,11 +36,12 @@ def test_the_audit_files_roll_over_and_are_kept_to_their_number(tmp_path):
         with Journal(f) as j:
             assert j.verify(full=True) > 0
     used = sum(p.stat().st_size for p in (tmp_path / "audit.d").iterdir())  # write-ahead logs included
-    assert used < 3 * 160_000  # a file ends at the first record past 100 kB; its log is checkpointed when closed
-    last = a.events(100)
-    assert [e.data["round"] for e in last] == [f"r-{i:06d}" for i in range(1400, 1500)]
+    assert used < 3 * 260_000  # a file ends at the first record past 200 kB; its log is checkpointed when closed
+    # the audit page's last events: the newest file's and the one's before it, in order, up to the newest
+    last = [int(e.data["round"][2:]) for e in a.events(100)]
+    assert last == list(range(300 - len(last), 300)) and len(last) > 1
     a.close()
-    again = Audit(tmp_path / "audit.d", max_bytes=100_000, keep=3)  # a restart writes on in the newest file
+    again = Audit(tmp_path / "audit.d", max_bytes=200_000, keep=3)  # a restart writes on in the newest file
     assert again.journal.path == files[-1]
     again.close()
 
@@ -70,7 +73,7 @@ def test_a_thousand_wrong_passwords_from_one_address_write_a_handful_of_records(
         from aiohttp.test_utils import TestClient, TestServer
 
         a = Audit(audit_dir(Path(cfg.journal)))
-        app = floor_app(cfg, StatusFeed(status_path(Path(cfg.journal))), a)
+        app = floor_app(cfg, StatusFeed(status_file(cfg.journal)), a)
         statuses = []
         try:
             async with TestClient(TestServer(app)) as client:

@@ -20,11 +20,13 @@ from typing import TextIO
 
 from aiohttp import web
 
+from controller import events as ev
 from controller.config.table import TableConfig
+from controller.paths import status_file
 from web import floor, keys
-from web.audit import REFUSALS_UNRECORDED, Audit, LoginThrottle, audit_dir
+from web.audit import Audit, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
-from web.feed import StatusFeed, status_path
+from web.feed import StatusFeed
 
 STATIC = Path(__file__).parent / "static"
 # the pages load only their own scripts and styles; nothing inline, no other origin
@@ -79,7 +81,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
 
 
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
-    feed = StatusFeed(status_path(Path(cfg.journal)))
+    feed = StatusFeed(status_file(cfg.journal))
     audit = Audit(audit_dir(Path(cfg.journal)))
     throttle = LoginThrottle()
     runners, urls = [], {}
@@ -110,5 +112,5 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
         for runner in runners:
             await runner.cleanup()
         if left_out := throttle.take_unrecorded():  # refusals over the cap in the last window, counted
-            audit.record(REFUSALS_UNRECORDED, "-", count=left_out)
+            audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
         audit.close()

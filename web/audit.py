@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from controller import events as ev
 from controller.journal.store import Event, Journal
 
-LOGIN = "login"
-LOGIN_REFUSED = "login_refused"
-LOGIN_THROTTLED = "login_throttled"  # an address turned away for too many refused logins, once a window
-REFUSALS_UNRECORDED = "login_refusals_unrecorded"  # how many refusals went unrecorded over the cap, once a window
-LOGOUT = "logout"
-HAND_HISTORY = "hand_history_viewed"
+# the kinds as the audit journal stores them (its events are declared in controller.events)
+LOGIN = ev.LoggedIn.kind
+LOGIN_REFUSED = ev.LoginRefused.kind
+LOGIN_THROTTLED = ev.LoginThrottled.kind
+REFUSALS_UNRECORDED = ev.LoginRefusalsUnrecorded.kind
+LOGOUT = ev.LoggedOut.kind
+HAND_HISTORY = ev.HandHistoryViewed.kind
 
 MAX_BYTES = 16_000_000  # one audit file: years of honest logins
 KEEP_FILES = 8  # the audit directory holds at most this many files (the oldest removed): 128 MB at the most
@@ -49,10 +50,10 @@ class Audit:
     def files(self) -> list[Path]:
         return sorted(self.directory.glob("audit-*.journal"))
 
-    def record(self, kind: str, who: str, **data: Any) -> None:
+    def record(self, event: ev.JournalEvent, who: str) -> None:
         if self._size() >= self.max_bytes:
             self._roll_over()
-        self.journal.append(None, kind, data, who=who)
+        self.journal.record(event, who=who)
 
     def _size(self) -> int:
         """The bytes the file written takes, its write-ahead log included."""
@@ -131,11 +132,11 @@ class LoginThrottle:
         return n
 
 
-def record_refusal(audit: Audit, throttle: LoginThrottle, kind: str, who: str, now: float, **data: Any) -> None:
+def record_refusal(audit: Audit, throttle: LoginThrottle, event: ev.JournalEvent, who: str, now: float) -> None:
     """Write a refused or turned-away login within the throttle's budget, with the count of those left out."""
     if not throttle.may_record(now):
         return
     left_out = throttle.take_unrecorded()
     if left_out:
-        audit.record(REFUSALS_UNRECORDED, "-", count=left_out)
-    audit.record(kind, who, **data)
+        audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
+    audit.record(event, who)

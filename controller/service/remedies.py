@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller import events as ev
 from controller import irregularities as irr
 from controller.irregularities import clause, kept_alive
 from controller.round.machine import Phase
@@ -64,7 +65,7 @@ class Remedies:
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
             # UTH ch.8 §G(2), UTH ch.5 §E: a deck that is not 52 cards of one deck leaves the table
-            s.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
+            s.life.record(ev.DeckRemoved(reason=remove_deck, round=r.round_id, irregularity=reason))
             s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
         s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm",
@@ -252,10 +253,10 @@ class Remedies:
         where = clause(kind, s.game.short)
         before = s.cfg.automated_shuffler
         if kind == "out_of_order":
-            s.life.record("device_out_of_order", {"device": device, "clause": where}, who=who)
+            s.life.record(ev.DeviceOutOfOrder(device=device, clause=where), who=who)
             devices.out_of_service(device)  # not in use: its silence no longer stops the table
         else:
-            s.life.record("device_in_service", {"device": device, "clause": where}, who=who)
+            s.life.record(ev.DeviceInService(device=device, clause=where), who=who)
         devices.apply_mode()
         if before != s.cfg.automated_shuffler:
             # the cards are shuffled another way from now on: shuffle them that way before the next deal
