@@ -583,6 +583,23 @@ class LoginRefused(JournalEvent):
 
 
 @dataclass(frozen=True)
+class LoginThrottled(JournalEvent):
+    """An address turned away for too many refused logins, its password not checked; once each time
+    (``who``: the name given; web/audit.py ``LoginThrottle``)."""
+
+    kind = "login_throttled"
+    remote: str | None
+
+
+@dataclass(frozen=True)
+class LoginRefusalsUnrecorded(JournalEvent):
+    """How many refused logins went unrecorded over the audit's cap in a window (web/audit.py)."""
+
+    kind = "login_refusals_unrecorded"
+    count: int
+
+
+@dataclass(frozen=True)
 class LoggedOut(JournalEvent):
     kind = "logout"
 

@@ -87,7 +87,7 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             auditor.goto(w.floor + "audit")
             assert auditor.is_visible("table")
             auditor.close()
-    with Journal(Path(t.cfg.journal).with_suffix(".web-audit")) as j:
+    with Journal(sorted(audit.audit_dir(Path(t.cfg.journal)).glob("audit-*.journal"))[-1]) as j:
         j.verify()
         seen = [(e.kind, e.who, e.data.get("round")) for e in j.events(None)]
     assert (audit.LOGIN_REFUSED, SUPERVISOR, None) in seen

@@ -26,7 +26,7 @@ from daemon_harness import free_port, table_in_process
 from test_link_meters import linked_cfg, no_more_bets
 from web import keys
 from web.app import floor_app
-from web.audit import Audit, audit_path
+from web.audit import Audit, audit_dir
 from web.auth import COOKIE, Account
 from web.feed import StatusFeed
 from web_harness import shown, web_service
@@ -36,7 +36,7 @@ async def progressive_page(cfg) -> str:
     """GET /progressive of ``cfg``'s floor application, served in this process, as a logged-in supervisor."""
     from aiohttp.test_utils import TestClient, TestServer
 
-    audit = Audit(audit_path(Path(cfg.journal)))
+    audit = Audit(audit_dir(Path(cfg.journal)))
     app = floor_app(cfg, StatusFeed(status_file(cfg.journal)), audit)
     token = app[keys.SESSIONS].start(Account("sam", "supervisor", "-"))
     try:

@@ -20,10 +20,11 @@ from typing import TextIO
 
 from aiohttp import web
 
+from controller import events as ev
 from controller.config.table import TableConfig
 from controller.paths import status_file
 from web import floor, keys
-from web.audit import Audit, audit_path
+from web.audit import Audit, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed
 
@@ -62,11 +63,13 @@ def dealer_app(feed: StatusFeed) -> web.Application:
     return app
 
 
-def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Application:
+def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginThrottle | None = None
+              ) -> web.Application:
     app = web.Application(middlewares=[security_headers, floor.require_login])
     app[keys.TABLE] = f"{cfg.id} · {cfg.name}"
     app[keys.FEED] = feed
     app[keys.AUDIT] = audit
+    app[keys.THROTTLE] = throttle if throttle is not None else LoginThrottle()
     app[keys.JOURNAL_PATH] = Path(cfg.journal)
     app[keys.METER_NAMES] = list(cfg.progressive.meters)
     app[keys.PROGRESSIVE] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
@@ -79,12 +82,13 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Applicati
 
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     feed = StatusFeed(status_file(cfg.journal))
-    audit = Audit(audit_path(Path(cfg.journal)))
+    audit = Audit(audit_dir(Path(cfg.journal)))
+    throttle = LoginThrottle()
     runners, urls = [], {}
     try:
         for name, app, host, port in (
             ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port),
-            ("floor", floor_app(cfg, feed, audit), cfg.web.floor_host, cfg.web.floor_port),
+            ("floor", floor_app(cfg, feed, audit, throttle), cfg.web.floor_host, cfg.web.floor_port),
         ):
             runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
             await runner.setup()
@@ -107,4 +111,6 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     finally:
         for runner in runners:
             await runner.cleanup()
+        if left_out := throttle.take_unrecorded():  # refusals over the cap in the last window, counted
+            audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
         audit.close()

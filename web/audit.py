@@ -1,15 +1,16 @@
 """Who logged in to the floor's pages and which hand history they looked at: an audit journal of its own.
 
-Not the table's journal: that one has a single writer, the daemon, which appends an event before it acts
-on it (deal, pay, move a meter).  A second writer there would make the daemon wait on the web process's
-transactions (SQLite takes one writer at a time) and would give the web process, which faces the casino's
-network, write access to the record of every wager.  So the web service keeps its own file beside the
-journal, with the same guarantees (``controller.journal.store.Journal``: durable at each append, hash-chained,
-``verify()``), and reads the table's journal read-only.
+Not the table's journal: the daemon is its single writer, and the web process faces the casino's network.
+The audit files live in a directory of their own (``<journal stem>.web-audit.d/``), each a hash-chained
+journal (``controller.journal.store.Journal``), rolled over at a size and kept to a number of files, so
+nothing the web does can fill the table's disk (issue 30 (3)).  Refused logins are recorded at a bounded
+rate (``LoginThrottle``): one address that keeps trying is turned away without a record for each try.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller import events as ev
@@ -18,23 +19,124 @@ from controller.journal.store import Event, Journal
 # the kinds as the audit journal stores them (its events are declared in controller.events)
 LOGIN = ev.LoggedIn.kind
 LOGIN_REFUSED = ev.LoginRefused.kind
+LOGIN_THROTTLED = ev.LoginThrottled.kind
+REFUSALS_UNRECORDED = ev.LoginRefusalsUnrecorded.kind
 LOGOUT = ev.LoggedOut.kind
 HAND_HISTORY = ev.HandHistoryViewed.kind
 
+MAX_BYTES = 16_000_000  # one audit file: years of honest logins
+KEEP_FILES = 8  # the audit directory holds at most this many files (the oldest removed): 128 MB at the most
 
-def audit_path(journal: Path) -> Path:
-    return Path(journal).with_suffix(".web-audit")  # not *.journal: the table has one journal
+
+def audit_dir(journal: Path) -> Path:
+    return Path(journal).parent / f"{Path(journal).stem}.web-audit.d"
 
 
 class Audit:
-    def __init__(self, path: Path) -> None:
-        self.journal = Journal(path)
+    """The audit files of one table: ``audit-NNNNNN.journal`` in ``directory``, the newest written."""
+
+    def __init__(self, directory: Path, *, max_bytes: int = MAX_BYTES, keep: int = KEEP_FILES) -> None:
+        if keep < 2:
+            raise ValueError("keep at least two audit files: the one written and the one before it")
+        self.directory, self.max_bytes, self.keep = Path(directory), max_bytes, keep
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        files = self.files()
+        self._number = int(files[-1].stem.split("-")[1]) if files else 1
+        self.journal = Journal(self._path(self._number))
+
+    def _path(self, number: int) -> Path:
+        return self.directory / f"audit-{number:06d}.journal"
+
+    def files(self) -> list[Path]:
+        return sorted(self.directory.glob("audit-*.journal"))
 
     def record(self, event: ev.JournalEvent, who: str) -> None:
+        if self._size() >= self.max_bytes:
+            self._roll_over()
         self.journal.record(event, who=who)
 
+    def _size(self) -> int:
+        """The bytes the file written takes, its write-ahead log included."""
+        path = self.journal.path
+        return sum(p.stat().st_size for p in (path, path.with_name(path.name + "-wal")) if p.exists())
+
+    def _roll_over(self) -> None:
+        self.journal.close()
+        self._number += 1
+        self.journal = Journal(self._path(self._number))
+        for old in self.files()[:-self.keep]:
+            for part in (old, old.with_name(old.name + "-wal"), old.with_name(old.name + "-shm")):
+                part.unlink(missing_ok=True)
+
     def events(self, last: int = 100) -> list[Event]:
-        return self.journal.events(None)[-last:]
+        """The last ``last`` events, from the newest file and the one before it when it holds too few."""
+        out = self.journal.events(None)[-last:]
+        files = self.files()
+        if len(out) < last and len(files) > 1:
+            with Journal(files[-2]) as before:
+                out = before.events(None)[-(last - len(out)):] + out
+        return out
 
     def close(self) -> None:
         self.journal.close()
+
+
+@dataclass
+class LoginThrottle:
+    """Refused logins, bounded: an address refused ``per_address`` times within ``window`` seconds is turned
+    away without its password checked (a hash costs CPU) until its oldest refusal is ``window`` old; and at
+    most ``recorded`` records of refusals a window are written in all, the rest counted and written as one
+    record with the next one (or when the service stops)."""
+
+    per_address: int = 5
+    window: float = 60.0
+    recorded: int = 60
+    _refused: dict[str, deque[float]] = field(default_factory=dict)
+    _throttled: set[str] = field(default_factory=set)
+    _window_start: float = float("-inf")
+    _records: int = 0
+    _unrecorded: int = 0
+
+    def turned_away(self, address: str, now: float) -> bool:
+        q = self._refused.get(address)
+        while q and now - q[0] >= self.window:
+            q.popleft()
+        if not q:
+            self._refused.pop(address, None)
+            self._throttled.discard(address)
+        return q is not None and len(q) >= self.per_address
+
+    def refused(self, address: str, now: float) -> None:
+        self._refused.setdefault(address, deque()).append(now)
+
+    def first_turned_away(self, address: str) -> bool:
+        """True once for each time an address is turned away: whether to record that it was."""
+        if address in self._throttled:
+            return False
+        self._throttled.add(address)
+        return True
+
+    def may_record(self, now: float) -> bool:
+        """Whether one more refusal may be written in this window; counted as unrecorded when not."""
+        if now - self._window_start >= self.window:
+            self._window_start, self._records = now, 0
+        if self._records >= self.recorded:
+            self._unrecorded += 1
+            return False
+        self._records += 1
+        return True
+
+    def take_unrecorded(self) -> int:
+        """The refusals not written since the last call (to be written as one record)."""
+        n, self._unrecorded = self._unrecorded, 0
+        return n
+
+
+def record_refusal(audit: Audit, throttle: LoginThrottle, event: ev.JournalEvent, who: str, now: float) -> None:
+    """Write a refused or turned-away login within the throttle's budget, with the count of those left out."""
+    if not throttle.may_record(now):
+        return
+    left_out = throttle.take_unrecorded()
+    if left_out:
+        audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
+    audit.record(event, who)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
@@ -24,7 +25,7 @@ from controller import events as ev
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
 from controller.progressive import hits as prog
-from web import keys
+from web import audit, keys
 from web.auth import COOKIE, check_password
 
 e = html.escape
@@ -109,10 +110,19 @@ async def login_page(request: web.Request) -> web.Response:
 async def login_post(request: web.Request) -> web.Response:
     form = await request.post()
     user, password = str(form.get("user", "")), str(form.get("password", ""))
+    throttle, address, now = request.app[keys.THROTTLE], request.remote or "-", time.monotonic()
+    if throttle.turned_away(address, now):
+        # too many refused logins from here: no password checked, recorded once (issue 30 (3))
+        if throttle.first_turned_away(address):
+            audit.record_refusal(request.app[keys.AUDIT], throttle, ev.LoginThrottled(remote=address), user or "-",
+                                 now)
+        return page(request, "Log in", '<p class="bad" id="throttled">Too many wrong logins from this '
+                    'machine: wait a minute, then try again.</p>' + LOGIN_FORM, 429)
     account = request.app[keys.USERS].get(user)
     ok = account is not None and await in_thread(check_password, password, account.hash)
     if account is None or not ok:
-        request.app[keys.AUDIT].record(ev.LoginRefused(remote=request.remote), user or "-")
+        throttle.refused(address, now)
+        audit.record_refusal(request.app[keys.AUDIT], throttle, ev.LoginRefused(remote=address), user or "-", now)
         return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
     sessions = request.app[keys.SESSIONS]
     token = sessions.start(account)

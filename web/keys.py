@@ -8,13 +8,14 @@ from pathlib import Path
 from aiohttp import web
 
 from controller.config.progressive import ProgressiveConfig
-from web.audit import Audit
+from web.audit import Audit, LoginThrottle
 from web.auth import Account, Login, Sessions
 from web.feed import StatusFeed
 
 TABLE = web.AppKey("table", str)  # the table's id and name, on every page
 FEED = web.AppKey("feed", StatusFeed)
 AUDIT = web.AppKey("audit", Audit)
+THROTTLE = web.AppKey("throttle", LoginThrottle)  # refused logins, bounded (web/audit.py)
 JOURNAL_PATH = web.AppKey("journal_path", Path)
 METER_NAMES = web.AppKey("meter_names", list[str])
 PROGRESSIVE = web.AppKey("progressive", ProgressiveConfig)  # a linked table's page reads the link's meters
