@@ -42,21 +42,17 @@ from dataclasses import dataclass
 
 import structlog
 
+from drivers.frame_link import LinkClosed, LinkTimeout
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, Frame, decode_card
-from drivers.serial_link import (
+from drivers.health import DeviceError, DeviceOffline, Health, ProtocolError
+from drivers.serial_link import SerialDevice
+from drivers.serial_protocol import (
     KIND_SHOE,
     STATUS_REQ,
-    DeviceError,
-    DeviceOffline,
     DuplicateCardError,
     ErrorCode,
     Fault,
-    Health,
     HelloInfo,
-    LinkClosed,
-    LinkTimeout,
-    ProtocolError,
-    SerialDevice,
     UnreadableCardError,
     fault_error,
     parse_reply_header,

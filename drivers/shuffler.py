@@ -29,15 +29,14 @@ from dataclasses import dataclass
 import structlog
 
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, Frame, decode_card
-from drivers.serial_link import (
+from drivers.health import DeviceError, ProtocolError
+from drivers.serial_link import SerialDevice
+from drivers.serial_protocol import (
     KIND_SHUFFLER,
     STATUS_REQ,
     CardCountError,
-    DeviceError,
     DuplicateCardError,
     Fault,
-    ProtocolError,
-    SerialDevice,
     UnreadableCardError,
     parse_reply_header,
 )
