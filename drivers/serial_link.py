@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import random
 import struct
-from typing import ClassVar, Self
+from typing import ClassVar, Self, TypedDict
 
 import structlog
 
@@ -83,9 +83,24 @@ __all__ = [
     "UnreadableCardError",
     # this module's own
     "SerialDevice",
+    "SerialOptions",
 ]
 
 log = structlog.get_logger(__name__)
+
+
+class SerialOptions(TypedDict, total=False):
+    """The options of :class:`SerialDevice` after its URL: what a device driver passes on from its ``**kwargs``."""
+
+    name: str | None
+    baudrate: int
+    ack_timeout: float
+    max_retries: int
+    reply_timeout: float
+    poll_interval: float
+    backoff_min: float
+    backoff_max: float
+    open_timeout: float
 
 
 class SerialDevice(DeviceHealth):
