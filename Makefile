@@ -21,7 +21,7 @@ help:
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
-	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
+	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
@@ -75,9 +75,10 @@ test: $(STAMP) chromium postgresql
 	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
+# mypy: what pyproject.toml's [tool.mypy] files names (every package, the tests' helper modules), all strict
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games controller drivers simulators web demo
+	$(VENV)/bin/mypy
 
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), the long forms
 # of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at

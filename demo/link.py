@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 import psycopg
@@ -36,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 LINK_ID = "demo"
 
 
-def _relay(name: str, stream: object) -> None:
-    for line in stream:  # type: ignore[attr-defined]
+def _relay(name: str, stream: Iterable[str]) -> None:
+    for line in stream:
         print(f"[{name}] {line}", end="", flush=True)
 
 

@@ -47,8 +47,8 @@ def say(msg: str) -> None:
     print(f"table-controller: {msg}", flush=True)
 
 
-def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, check=True, **kw)
+def run(cmd: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(cmd, check=True, env=env)
 
 
 def offline_env() -> dict[str, str]:

@@ -27,7 +27,7 @@ rule, which the property tests of ``tests/test_framing.py`` check:
 So every complete, CRC-valid frame in the stream is recovered in order,
 unless a *false* candidate that overlaps it passes the CRC (a 1 in 65,536
 event per false start that also passes the ``~LEN`` check) -- the ARQ of
-:mod:`drivers.serial_link` then recovers the lost frame by retransmission.
+:mod:`drivers.frame_link` then recovers the lost frame by retransmission.
 
 This module also holds the one-byte card code shared by both devices.
 """

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 PROTOCOL_VERSION = 1
@@ -76,6 +76,10 @@ class DeviceMap:
     name: str
     default_unit: int
     points: tuple[Point, ...]
+    # worked out from the points in __post_init__ (not arguments, not compared)
+    _by_name: Mapping[str, Point] = field(init=False, repr=False, compare=False)
+    _spans: Mapping[Table, int] = field(init=False, repr=False, compare=False)
+    _defined: frozenset[tuple[Table, int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         seen: dict[tuple[Table, int], str] = {}
@@ -100,8 +104,7 @@ class DeviceMap:
 
     @property
     def by_name(self) -> Mapping[str, Point]:
-        by_name: Mapping[str, Point] = self._by_name  # type: ignore[attr-defined]
-        return by_name
+        return self._by_name
 
     def __getitem__(self, name: str) -> Point:
         return self.by_name[name]
@@ -111,11 +114,10 @@ class DeviceMap:
 
     def span(self, table: Table) -> int:
         """One past the highest address used in ``table`` (0 when unused)."""
-        span: int = self._spans.get(table, 0)  # type: ignore[attr-defined]
-        return span
+        return self._spans.get(table, 0)
 
     def defined(self, table: Table, address: int) -> bool:
-        return (table, address) in self._defined  # type: ignore[attr-defined]
+        return (table, address) in self._defined
 
 
 # --------------------------------------------------------------------------

@@ -1,409 +1,106 @@
-"""The serial link shared by the shuffler and the dealing shoe.
+"""The driver base of the serial devices (shuffler, dealing shoe): request/reply over the serial link.
 
-Three layers, each usable on its own:
+The serial side of the drivers, in layers, each a module holding the one below:
 
-* :class:`FrameLink` -- an :class:`asyncio.Protocol` that turns a byte
-  stream into reliable, in-order messages: stop-and-wait ARQ over the frames
-  of :mod:`drivers.framing`.  Every data frame is acknowledged (ACK with the
-  same sequence number); a frame with a plausible header but a bad CRC is
-  answered with a NAK so the sender repeats at once; an unacknowledged frame
-  is repeated after ``ack_timeout``, at most ``max_retries`` times, then the
-  send fails with :class:`LinkTimeout`.  A repeated frame (same sequence
-  number as the last one accepted) is acknowledged again but not delivered
-  twice.  HELLO opens a new session: it is always delivered and resets the
-  duplicate filter.  The simulators run the very same class on their side.
-* the protocol constants common to both devices (HELLO, STATUS, ERROR,
-  fault bits, error codes) and the exceptions a driver raises;
-* :class:`SerialDevice` -- the driver base: one supervisor task per device
-  that opens the port by URL, says HELLO, polls STATUS while idle, keeps a
-  health state, and reconnects with exponential backoff.  Commands are
-  request/reply: a reply carries the sequence number of the command it
+* :mod:`drivers.framing` -- frames on the wire: bytes in, CRC-checked frames out;
+* :mod:`drivers.frame_link` -- :class:`~drivers.frame_link.FrameLink`, the link:
+  the byte transport (a port or ``socket://`` URL) and a frame decoder, with
+  stop-and-wait ARQ, so frames arrive once and in order;
+* this module -- :class:`SerialDevice`, the driver base: one supervisor task
+  per device that opens a link by URL, says HELLO, polls STATUS while idle,
+  keeps a health state, and reconnects with exponential backoff.  Commands
+  are request/reply: a reply carries the sequence number of the command it
   answers, so a late reply to an abandoned command is never taken for the
   answer to a new one.
 
-Transport: ``serial_asyncio_fast`` (pyserial-asyncio-fast) on top of
-pyserial's ``serial_for_url``.  It gives a proper asyncio transport for a
-real port (non-blocking reads through the event loop's reader, buffered
-non-blocking writes, the port opened and closed in an executor so the loop
-never blocks) and for ``socket://`` URLs uses asyncio's own TCP transport, so
-``connection_lost`` fires when the device goes away in both cases -- which
-is what the reconnect logic needs.  Writing that transport again with
-``loop.add_reader`` would duplicate a well-kept library used by Home
-Assistant's Zigbee/Z-Wave stacks.
+Beside them, :mod:`drivers.serial_protocol`: the words both ends say (frame
+types, fault bits, error codes, the exceptions a driver raises).  The device
+drivers' users take those exceptions and fault bits here too: they are what a
+:class:`SerialDevice`'s commands raise and report.
 """
 
 from __future__ import annotations
 
 import asyncio
-import enum
 import random
 import struct
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self, TypedDict
 
 import structlog
 
-from drivers.framing import BadFrame, Frame, FrameDecoder, encode_frame
-from drivers.health import DeviceError as DeviceError  # re-exported: the serial drivers' users take them here
-from drivers.health import DeviceHealth, stop_task
-from drivers.health import DeviceOffline as DeviceOffline
-from drivers.health import Health as Health
-from drivers.health import ProtocolError as ProtocolError
+from drivers.frame_link import FrameLink, LinkClosed, LinkStats, LinkTimeout, open_link
+from drivers.framing import DecoderStats, Frame
+from drivers.health import DeviceError, DeviceHealth, DeviceOffline, Health, ProtocolError, stop_task
+from drivers.serial_protocol import (
+    BAUDRATE,
+    DEGRADING_FAULTS,
+    ERROR_REPLY,
+    HELLO,
+    HELLO_REPLY,
+    KIND_NAMES,
+    PROTOCOL_VERSION,
+    REPLY_FLAG,
+    STATUS_REPLY,
+    STATUS_REQ,
+    BadRequestError,
+    CardCountError,
+    DeviceFault,
+    DeviceStatus,
+    DeviceTimeout,
+    DoorOpenError,
+    DuplicateCardError,
+    EmptyError,
+    ErrorCode,
+    Fault,
+    HelloInfo,
+    JamError,
+    NotReadyError,
+    ShuffleIncompleteError,
+    StatusHeader,
+    UnreadableCardError,
+    fault_error,
+    parse_reply_header,
+)
+
+__all__ = [
+    # what a serial device's commands raise and report (drivers.health, drivers.serial_protocol)
+    "DEGRADING_FAULTS",
+    "BadRequestError",
+    "CardCountError",
+    "DeviceError",
+    "DeviceFault",
+    "DeviceOffline",
+    "DeviceTimeout",
+    "DoorOpenError",
+    "DuplicateCardError",
+    "EmptyError",
+    "Fault",
+    "Health",
+    "JamError",
+    "NotReadyError",
+    "ProtocolError",
+    "ShuffleIncompleteError",
+    "UnreadableCardError",
+    # this module's own
+    "SerialDevice",
+    "SerialOptions",
+]
 
 log = structlog.get_logger(__name__)
 
-# --------------------------------------------------------------------------
-# Protocol constants common to both serial devices (docs/protocols-serial.md)
 
-PROTOCOL_VERSION = 1
-BAUDRATE = 115200
-
-ACK = 0x01
-NAK = 0x02
-HELLO = 0x10  # controller -> device: protocol version (1 byte)
-STATUS_REQ = 0x11  # controller -> device: no payload
-REPLY_FLAG = 0x80  # types >= 0x80 are replies; payload[0] is the SEQ of the command answered
-HELLO_REPLY = 0x90  # ref, device kind, protocol version, boot id (u16)
-STATUS_REPLY = 0x91  # ref, state, faults, device-specific bytes
-ERROR_REPLY = 0x9F  # ref, error code, detail (u16)
-
-KIND_SHUFFLER = 1
-KIND_SHOE = 2
-KIND_NAMES = {KIND_SHUFFLER: "shuffler", KIND_SHOE: "shoe"}
-
-
-class ErrorCode(enum.IntEnum):
-    JAM = 1  # detail: card position where the jam happened (0 = during a shuffle)
-    SHUFFLE_INCOMPLETE = 2
-    DOOR_OPEN = 3
-    COUNT_WRONG = 4  # detail: number of cards counted
-    EMPTY = 5  # detail: cards left
-    UNREADABLE = 6  # detail: card position
-    NOT_READY = 7  # the command needs a state the device is not in
-    BAD_REQUEST = 8  # unknown command or malformed payload
-
-
-class Fault(enum.IntFlag):
-    """Fault bits of STATUS_REPLY."""
-
-    NONE = 0
-    JAM = 0x01
-    DOOR_OPEN = 0x02
-    COUNT_WRONG = 0x04
-    EMPTY = 0x08
-
-
-#: Faults that make a device DEGRADED: it answers but needs the dealer.
-DEGRADING_FAULTS = Fault.JAM | Fault.DOOR_OPEN | Fault.COUNT_WRONG
-
-
-# --------------------------------------------------------------------------
-# Health and errors
-
-
-class DeviceTimeout(DeviceError):
-    """The device took the command but sent no reply in time."""
-
-
-class DeviceFault(DeviceError):
-    """An error the device reported (ERROR reply or fault report)."""
-
-    code: ClassVar[ErrorCode | None] = None
-
-    def __init__(self, device: str, message: str, detail: int = 0) -> None:
-        super().__init__(device, message)
-        self.detail = detail
-
-
-class JamError(DeviceFault):
-    code = ErrorCode.JAM
-
-    @property
-    def position(self) -> int:
-        """Card position (in the deck or shoe) where the device jammed; 0 during a shuffle."""
-        return self.detail
-
-
-class ShuffleIncompleteError(DeviceFault):
-    code = ErrorCode.SHUFFLE_INCOMPLETE
-
-
-class DoorOpenError(DeviceFault):
-    code = ErrorCode.DOOR_OPEN
-
-
-class CardCountError(DeviceFault):
-    """The device counted a number of cards other than a full deck."""
-
-    code = ErrorCode.COUNT_WRONG
-
-    def __init__(self, device: str, message: str, detail: int = 0, deck: str | None = None) -> None:
-        super().__init__(device, message, detail)
-        self.deck = deck
-
-    @property
-    def count(self) -> int:
-        return self.detail
-
-
-class EmptyError(DeviceFault):
-    code = ErrorCode.EMPTY
-
-
-class UnreadableCardError(DeviceFault):
-    code = ErrorCode.UNREADABLE
-
-    @property
-    def position(self) -> int:
-        return self.detail
-
-
-class NotReadyError(DeviceFault):
-    code = ErrorCode.NOT_READY
-
-
-class BadRequestError(DeviceFault):
-    code = ErrorCode.BAD_REQUEST
-
-
-class DuplicateCardError(DeviceError):
-    """A card came out twice from one deck: a card from another deck is in it."""
-
-    def __init__(self, device: str, message: str, card: str, position: int, delivered: object = None) -> None:
-        super().__init__(device, message)
-        self.card = card
-        self.position = position
-        self.delivered = delivered  # what the device delivered (a Stack, a CardDrawn)
-
-
-_FAULT_CLASSES: dict[int, type[DeviceFault]] = {
-    cls.code: cls
-    for cls in (
-        JamError,
-        ShuffleIncompleteError,
-        DoorOpenError,
-        CardCountError,
-        EmptyError,
-        UnreadableCardError,
-        NotReadyError,
-        BadRequestError,
-    )
-    if cls.code is not None
-}
-
-
-def fault_error(device: str, code: int, detail: int) -> DeviceFault:
-    """The exception for an error code the device reported."""
-    cls = _FAULT_CLASSES.get(code, DeviceFault)
-    try:
-        name = ErrorCode(code).name.lower().replace("_", " ")
-    except ValueError:
-        name = f"error code {code}"
-    return cls(device, f"device reports {name} (detail {detail})", detail)
-
-
-# --------------------------------------------------------------------------
-# The link
-
-
-class LinkClosed(ConnectionError):
-    """The port is closed."""
-
-
-class LinkTimeout(TimeoutError):
-    """A frame was not acknowledged after all its retries."""
-
-
-@dataclass(slots=True)
-class LinkStats:
-    frames_sent: int = 0  # data frames, first transmissions
-    frames_received: int = 0  # data frames delivered
-    retransmissions: int = 0
-    naks_sent: int = 0
-    naks_received: int = 0
-    duplicates: int = 0  # repeated data frames dropped (and acknowledged again)
-    send_failures: int = 0  # frames given up after all retries
-
-
-class FrameLink(asyncio.Protocol):
-    """Reliable messages over a byte stream (see the module docstring).
-
-    ``on_frame(frame)`` is called, synchronously and in order, for every new
-    data frame.  ``send()`` is a coroutine that returns once the frame is
-    acknowledged.
-    """
-
-    def __init__(
-        self,
-        on_frame: Callable[[Frame], None],
-        *,
-        ack_timeout: float = 0.25,
-        max_retries: int = 3,
-        idle_flush: float = 0.1,
-        name: str = "serial",
-    ) -> None:
-        self._on_frame = on_frame
-        self.ack_timeout = ack_timeout
-        self.max_retries = max_retries
-        self.idle_flush = idle_flush
-        self.name = name
-        self.decoder = FrameDecoder()
-        self.stats = LinkStats()
-        self._loop = asyncio.get_running_loop()
-        self._transport: asyncio.BaseTransport | None = None
-        self.connected: asyncio.Future[None] = self._loop.create_future()
-        self.lost: asyncio.Future[None] = self._loop.create_future()
-        self._send_lock = asyncio.Lock()
-        self._tx_seq = 0
-        self._rx_last: int | None = None
-        self._waiter: tuple[int, asyncio.Future[bool]] | None = None
-        self._idle_timer: asyncio.TimerHandle | None = None
-
-    # -- asyncio.Protocol
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self._transport = transport
-        if not self.connected.done():
-            self.connected.set_result(None)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._transport = None
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
-        if self._waiter is not None and not self._waiter[1].done():
-            self._waiter[1].set_exception(LinkClosed(f"{self.name}: port closed"))
-        if not self.connected.done():
-            self.connected.set_exception(LinkClosed(f"{self.name}: port closed"))
-            self.connected.exception()  # consumed: nobody may be waiting
-        if not self.lost.done():
-            self.lost.set_result(None)
-
-    def data_received(self, data: bytes) -> None:
-        garbage = self.decoder.stats.garbage_bytes
-        for item in self.decoder.feed(data):
-            self._handle(item)
-        self._after_input(garbage)
-
-    # -- public
-
-    @property
-    def is_closed(self) -> bool:
-        return self.lost.done()
-
-    def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
-
-    async def send(self, type_: int, payload: bytes = b"", on_seq: Callable[[int], None] | None = None) -> int:
-        """Send one data frame and wait for its ACK; return its sequence number.
-
-        ``on_seq(seq)`` is called before the first transmission, so a caller
-        can expect a reply to this frame before it is even written.
-        Raises :class:`LinkTimeout` after ``max_retries`` repeats without an
-        ACK, :class:`LinkClosed` if the port is or gets closed.
-        """
-        async with self._send_lock:
-            if self._transport is None:
-                raise LinkClosed(f"{self.name}: port closed")
-            seq = self._tx_seq
-            self._tx_seq = (seq + 1) & 0xFF
-            if on_seq is not None:
-                on_seq(seq)
-            frame = encode_frame(seq, type_, payload)
-            self.stats.frames_sent += 1
-            try:
-                for attempt in range(self.max_retries + 1):
-                    if self._transport is None:
-                        raise LinkClosed(f"{self.name}: port closed")
-                    fut: asyncio.Future[bool] = self._loop.create_future()
-                    self._waiter = (seq, fut)
-                    if attempt:
-                        self.stats.retransmissions += 1
-                        log.debug("retransmit", link=self.name, seq=seq, type=type_, attempt=attempt)
-                    self.write_frame(frame, is_data=True)
-                    try:
-                        if await asyncio.wait_for(fut, self.ack_timeout):
-                            return seq
-                    except TimeoutError:
-                        continue
-                    # NAK: repeat at once
-                self.stats.send_failures += 1
-                raise LinkTimeout(f"{self.name}: no ACK for frame {seq} after {self.max_retries + 1} transmissions")
-            finally:
-                self._waiter = None
-
-    # -- overridable: where a frame goes (the simulators inject faults here)
-
-    def write_frame(self, frame: bytes, *, is_data: bool) -> None:
-        """Write one encoded frame (``is_data``: a data frame, not an ACK/NAK)."""
-        if self._transport is not None:
-            self._transport.write(frame)  # type: ignore[attr-defined]
-
-    # -- internals
-
-    def _handle(self, item: Frame | BadFrame) -> None:
-        if isinstance(item, BadFrame):
-            self.stats.naks_sent += 1
-            self.write_frame(encode_frame(item.seq, NAK), is_data=False)
-            return
-        if item.type == ACK or item.type == NAK:
-            waiter = self._waiter
-            if waiter is not None and waiter[0] == item.seq and not waiter[1].done():
-                if item.type == NAK:
-                    self.stats.naks_received += 1
-                waiter[1].set_result(item.type == ACK)
-            return
-        self.write_frame(encode_frame(item.seq, ACK), is_data=False)
-        if item.type == HELLO:
-            self._rx_last = None
-        if item.seq == self._rx_last:
-            self.stats.duplicates += 1
-            log.debug("duplicate frame dropped", link=self.name, seq=item.seq, type=item.type)
-            return
-        self._rx_last = item.seq
-        self.stats.frames_received += 1
-        self._on_frame(item)
-
-    def _after_input(self, garbage_before: int) -> None:
-        if self.decoder.stats.garbage_bytes != garbage_before:
-            log.debug("bytes discarded", link=self.name, total=self.decoder.stats.garbage_bytes)
-        if self._idle_timer is not None:
-            self._idle_timer.cancel()
-            self._idle_timer = None
-        if self.decoder.pending and self._transport is not None:
-            self._idle_timer = self._loop.call_later(self.idle_flush, self._on_idle)
-
-    def _on_idle(self) -> None:
-        self._idle_timer = None
-        garbage = self.decoder.stats.garbage_bytes
-        for item in self.decoder.flush():
-            self._handle(item)
-        self._after_input(garbage)
-
-
-# --------------------------------------------------------------------------
-# The driver base
-
-
-@dataclass(frozen=True, slots=True)
-class HelloInfo:
-    kind: int
-    version: int
-    boot_id: int  # changes each time the device powers up
-
-
-@dataclass(frozen=True, slots=True)
-class StatusHeader:
-    state: int
-    faults: Fault
-
-
-def parse_reply_header(device: str, frame: Frame, minimum: int) -> bytes:
-    """The payload of a reply, checked to hold at least ``minimum`` bytes (ref included)."""
-    if len(frame.payload) < minimum:
-        raise ProtocolError(device, f"reply 0x{frame.type:02X} too short ({len(frame.payload)} < {minimum} bytes)")
-    return frame.payload
+class SerialOptions(TypedDict, total=False):
+    """The options of :class:`SerialDevice` after its URL: what a device driver passes on from its ``**kwargs``."""
+
+    name: str | None
+    baudrate: int
+    ack_timeout: float
+    max_retries: int
+    reply_timeout: float
+    poll_interval: float
+    backoff_min: float
+    backoff_max: float
+    open_timeout: float
 
 
 class SerialDevice(DeviceHealth):
@@ -469,7 +166,7 @@ class SerialDevice(DeviceHealth):
         return self._faults
 
     @property
-    def link_stats(self) -> tuple[LinkStats, Any] | None:
+    def link_stats(self) -> tuple[LinkStats, DecoderStats] | None:
         """(link stats, decoder stats) of the current connection, if any."""
         link = self._link
         return (link.stats, link.decoder.stats) if link is not None else None
@@ -556,18 +253,15 @@ class SerialDevice(DeviceHealth):
             await self._drop_link(link, reason)
 
     async def _connect(self) -> FrameLink:
-        import serial_asyncio_fast  # imported here: the simulators import this module without a port
-
-        loop = asyncio.get_running_loop()
-        link = FrameLink(self._on_frame, ack_timeout=self.ack_timeout, max_retries=self.max_retries, name=self.name)
-        kwargs: dict[str, Any] = {"baudrate": self.baudrate}
-        if not self.url.startswith("socket://"):
-            kwargs["exclusive"] = True  # a second controller on the same port would garble both
-        await asyncio.wait_for(
-            serial_asyncio_fast.create_serial_connection(loop, lambda: link, self.url, **kwargs),
-            self.open_timeout,
+        link = await open_link(
+            self.url,
+            self._on_frame,
+            baudrate=self.baudrate,
+            open_timeout=self.open_timeout,
+            ack_timeout=self.ack_timeout,
+            max_retries=self.max_retries,
+            name=self.name,
         )
-        await asyncio.wait_for(link.connected, self.open_timeout)
         self._link = link
         try:
             frame = await self._exchange(HELLO, bytes((PROTOCOL_VERSION,)), session=False)
@@ -674,8 +368,8 @@ class SerialDevice(DeviceHealth):
                 body = parse_reply_header(self.name, frame, 4)
                 code = body[1]
                 detail = struct.unpack_from(">H", body, 2)[0] if len(body) >= 4 else 0
-                latched = {ErrorCode.JAM: Fault.JAM, ErrorCode.DOOR_OPEN: Fault.DOOR_OPEN}
-                self._faults |= latched.get(code, Fault.NONE)  # type: ignore[call-overload]
+                latched: dict[int, Fault] = {ErrorCode.JAM: Fault.JAM, ErrorCode.DOOR_OPEN: Fault.DOOR_OPEN}
+                self._faults |= latched.get(code, Fault.NONE)
                 self._update_health()
                 raise self._error(code, detail)
             elif frame.type != HELLO_REPLY:
@@ -733,7 +427,7 @@ class SerialDevice(DeviceHealth):
             raise DeviceOffline(self.name, f"offline ({self.last_error or 'not connected'})")
         return f"{KIND_NAMES.get(h.kind, h.kind)}, protocol version {h.version}, boot id {h.boot_id}"
 
-    async def status(self) -> Any:
+    async def status(self) -> DeviceStatus:
         """Ask the device for its status (also what the idle poll does)."""
         frame = await self._exchange(STATUS_REQ)
         body = parse_reply_header(self.name, frame, 3)

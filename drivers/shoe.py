@@ -39,24 +39,21 @@ import enum
 import struct
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Unpack
 
 import structlog
 
+from drivers.frame_link import LinkClosed, LinkTimeout
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, Frame, decode_card
-from drivers.serial_link import (
+from drivers.health import DeviceError, DeviceOffline, Health, ProtocolError
+from drivers.serial_link import SerialDevice, SerialOptions
+from drivers.serial_protocol import (
     KIND_SHOE,
     STATUS_REQ,
-    DeviceError,
-    DeviceOffline,
     DuplicateCardError,
     ErrorCode,
     Fault,
-    Health,
     HelloInfo,
-    LinkClosed,
-    LinkTimeout,
-    ProtocolError,
-    SerialDevice,
     UnreadableCardError,
     fault_error,
     parse_reply_header,
@@ -126,8 +123,8 @@ class Shoe(SerialDevice):
 
     KIND = KIND_SHOE
 
-    def __init__(self, url: str, **kwargs: object) -> None:
-        super().__init__(url, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, url: str, **kwargs: Unpack[SerialOptions]) -> None:
+        super().__init__(url, **kwargs)
         self._reports: collections.deque[CardDrawn | DeviceError] = collections.deque()
         self._wake = asyncio.Event()
         self._boot_id: int | None = None
@@ -229,7 +226,8 @@ class Shoe(SerialDevice):
         position = payload[2]
         if frame.type == SHOE_FAULT:
             code = payload[3]
-            self._faults |= {ErrorCode.JAM: Fault.JAM, ErrorCode.EMPTY: Fault.EMPTY}.get(code, Fault.NONE)  # type: ignore[call-overload]
+            latched: dict[int, Fault] = {ErrorCode.JAM: Fault.JAM, ErrorCode.EMPTY: Fault.EMPTY}
+            self._faults |= latched.get(code, Fault.NONE)
             self._update_health()
             err = fault_error(self.name, code, position)
             log.warning("shoe fault", device=self.name, error=str(err), position=position)

@@ -25,19 +25,19 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Unpack
 
 import structlog
 
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, Frame, decode_card
-from drivers.serial_link import (
+from drivers.health import DeviceError, ProtocolError
+from drivers.serial_link import SerialDevice, SerialOptions
+from drivers.serial_protocol import (
     KIND_SHUFFLER,
     STATUS_REQ,
     CardCountError,
-    DeviceError,
     DuplicateCardError,
     Fault,
-    ProtocolError,
-    SerialDevice,
     UnreadableCardError,
     parse_reply_header,
 )
@@ -130,8 +130,9 @@ class Shuffler(SerialDevice):
 
     KIND = KIND_SHUFFLER
 
-    def __init__(self, url: str, *, deck_size: int = 52, shuffle_timeout: float = 30.0, **kwargs: object) -> None:
-        super().__init__(url, **kwargs)  # type: ignore[arg-type]
+    def __init__(self, url: str, *, deck_size: int = 52, shuffle_timeout: float = 30.0,
+                 **kwargs: Unpack[SerialOptions]) -> None:
+        super().__init__(url, **kwargs)
         self.deck_size = deck_size
         self.shuffle_timeout = shuffle_timeout
         self._dealt: dict[str, int] = {}  # card -> position, for the deck in play

@@ -43,7 +43,7 @@ import signal
 import sys
 import time
 import tty
-from typing import Any
+from typing import Any, cast
 
 from pymodbus.constants import ExcCodes
 from pymodbus.simulator import DataType, SimData, SimDevice
@@ -60,7 +60,7 @@ from simulators.control import ControlError, serve_control
 # process, which imports the simulators and also serves the web pages, can import aiohttp after it.
 _AIOHTTP_LOADED = "aiohttp" in sys.modules
 if not _AIOHTTP_LOADED:
-    sys.modules["aiohttp"] = None  # type: ignore[assignment]
+    sys.modules["aiohttp"] = None  # type: ignore[assignment]  # typeshed: modules only, not the None marker
 try:
     from pymodbus.server import ModbusSerialServer, ModbusTcpServer
 finally:
@@ -237,7 +237,8 @@ class ModbusDeviceSim:
         server = ModbusTcpServer(self.simdevice(), address=(host, port), trace_packet=self._trace_packet)
         await server.serve_forever(background=True)
         self._servers.append(server)
-        real_port = server.transport.sockets[0].getsockname()[1]  # type: ignore[attr-defined]  # a Server
+        # pymodbus types its transport as a BaseTransport; a listening server's is the asyncio.Server
+        real_port = cast(asyncio.Server, server.transport).sockets[0].getsockname()[1]
         return f"tcp://{host}:{real_port}"
 
     async def serve_rtu(self, baud: int = 115200) -> str:

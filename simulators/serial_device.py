@@ -5,7 +5,7 @@ A simulated device is a process that
 * listens on a loopback TCP port (``socket://127.0.0.1:PORT``, what pyserial's
   ``serial_for_url`` opens) or on a pseudo-terminal (``/dev/pts/N``, a real
   tty the driver opens like a USB serial adapter);
-* speaks the wire protocol with the very :class:`drivers.serial_link.FrameLink`
+* speaks the wire protocol with the very :class:`drivers.frame_link.FrameLink`
   the drivers use, so both ends share one framing and one ARQ;
 * prints one line, ``listening URL control tcp://127.0.0.1:PORT``, then serves;
 * takes test commands on its control port (``simulators.control``: JSON lines,
@@ -50,8 +50,9 @@ from typing import Any
 
 import structlog
 
+from drivers.frame_link import FrameLink, LinkClosed, LinkTimeout
 from drivers.framing import Frame
-from drivers.serial_link import (
+from drivers.serial_protocol import (
     ERROR_REPLY,
     HELLO,
     HELLO_REPLY,
@@ -59,9 +60,6 @@ from drivers.serial_link import (
     STATUS_REPLY,
     STATUS_REQ,
     ErrorCode,
-    FrameLink,
-    LinkClosed,
-    LinkTimeout,
 )
 from simulators.control import ControlError, serve_control
 

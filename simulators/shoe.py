@@ -43,7 +43,7 @@ from typing import Any
 import structlog
 
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, NO_CARD, Frame, decode_card, encode_card
-from drivers.serial_link import KIND_SHOE, ErrorCode, Fault
+from drivers.serial_protocol import KIND_SHOE, ErrorCode, Fault
 from drivers.shoe import (
     CARD,
     REPORT_ACK,

@@ -47,7 +47,7 @@ from typing import Any
 import structlog
 
 from drivers.framing import CARD_FACE_UP, CARD_UNREADABLE, NO_CARD, Frame, decode_card, encode_card
-from drivers.serial_link import KIND_SHUFFLER, ErrorCode, Fault
+from drivers.serial_protocol import KIND_SHUFFLER, ErrorCode, Fault
 from drivers.shuffler import (
     DELIVER,
     HELD,

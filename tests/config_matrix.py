@@ -15,10 +15,12 @@ letter of every paytable is settled by the game's own tests).  The panel and the
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, get_args
+
+from pydantic import BaseModel
 
 from controller.config.table import DealingConfig, TableConfig, check
 from controller.supervisors import hash_id
@@ -30,7 +32,7 @@ SHUFFLER, SHOE = "socket://127.0.0.1:7101", "socket://127.0.0.1:7102"
 PROGRESSIVE, PANEL = "tcp://127.0.0.1:7103", "tcp://127.0.0.1:7104"
 
 
-def choices(model: type, field: str) -> tuple:
+def choices(model: type[BaseModel], field: str) -> tuple[Any, ...]:
     """The values a ``Literal`` field of the schema allows."""
     return get_args(model.model_fields[field].annotation)
 
@@ -138,5 +140,5 @@ def problems(c: Combination) -> list[tuple[str, str]]:
     return check(TableConfig.model_validate(c.data()))
 
 
-def accepted(combinations) -> list[Combination]:
+def accepted(combinations: Iterable[Combination]) -> list[Combination]:
     return [c for c in combinations if not problems(c)]

@@ -39,11 +39,11 @@ import sys
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
@@ -51,6 +51,7 @@ from controller import logs
 from controller.config.problems import ENV_PREFIX
 from controller.config.table import TableConfig, load_config
 from controller.daemon import TableDaemon
+from controller.journal.rows import Event
 from controller.journal.store import KILL_AT_ENV, Journal, KilledForTest
 from demo.dealer import Control, Dealer
 from demo.run import simulator_options, start_simulator, stop_processes
@@ -63,6 +64,9 @@ from simulators.serial_device import arguments as serial_arguments
 from simulators.shoe import ShoeSim
 from simulators.shuffler import ShufflerSim
 
+if TYPE_CHECKING:
+    import pytest
+
 T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,7 +76,8 @@ SCHEMES = {"shuffler": "socket", "shoe": "socket", "progressive": "tcp", "panel"
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 _CONFIGS: dict[tuple[Any, ...], TableConfig] = {}  # the last few read by table_config
@@ -93,21 +98,21 @@ def table_config(path: Path) -> TableConfig:
     return cfg
 
 
-def phase(s: dict) -> str | None:
+def phase(s: dict[str, Any]) -> str | None:
     return (s.get("round") or {}).get("phase")
 
 
-def round_id(s: dict) -> str | None:
+def round_id(s: dict[str, Any]) -> str | None:
     return (s.get("round") or {}).get("round_id")
 
 
-def journal(t: SimulatedTable, round_id: str | None):
+def journal(t: SimulatedTable, round_id: str | None) -> tuple[list[Event], list[Event]]:
     """The round's journal events and the table's."""
     with Journal(t.journal_path) as j:
         return j.events(round_id), j.events(None)
 
 
-def meter_sum(events) -> dict[str, Decimal]:
+def meter_sum(events: Iterable[Event]) -> dict[str, Decimal]:
     """What the ``meter_add`` events among ``events`` added to each meter, in total."""
     total: dict[str, Decimal] = defaultdict(Decimal)
     for e in events:
@@ -117,7 +122,7 @@ def meter_sum(events) -> dict[str, Decimal]:
     return dict(total)
 
 
-def at_rest(s: dict) -> bool:
+def at_rest(s: dict[str, Any]) -> bool:
     """Nothing is being dealt: no card asked of the shoe, the round not in the middle of a press's work."""
     return not s.get("expecting_cards") and phase(s) not in ("dealing", "no_more_bets", "reveal")
 
@@ -132,7 +137,7 @@ def clause_id(text: str) -> str:
 SEAT = 2  # the seat a scripted round is played at unless a test says otherwise
 
 
-def next_round(t: SimulatedTable, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict]:
+def next_round(t: SimulatedTable, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict[str, Any]]:
     """Do every step the daemon requires (with the key where it says so) until a round other than
     ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck."""
     if load_shoe and "shoe" in t.controls:
@@ -153,7 +158,7 @@ def next_round(t: SimulatedTable, old: str | None, *, load_shoe: bool = True) ->
     raise AssertionError(f"no new round after {steps}: {t.status()}")
 
 
-def first_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> dict:
+def first_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> dict[str, Any]:
     """Start the daemon, do the opening steps (ch.4, ch.5 §A-§F); the first round's wagers (a shoe
     table's shoe loaded with the deck of ``shoe_seed`` when given)."""
     t.start_daemon()
@@ -163,7 +168,8 @@ def first_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> dict:
     return s
 
 
-def bet(t: SimulatedTable, s: dict, seats: tuple[int, ...] = (SEAT,), progressive: tuple[int, ...] = (SEAT,)) -> str:
+def bet(t: SimulatedTable, s: dict[str, Any], seats: tuple[int, ...] = (SEAT,),
+        progressive: tuple[int, ...] = (SEAT,)) -> str:
     """The table minimum on each Ante at ``seats``; a progressive wager at ``progressive`` (accepted);
     the dealer leaves the bets to the test.  The round's id."""
     game = t.cfg.game_rules
@@ -173,11 +179,13 @@ def bet(t: SimulatedTable, s: dict, seats: tuple[int, ...] = (SEAT,), progressiv
                                                 for n in seats})
     for n in progressive:
         assert t.controls["progressive"]("wager", seat=n)["accepted"]
-    t.dealer.bets_for = round_id(s)
-    return round_id(s)
+    rid = round_id(s)
+    assert rid is not None, s  # wagers are taken in a round
+    t.dealer.bets_for = rid
+    return rid
 
 
-def no_more_bets(t: SimulatedTable, *, progressive: bool = True) -> dict:
+def no_more_bets(t: SimulatedTable, *, progressive: bool = True) -> dict[str, Any]:
     """No more bets: the round takes no more wagers; seat 2's progressive wager is in it or not."""
     s = t.press("no_more_bets")
     assert phase(s) == "no_more_bets", s["message"]
@@ -185,13 +193,14 @@ def no_more_bets(t: SimulatedTable, *, progressive: bool = True) -> dict:
     return s
 
 
-def told(s: dict) -> dict:
+def told(s: dict[str, Any]) -> dict[str, Any]:
     """What the dealer was told last, as data (the status's ``told``, controller.service.told)."""
     assert s.get("told") is not None, s
-    return s["told"]
+    said: dict[str, Any] = s["told"]
+    return said
 
 
-def said_as_told(s: dict) -> None:
+def said_as_told(s: dict[str, Any]) -> None:
     """The sentences and their data agree: every citation ``told`` (``notice_told``) gives is in the
     ``message`` (``notice``) as written."""
     for data, words in (("told", "message"), ("notice_told", "notice")):
@@ -201,14 +210,14 @@ def said_as_told(s: dict) -> None:
             assert not missing, (missing, s[words], t)
 
 
-def deal(t: SimulatedTable) -> dict:
+def deal(t: SimulatedTable) -> dict[str, Any]:
     """Confirm the count: the cards are dealt (drawn from the shoe as asked); the status once at rest."""
     before = (t.status().get("told") or {}).get("n")
     t.press("confirm")
     return t.until(lambda s: at_rest(s) and told(s)["n"] != before, "the deal")
 
 
-def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[str, dict]:
+def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[str, dict[str, Any]]:
     """The first round dealt: seat 2's bets and progressive wager, no more bets, the deal.  The
     round's id and the status once the cards are out."""
     s = first_round(t, shoe_seed=shoe_seed)
@@ -217,7 +226,7 @@ def deal_a_round(t: SimulatedTable, *, shoe_seed: int | None = None) -> tuple[st
     return rid, deal(t)
 
 
-def smallest_decision(to_act: dict) -> str:
+def smallest_decision(to_act: dict[str, Any]) -> str:
     """The smallest decision that keeps the seat in: check, else the smallest bet (else fold)."""
     if to_act.get("check"):
         return "check"
@@ -226,7 +235,7 @@ def smallest_decision(to_act: dict) -> str:
     return "fold"
 
 
-def play_out(t: SimulatedTable) -> dict:
+def play_out(t: SimulatedTable) -> dict[str, Any]:
     """Each seat to act takes the smallest decision until the round leaves its decisions."""
     for _ in range(30):
         s = t.until(at_rest, "the round at rest")
@@ -236,7 +245,7 @@ def play_out(t: SimulatedTable) -> dict:
     raise AssertionError(f"the round never ended: {t.status()}")
 
 
-def confirm(t: SimulatedTable) -> dict:
+def confirm(t: SimulatedTable) -> dict[str, Any]:
     """The dealer paid and collected (or returned every wager) as shown, a held progressive win validated
     with the key, and confirms: the round closes."""
     s = t.status()
@@ -253,14 +262,14 @@ class SimulatedTable:
     state_dir: Path
     controls: dict[str, Control]
     dealer: Dealer
-    procs: list[subprocess.Popen] = field(default_factory=list)
+    procs: list[subprocess.Popen[str]] = field(default_factory=list)
     daemon: Any = None  # a subprocess.Popen, or in process a DaemonTask (the same questions answered)
 
     @property
     def journal_path(self) -> Path:
         return self.state_dir / "table.journal"
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         s = self.dealer.status()
         said_as_told(s)
         return s
@@ -291,13 +300,14 @@ class SimulatedTable:
             self.dealer.step()
         raise AssertionError(f"the table did not open in {steps} steps: {self.status()}")
 
-    def press(self, button: str, *, key: bool = False) -> dict:
+    def press(self, button: str, *, key: bool = False) -> dict[str, Any]:
         """Press ``button`` (with the floor supervisor's key turned); the status once the daemon took it."""
         if key:
             return self.dealer.with_key(self.status(), button)
         return self.dealer.press(self.status(), button)
 
-    def press_refused(self, button: str, *, supervisor: int | None = None, changes: tuple[str, ...] = ()) -> dict:
+    def press_refused(self, button: str, *, supervisor: int | None = None,
+                      changes: tuple[str, ...] = ()) -> dict[str, Any]:
         """Press ``button`` (with the key of ``supervisor`` turned, when given) where it must be refused:
         the daemon takes the press, buzzes the panel once and leaves the table and the round as they
         were (state, round, next step, next action; but ``changes``, when the refusal asks for a step).
@@ -318,7 +328,7 @@ class SimulatedTable:
         assert {k: s[k] for k in unchanged} == {k: before[k] for k in unchanged}, s["message"]
         return s
 
-    def until(self, predicate, what: str, steps: int = 200) -> dict:
+    def until(self, predicate: Callable[[dict[str, Any]], bool], what: str, steps: int = 200) -> dict[str, Any]:
         """Let the dealer draw cards (shoe tables) until ``predicate(status)``; no other action."""
         for _ in range(steps):
             s = self.status()
@@ -329,7 +339,7 @@ class SimulatedTable:
 
 
 @contextlib.contextmanager
-def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
+def simulated_table(game: str, state_dir: Path, monkeypatch: pytest.MonkeyPatch, seed: int = 1,
                     add_devices: tuple[str, ...] = (), config: Path | None = None,
                     simulators: str = "processes") -> Iterator[SimulatedTable]:
     """The example table of ``game`` (config/, or the ``config`` file given), plus ``add_devices`` its
@@ -344,7 +354,7 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         raise ValueError(f"simulators: 'processes' or 'in_process', not {simulators!r}")
     path = config or ROOT / "config" / f"{game}.toml"
     text = path.read_text()
-    procs: list[subprocess.Popen] = []
+    procs: list[subprocess.Popen[str]] = []
     configured = load_config(path)  # the devices as the file configures them (the decks in the shuffler)
     loop = TableLoop() if simulators == "in_process" else None
     servers: list[Any] = []
@@ -404,7 +414,7 @@ class SimControl:
     """A simulator's control commands, called directly: ``control("fault", fault="jam")`` as over its
     control port (the arguments and the reply through JSON; a refusal raises as the port's client does)."""
 
-    def __init__(self, loop: TableLoop, handler: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]],
+    def __init__(self, loop: TableLoop, handler: Callable[[str, dict[str, Any]], Coroutine[Any, Any, dict[str, Any]]],
                  url: str) -> None:
         self._loop, self._handler, self.url = loop, handler, url
 
@@ -416,7 +426,8 @@ class SimControl:
             raise
         except (ValueError, KeyError, TypeError) as exc:  # what the control port refuses
             raise ControlError(f"{cmd} refused: {type(exc).__name__}: {exc}") from exc
-        return json.loads(json.dumps(reply))  # the reply's fields, without "ok", as ControlClient gives them
+        fields: dict[str, Any] = json.loads(json.dumps(reply))
+        return fields  # the reply's fields, without "ok", as ControlClient gives them
 
 
 class PublishedStatus:
@@ -579,14 +590,16 @@ class InProcessTable(SimulatedTable):
         """Stop the daemon as SIGTERM does and wait for it; its exit."""
         assert self.daemon is not None
         self.daemon.terminate()
-        return self.daemon.wait(timeout)
+        code: int = self.daemon.wait(timeout)
+        return code
 
 
 SIMULATORS: dict[str, Callable[[], Any]] = {"shuffler": ShufflerSim, "shoe": ShoeSim,
                                              "progressive": ProgressiveSim, "panel": PanelSim}
 
 
-def _devices(text: str, add_devices: tuple[str, ...], monkeypatch, start: Callable[[str], Any]) -> dict[str, Any]:
+def _devices(text: str, add_devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch,
+             start: Callable[[str], Any]) -> dict[str, Any]:
     """Each device the configuration ``text`` names (or ``add_devices`` adds) started by ``start``, which gives
     its control, and the daemon pointed at its URL; every other device none.  The controls, by device."""
     controls: dict[str, Any] = {}
@@ -620,7 +633,7 @@ async def _serve(name: str, cfg: TableConfig) -> tuple[Any, Any, str]:
 
 
 @contextlib.contextmanager
-def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
+def table_in_process(game: str, state_dir: Path, monkeypatch: pytest.MonkeyPatch, seed: int = 1,
                      add_devices: tuple[str, ...] = (), config: Path | None = None) -> Iterator[InProcessTable]:
     """``simulated_table`` in one process: the simulators and the daemon in the table's event loop."""
     path = config or ROOT / "config" / f"{game}.toml"

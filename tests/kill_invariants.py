@@ -72,8 +72,8 @@ def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None
     with Journal(path) as j:
         try:
             n = j.verify()
-        except JournalIntegrityError as e:
-            return [f"the chain does not verify: {e}"], {}
+        except JournalIntegrityError as exc:
+            return [f"the chain does not verify: {exc}"], {}
         summaries = j.rounds()
         open_rounds = [s.round_id for s in summaries if not s.closed_by]
         if open_rounds[:-1] or (open_rounds and open_rounds[-1] != summaries[-1].round_id):
@@ -117,8 +117,8 @@ def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None
                 out.append(f"{rid}: no more bets journaled {len(nmb)} times")
             accepted = len(nmb[0].data.get("progressive_seats") or []) if nmb else 0
             if nmb and accepted:
-                after = next((e for e in events if e.seq > nmb[0].seq), None)
-                if after is None or after.seq != nmb[0].seq + 1 or after.kind != "meter_add":
+                behind = next((e for e in events if e.seq > nmb[0].seq), None)
+                if behind is None or behind.seq != nmb[0].seq + 1 or behind.kind != "meter_add":
                     out.append(f"{rid}: no more bets without its contributions in the same write")
             if nmb and "wager" in kinds[kinds.index("no_more_bets"):]:
                 out.append(f"{rid}: a wager journaled after no more bets")
@@ -127,10 +127,10 @@ def journal_violations(cfg: TableConfig, path: Path, settled_ok: set[str] | None
                 out.append(f"{rid}: voided, but its contributions were not all taken back: {net} (R7a)")
             settled = [e for e in events if e.kind == "settled"]
             if summary.closed_by == "round_closed" and settled and cfg.progressive.enabled:
-                want = {m: round_cents(c.rate * (cfg.progressive.unit or 0) * accepted)
-                        for m, c in cfg.progressive.meters.items()} if accepted else {}
-                if net != {m: v for m, v in want.items() if v}:
-                    out.append(f"{rid}: contributions {net}, {accepted} accepted wagers give {want} (R3)")
+                given = {m: round_cents(c.rate * (cfg.progressive.unit or 0) * accepted)
+                         for m, c in cfg.progressive.meters.items()} if accepted else {}
+                if net != {m: v for m, v in given.items() if v}:
+                    out.append(f"{rid}: contributions {net}, {accepted} accepted wagers give {given} (R3)")
             if settled:
                 out += _resettles(rid, events, settled[0])
             if settled_ok is not None and summary.closed_by and len(out) == before:

@@ -11,22 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 from devices import start_simulator, stop_simulator
 from drivers.registers import DeviceMap, Table
 from simulators.control import AsyncControlClient
 
+if TYPE_CHECKING:
+    from pymodbus.datastore import ModbusSimulatorContext
+    from pymodbus.datastore.simulator import Cell
+    from pymodbus.server import ModbusTcpServer
+
+    from drivers.modbus import ModbusDevice
+
 STARTUP_TIMEOUT = 20.0  # seconds: importing pymodbus on a loaded 2-core machine
 T = TypeVar("T")
+D = TypeVar("D", bound="ModbusDevice")
 
 
 @dataclass
 class SimProcess:
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     url: str  # Modbus URL for the driver
     control: tuple[str, int]
 
@@ -63,7 +71,7 @@ def run(coro_fn: Callable[[], Awaitable[T]], timeout: float = 30.0) -> T:
 # --------------------------------------------------------------------------
 
 
-def peer_config(regmap: DeviceMap, values: dict[str, int], *, heartbeat_increments: bool = True) -> dict:
+def peer_config(regmap: DeviceMap, values: dict[str, int], *, heartbeat_increments: bool = True) -> dict[str, Any]:
     """A pymodbus ModbusSimulatorContext configuration holding ``regmap``.
 
     Layout of that simulator (non-shared blocks): cells of 16 bits; coils from
@@ -76,7 +84,8 @@ def peer_config(regmap: DeviceMap, values: dict[str, int], *, heartbeat_incremen
     hr = regmap.span(Table.HOLDING_REGISTER)
     base = {Table.INPUT_REGISTER: co + di, Table.HOLDING_REGISTER: co + di + ir}
     bit_cells = {Table.COIL: [0] * co, Table.DISCRETE_INPUT: [0] * di}
-    u16, u32 = [], []
+    u16: list[dict[str, object]] = []
+    u32: list[dict[str, object]] = []
     for p in regmap.points:
         v = int(values.get(p.name, 0))
         if p.table.is_bits:
@@ -109,19 +118,22 @@ def peer_config(regmap: DeviceMap, values: dict[str, int], *, heartbeat_incremen
     }
 
 
-async def start_peer(regmap, values: dict[str, int], unit: int, **kw):
+async def start_peer(
+    regmap: DeviceMap, values: dict[str, int], unit: int, *, heartbeat_increments: bool = True
+) -> tuple[ModbusTcpServer, ModbusSimulatorContext, str]:
     """pymodbus's ModbusTcpServer over its ModbusSimulatorContext, in this loop."""
     from pymodbus.datastore import ModbusServerContext, ModbusSimulatorContext
     from pymodbus.server import ModbusTcpServer
 
-    store = ModbusSimulatorContext(peer_config(regmap, values, **kw), None)
+    store = ModbusSimulatorContext(peer_config(regmap, values, heartbeat_increments=heartbeat_increments), None)
     server = ModbusTcpServer(ModbusServerContext(devices={unit: store}, single=False), address=("127.0.0.1", 0))
     await server.serve_forever(background=True)
-    port = server.transport.sockets[0].getsockname()[1]
+    # pymodbus types its transport as a BaseTransport; a listening server's is the asyncio.Server
+    port: int = cast(asyncio.Server, server.transport).sockets[0].getsockname()[1]
     return server, store, f"tcp://127.0.0.1:{port}"
 
 
-def peer_cell(regmap, store, name: str):
+def peer_cell(regmap: DeviceMap, store: ModbusSimulatorContext, name: str) -> Cell:
     """The ModbusSimulatorContext cell holding register point ``name``."""
     p = regmap[name]
     co = -(-regmap.span(Table.COIL) // 16)
@@ -133,12 +145,12 @@ def peer_cell(regmap, store, name: str):
 WAIT = 5.0  # seconds: generous, these things take milliseconds
 
 
-def sim_fixture(module: str, *args: str):
-    """A module-scoped pytest fixture running one simulator process for the test file."""
+def sim_fixture(module: str, *args: str) -> object:
+    """A module-scoped pytest fixture running one simulator process for the test file (a module's global)."""
     import pytest
 
     @pytest.fixture(scope="module")
-    def fixture():
+    def fixture() -> Iterator[SimProcess]:
         p = start_sim(module, *args)
         yield p
         p.stop()
@@ -146,11 +158,16 @@ def sim_fixture(module: str, *args: str):
     return fixture
 
 
-def with_driver(sim_proc: SimProcess, driver_cls, body, **driver_kw) -> None:
+def with_driver(
+    sim_proc: SimProcess,
+    driver_cls: Callable[..., D],
+    body: Callable[[D, Control], Awaitable[None]],
+    **driver_kw: object,
+) -> None:
     """Reset the simulator, connect a ``driver_cls`` driver, wait until ONLINE, run ``body(driver, ctl)``."""
     from drivers.modbus import Health
 
-    async def main():
+    async def main() -> None:
         ctl = Control(sim_proc.control)
         await ctl("reset")
         driver = driver_cls(sim_proc.url, **driver_kw)

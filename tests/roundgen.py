@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from decimal import Decimal
+from typing import Any
 
 from games.cards import DECK
 from games.paytables import METER_MINIMUMS, letters, paytable
@@ -21,6 +22,9 @@ from games.registry import GAMES as REGISTRY
 GAMES = tuple(REGISTRY)
 #: the games whose rounds this generator builds (written here from the rules, not read from the engine)
 KNOWN = frozenset({"ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice"})
+#: a round, a seat, a block of the settle contract: JSON objects, with values of many kinds
+JsonObject = dict[str, Any]
+
 ANTES = [Decimal(x) for x in ("5", "7.50", "10", "15", "25", "100", "0.05", "1000", "12.35")]
 
 
@@ -28,16 +32,17 @@ def _pick_letter(rng: random.Random, game: str, wager: str) -> str:
     return rng.choice(letters(game, wager))
 
 
-def _progressive(rng: random.Random, game: str, letter: str, envy: bool) -> dict:
+def _progressive(rng: random.Random, game: str, letter: str, envy: bool) -> JsonObject:
     minimums = METER_MINIMUMS[(game, letter)]
     table = paytable(game, "progressive", letter)
-    meters, reset = {}, {}
+    meters: dict[str, Decimal] = {}
+    reset: dict[str, Decimal] = {}
     for meter in set(minimums) | set(table.meters):
         floor = minimums.get(meter, Decimal(0))
         reset[meter] = floor
         meters[meter] = floor + Decimal(rng.randrange(0, 5_000_000)) / 100
     unit = rng.choice([Decimal(1), Decimal(5)])
-    block: dict = {"unit": unit, "meters": meters, "reset": reset}
+    block: JsonObject = {"unit": unit, "meters": meters, "reset": reset}
     if envy and game != "jackpot_holdem":  # JHE has no Envy Bonus
         envy_letters = letters(game, "envy")
         if game == "high_card_flush":
@@ -49,7 +54,7 @@ def _progressive(rng: random.Random, game: str, letter: str, envy: bool) -> dict
     return block
 
 
-def random_round(rng: random.Random, game: str, seats: int | None = None, all_wagers: bool = False) -> dict:
+def random_round(rng: random.Random, game: str, seats: int | None = None, all_wagers: bool = False) -> JsonObject:
     """One legal round of ``game``; ``seats`` occupied seats (1..6, random when None)."""
     if game not in KNOWN:
         raise ValueError(f"tests/roundgen.py builds no rounds of {game!r} yet: teach it the game's wagers and cards")
@@ -58,9 +63,11 @@ def random_round(rng: random.Random, game: str, seats: int | None = None, all_wa
     texts = [c.text for c in deck]
     n = seats if seats is not None else rng.randint(1, 6)
     seat_numbers = sorted(rng.sample(range(1, 7), n))
-    offered = lambda: all_wagers or rng.random() < 0.5  # noqa: E731
 
-    round_: dict = {"game": game, "paytables": {}}
+    def offered() -> bool:
+        return all_wagers or rng.random() < 0.5
+
+    round_: JsonObject = {"game": game, "paytables": {}}
     side: list[str]
     if game == "ultimate_texas_holdem":
         side = ["trips", "six_card_bonus", "ultimate_pairs", "bad_beat", "play_the_board"]
@@ -100,7 +107,7 @@ def random_round(rng: random.Random, game: str, seats: int | None = None, all_wa
         ante = rng.choice(ANTES)
         hole = 7 if game == "high_card_flush" else 2
         cards = [texts.pop() for _ in range(hole)]
-        seat: dict = {"seat": number, "cards": cards, "wagers": {}}
+        seat: JsonObject = {"seat": number, "cards": cards, "wagers": {}}
         w = seat["wagers"]
         if game == "ultimate_texas_holdem":
             w.update(ante=ante, blind=ante)
@@ -123,7 +130,7 @@ def random_round(rng: random.Random, game: str, seats: int | None = None, all_wa
     return round_
 
 
-def _decision(rng: random.Random, game: str, cards: list[str]) -> dict:
+def _decision(rng: random.Random, game: str, cards: list[str]) -> JsonObject:
     fold = rng.random() < 0.25
     if game == "ultimate_texas_holdem":
         return {"fold": True} if fold else {"play": rng.choice([4, 3, 2, 1])}

@@ -1,4 +1,4 @@
-"""The serial framing (drivers/framing.py) and the link's ARQ (drivers/serial_link.FrameLink)."""
+"""The serial framing (drivers/framing.py) and the link's ARQ (drivers/frame_link.FrameLink)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from devices import run
+from drivers.frame_link import FrameLink, LinkTimeout
 from drivers.framing import (
     MAX_FRAME,
     SOF,
@@ -22,7 +23,7 @@ from drivers.framing import (
     encode_card,
     encode_frame,
 )
-from drivers.serial_link import HELLO, FrameLink, LinkTimeout
+from drivers.serial_protocol import HELLO
 
 # -- the frame
 

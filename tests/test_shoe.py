@@ -12,23 +12,18 @@ import asyncio
 import pytest
 
 from devices import Simulator, run, simulator, start_simulator, stop_simulator
+from drivers.frame_link import FrameLink
 from drivers.framing import encode_card
 from drivers.serial_link import (
-    HELLO,
-    HELLO_REPLY,
-    KIND_SHOE,
-    PROTOCOL_VERSION,
-    STATUS_REPLY,
-    STATUS_REQ,
     DeviceOffline,
     DuplicateCardError,
     EmptyError,
     Fault,
-    FrameLink,
     Health,
     JamError,
     UnreadableCardError,
 )
+from drivers.serial_protocol import HELLO, HELLO_REPLY, KIND_SHOE, PROTOCOL_VERSION, STATUS_REPLY, STATUS_REQ
 from drivers.shoe import CARD, REPORT_ACK, CardDrawn, Shoe, ShoeState, encode_card_report
 
 FULL_DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]

@@ -21,12 +21,15 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from daemon_harness import ROOT, SimulatedTable
 from web.auth import add_user
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page, Playwright, ViewportSize
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -46,7 +49,7 @@ SCREENS = os.environ.get("WEB_SCREENSHOTS")
 class WebService:
     dealer: str
     floor: str
-    proc: subprocess.Popen
+    proc: subprocess.Popen[str]
 
 
 _accounts: str | None = None  # the users file floor_accounts() made first in this process
@@ -67,7 +70,8 @@ def floor_accounts(users: Path) -> None:
 
 
 @contextlib.contextmanager
-def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float = 30.0) -> Iterator[WebService]:
+def web_service(t: SimulatedTable, state_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                timeout: float = 30.0) -> Iterator[WebService]:
     users = state_dir / "users"
     floor_accounts(users)
     monkeypatch.setenv("TABLE_WEB__DEALER_PORT", "0")
@@ -81,6 +85,7 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float 
         env=os.environ.copy(),
         text=True,
     )
+    assert proc.stdout is not None  # stdout=PIPE
     try:
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
@@ -100,10 +105,10 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch, timeout: float 
             proc.wait()
 
 
-VIEWPORT = {"width": 1280, "height": 800}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
 
 
-def launch(playwright):
+def launch(playwright: Playwright) -> tuple[BrowserContext, str]:
     """Debian's Chromium, headless, with a fresh profile of its own."""
     profile = tempfile.mkdtemp(prefix="chromium-profile-")
     context = playwright.chromium.launch_persistent_context(
@@ -160,7 +165,7 @@ class _Chromium:
 _chromium: _Chromium | None = None
 
 
-def _shared_chromium(config) -> _Chromium:
+def _shared_chromium(config: pytest.Config) -> _Chromium:
     global _chromium
     if _chromium is not None:
         _chromium.resume()
@@ -180,7 +185,7 @@ def _stop_chromium() -> None:
 
 
 @pytest.fixture
-def browser(request) -> Iterator[Any]:
+def browser(request: pytest.FixtureRequest) -> Iterator[BrowserContext]:
     """A fresh browser context (its own cookies, storage and cache, nothing kept from another test) in
     this process's one Chromium (``_Chromium``): ``browser.new_page()`` opens a page in it."""
     chromium = _shared_chromium(request.config)
@@ -194,20 +199,21 @@ def browser(request) -> Iterator[Any]:
         chromium.park()
 
 
-def shown(page, s: dict, timeout: float = 10_000) -> dict:
+def shown(page: Page, s: dict[str, Any], timeout: float = 10_000) -> dict[str, Any]:
     """Wait until the dealer's screen shows the status ``s`` or a later one (its ``updated`` stamp is on
     the page); return the status the page shows."""
     page.wait_for_function("u => Number(document.body.dataset.shown) >= u", arg=s["updated"], timeout=timeout)
-    return page.evaluate("window.__status")
+    status: dict[str, Any] = page.evaluate("window.__status")
+    return status
 
 
-def screenshot(page, name: str) -> None:
+def screenshot(page: Page, name: str) -> None:
     if SCREENS:
         Path(SCREENS).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(SCREENS) / f"{name}.png"))
 
 
-def login(page, floor: str, user: str = SUPERVISOR, password: str = PASSWORD):
+def login(page: Page, floor: str, user: str = SUPERVISOR, password: str = PASSWORD) -> Page:
     page.goto(floor + "login")
     page.fill("input[name=user]", user)
     page.fill("input[name=password]", password)

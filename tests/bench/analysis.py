@@ -10,6 +10,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from games import batch  # noqa: E402  (importable once ROOT is on the path)
 from games.cards import DECK  # noqa: E402
 
 
-def run(hands: int = 1_000_000) -> list[dict]:
+def run(hands: int = 1_000_000) -> list[dict[str, Any]]:
     batch.count_categories(5)  # warm up NumPy; the seven-card tables are built inside the timing
     t = time.perf_counter()
     counts = batch.count_categories(7)

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,7 +126,7 @@ def _measure(idle_s: float, rounds: int, state_dir: Path) -> dict[str, float]:
             "gross": mean_gross * 1000, "wall": mean_wall}
 
 
-def run(idle_s: float = 30.0, rounds: int = 20) -> list[dict]:
+def run(idle_s: float = 30.0, rounds: int = 20) -> list[dict[str, Any]]:
     """Figures ``daemon.cpu_idle`` and ``daemon.cpu_idle_drivers`` (% of one core) and
     ``daemon.cpu_per_round`` (ms, mean)."""
     with tempfile.TemporaryDirectory() as tmp:

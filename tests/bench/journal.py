@@ -34,9 +34,12 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[2]
 for p in (ROOT, ROOT / "tests"):
@@ -76,20 +79,19 @@ class Clock:
     def __init__(self, start: datetime) -> None:
         self.now = start
 
-    def install(self) -> Any:
+    def installed(self) -> AbstractContextManager[object]:
+        """The journal reading this clock while in the ``with`` block (its ``_dt`` replaced, then put back)."""
         clock = self
 
         class _Dt:
-            timezone = cj._dt.timezone
+            timezone = timezone  # the journal's _dt is the datetime module: its timezone
 
             class datetime:  # noqa: N801 - stands in for datetime.datetime
                 @staticmethod
                 def now(tz: Any = None) -> datetime:
                     return clock.now
 
-        saved = cj._dt
-        cj._dt = _Dt  # type: ignore[assignment]
-        return saved
+        return mock.patch.object(cj, "_dt", _Dt)
 
 
 def config(path: Path) -> TableConfig:
@@ -112,21 +114,20 @@ def build(journal: Journal, start_round: int, rounds: int, clock: Clock, cfg: Ta
     assert journal.checkpoint_every % BATCH == 0
     fast = journal._db.execute("PRAGMA synchronous").fetchone()[0]
     journal._db.execute("PRAGMA synchronous=OFF")
-    saved = clock.install()
     try:
-        for first in range(start_round, start_round + rounds, BATCH):
-            entries = []
-            for i in range(first, min(first + BATCH, start_round + rounds)):
-                rid = f"{prefix}{i:07d}"
-                clock.now += timedelta(seconds=60)
-                for r, k, d, w in TEMPLATE:
-                    data = {**d, "round": rid} if "round" in d else d
-                    entries.append((rid if r == "R" else None, k, data, w))
-                    if r is None:
-                        life.apply(ev.parse(k, data), clock.now)
-            journal.append_many(entries)
+        with clock.installed():
+            for first in range(start_round, start_round + rounds, BATCH):
+                entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] = []
+                for i in range(first, min(first + BATCH, start_round + rounds)):
+                    rid = f"{prefix}{i:07d}"
+                    clock.now += timedelta(seconds=60)
+                    for r, k, d, w in TEMPLATE:
+                        data = {**d, "round": rid} if "round" in d else d
+                        entries.append((rid if r == "R" else None, k, data, w))
+                        if r is None:
+                            life.apply(ev.parse(k, data), clock.now)
+                journal.append_many(entries)
     finally:
-        cj._dt = saved
         journal._db.execute(f"PRAGMA synchronous={fast}")
 
 
@@ -282,7 +283,7 @@ def main() -> int:
         print(f"{f['name']:<40} {f.get('stat', ''):<7} {f['value']:>12} {f['unit']}")
     if args.out:
         out = Path(args.out)
-        doc = json.loads(out.read_text()) if out.exists() else {
+        doc: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": []}
         ours = {(f["name"], f.get("stat")) for f in figures}
         doc["figures"] = [f for f in doc["figures"] if (f["name"], f.get("stat")) not in ours] + figures

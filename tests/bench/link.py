@@ -27,6 +27,7 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 for p in (ROOT, ROOT / "tests"):
@@ -52,7 +53,7 @@ def _p99(values: list[float]) -> float:
     return s[max(int(len(s) * 0.99) - 1, 0)]
 
 
-async def _contributions(url: str) -> list[dict]:
+async def _contributions(url: str) -> list[dict[str, Any]]:
     stores = [LinkStore(url, "bench", pool_size=1) for _ in range(TABLES)]
     await asyncio.gather(*(s.open() for s in stores))
     await stores[0].install(METERS)
@@ -93,7 +94,7 @@ async def _contributions(url: str) -> list[dict]:
     ]
 
 
-async def _hit_to_signs(url: str) -> list[dict]:
+async def _hit_to_signs(url: str) -> list[dict[str, Any]]:
     stores = [LinkStore(url, "bench-hits", pool_size=1) for _ in range(TABLES)]
     await asyncio.gather(*(s.open() for s in stores))
     await stores[0].install(METERS)
@@ -142,7 +143,7 @@ async def _hit_to_signs(url: str) -> list[dict]:
     ]
 
 
-def run() -> list[dict]:
+def run() -> list[dict[str, Any]]:
     cluster = pg.cluster()
     url = cluster.new_database()
     migrate(url)

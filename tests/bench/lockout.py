@@ -29,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,7 @@ for p in (ROOT, ROOT / "tests"):
 
 from pymodbus.client import AsyncModbusTcpClient  # noqa: E402
 
-from daemon_harness import phase, simulated_table  # noqa: E402
+from daemon_harness import SimulatedTable, phase, simulated_table  # noqa: E402
 from drivers.modbus import parse_url  # noqa: E402
 from drivers.panel import PanelDriver  # noqa: E402
 
@@ -53,7 +54,13 @@ def _p99(values: list[float]) -> float:
     return s[max(int(len(s) * 0.99) - 1, 0)]
 
 
-def _wait(t: Any, predicate: Any, what: str, timeout: float = 30.0) -> dict:
+def _handled_after(before: int) -> Callable[[dict[str, Any]], bool]:
+    """A status that has taken a press after the first ``before``."""
+    return lambda s: bool(s["presses_handled"] > before)
+
+
+def _wait(t: SimulatedTable, predicate: Callable[[dict[str, Any]], bool], what: str,
+          timeout: float = 30.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         s = t.status()
@@ -85,7 +92,7 @@ def _measure_daemon(presses: int, state_dir: Path) -> tuple[list[float], str]:
                 # press at a random phase of the panel's poll cycle, as a dealer would
                 time.sleep(rng.uniform(0, poll))
                 pressed = panel("press", button="no_more_bets")
-                s = _wait(t, lambda s, before=handled: s["presses_handled"] > before, "the no_more_bets press")
+                s = _wait(t, _handled_after(handled), "the no_more_bets press")
                 if phase(s) != "no_more_bets":
                     raise RuntimeError(f"no more bets was not taken: {s.get('message')}")
                 out = system("outputs")
@@ -132,7 +139,7 @@ def _measure(presses: int) -> tuple[list[float], list[float]]:
     return latencies, round_trips
 
 
-def run(presses: int = 200) -> list[dict]:
+def run(presses: int = 200) -> list[dict[str, Any]]:
     """Figures ``lockout.no_more_bets`` and ``modbus.round_trip`` (median, p99, ms)."""
     latencies, round_trips = _measure(presses)
     poll = PanelDriver.POLL_INTERVAL

@@ -15,6 +15,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -31,7 +32,7 @@ from roundgen import GAMES as GAME_NAMES  # noqa: E402
 from roundgen import random_round  # noqa: E402
 
 
-def bench_evaluator(n: int) -> list[dict]:
+def bench_evaluator(n: int) -> list[dict[str, Any]]:
     rng = random.Random(1)
     hands = [rng.sample(DECK, 7) for _ in range(n)]
     ref_hands = [[eval7.Card(c.text) for c in h] for h in hands]  # conversion outside the timed loop
@@ -53,7 +54,7 @@ def bench_evaluator(n: int) -> list[dict]:
     ]
 
 
-def bench_settle(rounds: int) -> list[dict]:
+def bench_settle(rounds: int) -> list[dict[str, Any]]:
     figures = []
     for name in GAME_NAMES:
         game = GAMES[name]

@@ -13,6 +13,7 @@ import math
 import statistics
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from daemon_harness import simulated_table
 from web_harness import CHROMIUM, launch, web_service
 
 
-def run(rounds: int = 5) -> list[dict]:
+def run(rounds: int = 5) -> list[dict[str, Any]]:
     if not Path(CHROMIUM).exists():
         print(f"web.event_to_screen: skipped, {CHROMIUM} is missing (make setup installs it as root)")
         return []

@@ -30,6 +30,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import structlog
 
@@ -110,7 +111,7 @@ async def _measure(samples: int) -> tuple[list[float], list[float], list[float],
         sim.stop()
 
 
-def run(samples: int = 200) -> list[dict]:
+def run(samples: int = 200) -> list[dict[str, Any]]:
     """Figures ``signs.meter_update``, ``signs.set_meters`` and ``signs.modbus_round_trip`` (median, p99, ms)."""
     saved = structlog.get_config()
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
