@@ -65,8 +65,7 @@ def check_one(where: str, which: argparse.Namespace, args: argparse.Namespace, s
     try:
         cfg = load_table(which)
     except ConfigError as e:
-        one = f"{e.source}: {e.problems[0]}" if len(e.problems) == 1 else str(e)  # one problem: one line
-        print(f"tablectl check-config: {one}", file=stderr)
+        print(f"tablectl check-config: {e}", file=stderr)
         return EXIT_REFUSED
     if args.dropin:
         try:
