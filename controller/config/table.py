@@ -364,7 +364,7 @@ def _check_sound_sections(given: dict[str, Any] | None, errors: list[Any]) -> li
         if name in broken:
             continue
         if name in given:
-            kind = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+            kind: Any = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
             sound[name] = TypeAdapter(kind).validate_python(given[name])
         elif not field.is_required():
             sound[name] = field.get_default(call_default_factory=True)
