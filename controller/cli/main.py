@@ -119,10 +119,13 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         else:
             text = stdin.read()
     except OSError as e:
-        print(f"tablectl settle: {args.file}: {e.strerror}", file=stderr)
+        print(f"tablectl settle: {args.file!r}: {e.strerror}", file=stderr)
         return EXIT_REFUSED
-    except UnicodeDecodeError as e:  # the contract's JSON is UTF-8 text
-        print(f"tablectl settle: {args.file or 'input'}: not UTF-8 text (byte {e.start})", file=stderr)
+    except ValueError as e:  # a NUL in the name no file system takes
+        if isinstance(e, UnicodeDecodeError):  # the contract's JSON is UTF-8 text
+            print(f"tablectl settle: {args.file or 'input'}: not UTF-8 text (byte {e.start})", file=stderr)
+        else:
+            print(f"tablectl settle: {args.file!r}: not a file name ({e})", file=stderr)
         return EXIT_REFUSED
 
     if _is_json_lines(text):

@@ -316,7 +316,7 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         if args.round:
             events = journal.events(args.round)
             if not events:
-                print(f"tablectl recall: no round {args.round} in the journal", file=stderr)
+                print(f"tablectl recall: no round {args.round[:100]!r} in the journal", file=stderr)
                 return EXIT_REFUSED
             if args.steps:
                 steps = replay.replay(args.round, events)

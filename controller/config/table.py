@@ -129,11 +129,12 @@ class ConfigError(Exception):
     """The configuration cannot be used; ``problems`` holds one line per problem."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = source
-        self.problems = problems
+        # one line each, whatever a name or value given holds (a newline in --table's id: issue 30)
+        self.source = source.replace("\n", "\\n").replace("\r", "\\r")
+        self.problems = [p.replace("\n", "\\n").replace("\r", "\\r") for p in problems]
         n = len(problems)
-        head = f"{source}: " + ("1 problem" if n == 1 else f"{n} problems")
-        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in problems))
+        head = f"{self.source}: " + ("1 problem" if n == 1 else f"{n} problems")
+        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in self.problems))
 
 
 # -- the sections of this module -----------------------------------------------------------------
