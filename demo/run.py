@@ -8,7 +8,7 @@ dealer script that works the simulated panel, bet sensors and progressive
 wagering devices exactly as people would: it opens the table, takes bets,
 presses no more bets, confirms, enters each player's decision and confirms
 the settlement.  It prints one readable line per event of the daemon.
-Ctrl-C stops everything.
+Ctrl-C, SIGTERM or SIGHUP stops everything; a port the table needs already in use is named as such.
 
 The dealer script reads the daemon's public status file to know whose turn it
 is -- the same view a table display would get, with no hidden card in it.
@@ -17,17 +17,19 @@ is -- the same view a table display would get, with no hidden card in it.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from controller.config.table import TableConfig, load_config
+from controller.config.table import ConfigError, TableConfig, load_config
 from controller.paths import status_file
 from demo.dealer import Control, Dealer
 from drivers.device import DEVICES
@@ -48,9 +50,36 @@ def simulator_options(name: str, cfg: TableConfig) -> list[str]:
     return ["--decks", str(cfg.dealing.decks)] if name == "shuffler" else []
 
 
+class Stopped(Exception):
+    """SIGTERM or SIGHUP: stop everything started, as Ctrl-C does (a terminal closed, a service manager)."""
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise Stopped(signal.Signals(signum).name)
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """Something listens on ``port`` already (an earlier demo still running, another program): binding as a
+    server does (SO_REUSEADDR) fails only then, not for a connection of the last run in TIME_WAIT."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError as e:
+            return e.errno == errno.EADDRINUSE
+    return False
+
+
+def _refuse_port_in_use(port: int, what: str) -> None:
+    if port and port_in_use(port):
+        raise SystemExit(f"demo: port {port} ({what}) is in use: another program holds it (an earlier "
+                         "`make run` still running?)")
+
+
 def start_simulator(name: str, port: int, procs: list[subprocess.Popen[str]],
                     options: tuple[str, ...] | list[str] = ()) -> Control:
     """Start simulator ``name`` on ``port`` (0: a free port the simulator picks itself, see ``.url``)."""
+    _refuse_port_in_use(port, f"the {name} simulator")
     args = [sys.executable, "-m", DEVICES[name].simulator, "--port", str(port), "--control-port", "0", *options]
     p = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     procs.append(p)
@@ -58,6 +87,7 @@ def start_simulator(name: str, port: int, procs: list[subprocess.Popen[str]],
     line = p.stdout.readline()  # "listening URL control tcp://HOST:PORT"
     urls = parse_listening(line)
     if urls is None:
+        _refuse_port_in_use(port, f"the {name} simulator")  # taken since the check above
         raise SystemExit(f"the {name} simulator did not start on port {port}: {line!r}")
     return Control(*urls)
 
@@ -112,6 +142,10 @@ def start_web(args: argparse.Namespace, users: Path, procs: list[subprocess.Pope
     os.environ["TABLE_WEB__USERS"] = str(users)
     if args.free_ports:
         os.environ["TABLE_WEB__DEALER_PORT"] = os.environ["TABLE_WEB__FLOOR_PORT"] = "0"
+    else:
+        web_cfg = load_config(args.config).web
+        _refuse_port_in_use(web_cfg.dealer_port, "the dealer's screen")
+        _refuse_port_in_use(web_cfg.floor_port, "the floor's pages")
     web = subprocess.Popen([sys.executable, "-m", "controller.cli", "web", "--config", args.config],
                            cwd=ROOT, stdout=subprocess.PIPE, text=True, env=os.environ.copy())
     procs.append(web)
@@ -135,7 +169,11 @@ def main(argv: list[str] | None = None) -> int:
 
     demo_dir = Path(args.state_dir)
     demo_dir.mkdir(parents=True, exist_ok=True)
-    cfg0 = load_config(args.config)
+    try:
+        cfg0 = load_config(args.config)
+    except ConfigError as e:  # the reason, not a traceback under it (issue 30)
+        print(f"demo: {e}", file=sys.stderr)
+        return 2
     journal = demo_journal(demo_dir, cfg0.id)
     for stale in demo_dir.glob(f"{cfg0.id}.*"):
         stale.unlink()
@@ -143,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["TABLE_LOG_FORMAT"] = "json"
 
     procs: list[subprocess.Popen[str]] = []
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # as Ctrl-C: nothing started is left holding its port
+        signal.signal(sig, _stop)
     try:
         controls = {}
         for name in DEVICES:
@@ -170,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{played} rounds played; the journal is {journal}; try: "
               f".venv/bin/tablectl recall 3 --config {args.config}  (with TABLE_JOURNAL={journal})", flush=True)
         return 0
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Stopped):
         print("stopping", flush=True)
         return 0
     finally:

@@ -22,6 +22,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +44,14 @@ SHIPPED = {  # artefact path: source path
     "config-examples": "config/examples",
     "docs/install.md": "docs/install.md",
 }
+_DOC = re.compile(r"\bdocs/[A-Za-z0-9_.-]+\.md\b")
+
+
+def shipped() -> dict[str, str]:
+    """``SHIPPED`` and every document the install guide names (docs/devices.md, ...): the technician at an
+    offline table PC has no other copy of what it sends them to (issue 30)."""
+    guide = (ROOT / SHIPPED["docs/install.md"]).read_text(encoding="utf-8")
+    return {**SHIPPED, **{doc: doc for doc in sorted(set(_DOC.findall(guide)))}}
 
 
 def git_commit() -> str:
@@ -169,7 +178,7 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         for w in deps.glob("*.whl"):
             if not (wheelhouse / w.name).exists():
                 shutil.copy2(w, wheelhouse / w.name)
-        for dest, source in SHIPPED.items():
+        for dest, source in shipped().items():
             s, d = ROOT / source, stage / dest
             d.parent.mkdir(parents=True, exist_ok=True)
             (shutil.copytree if s.is_dir() else shutil.copy2)(s, d)

@@ -25,6 +25,13 @@ PAYOUT_LIMIT_FLOOR = Decimal(50000)  # RULINGS R6; UTH ch.12 §F(1) and the like
 # on a Run wager, a $1,000,000 super royal) stays an exact Decimal.
 MAX_WAGER = Decimal(10_000_000)
 
+#: Limits on the JSON text itself, checked before it is read (issue 30): a round is at most four levels deep
+#: (round, seats, a seat, its wagers or decisions), so 32 levels is generous, and no amount, count or seat
+#: number has more than 40 characters.  Past them the reader would hit Python's recursion limit or its
+#: 4,300-digit integer limit and stop with a traceback instead of one line.
+MAX_DEPTH = 32
+MAX_NUMBER_CHARS = 40
+
 _TOP_KEYS = {"game", "paytables", "progressive", "payout_limit", "dealer", "community", "bonus_cards", "seats"}
 _PROGRESSIVE_KEYS = {"unit", "meters", "reset", "envy", "envy_requires_progressive_wager"}
 
@@ -272,6 +279,46 @@ def _parse_progressive(game: Game, value: Any, paytables: Mapping[str, str], pla
     if not isinstance(requires, bool):
         raise RoundError("progressive.envy_requires_progressive_wager", "must be true or false")
     return Progressive(unit=unit, meters=meters, reset=reset, envy=envy, envy_requires_progressive_wager=requires)
+
+
+def json_depth(text: str) -> int:
+    """How deeply the JSON text's arrays and objects nest (brackets inside strings not counted)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _number(text: str, convert: Any) -> Any:
+    if len(text) > MAX_NUMBER_CHARS:
+        raise RoundError("input", f"a number of {len(text):,} characters: at most {MAX_NUMBER_CHARS}")
+    return convert(text)
+
+
+def json_number_hooks() -> dict[str, Any]:
+    """``json.loads`` hooks: integers and decimals exact (``Decimal``, never float) and of bounded size."""
+    return {"parse_float": lambda t: _number(t, Decimal), "parse_int": lambda t: _number(t, int)}
+
+
+def check_json_depth(text: str) -> None:
+    """Refuse JSON nested deeper than any round is (``MAX_DEPTH``), before it is read."""
+    depth = json_depth(text)
+    if depth > MAX_DEPTH:
+        raise RoundError("input", f"nested {depth:,} levels deep: a round is at most {MAX_DEPTH}")
 
 
 def settle(obj: Any) -> Settlement:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
-from typing import Any, NoReturn, TextIO
+from decimal import Decimal, InvalidOperation
+from typing import Any, TextIO
 
 from games.contract import dumps
+from games.money import MAX_AMOUNT
 
 # games.analysis (and numpy, which its simulation uses) is imported when a par sheet is asked for, not
 # with the command line: every other tablectl command, the daemon's `run` among them, would pay about
@@ -44,13 +45,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="Progressive and Envy: the table's Progressive unit in dollars (default 1, RULINGS R3)")
     p.add_argument("--rate", action="append", default=[], metavar="NAME=FRACTION",
                    help="Progressive and Envy: the fraction of each wager added to a meter (default 0)")
-    p.set_defaults(handler=cmd_analyze)
+    p.set_defaults(handler=cmd_analyze)  # a bad option: one line, exit 2 (controller.cli.main.Parser)
 
-    def one_line_error(message: str) -> NoReturn:  # an unknown option: one line, exit 2, not a usage block
-        sys.stderr.write(f"tablectl analyze: {message}\n")
-        sys.exit(EXIT_REFUSED)
 
-    p.error = one_line_error  # type: ignore[method-assign]  # this one parser: argparse has no per-parser hook
+#: Bounds on what the options may ask for (issue 30): past them a run would not end in a working day, or
+#: Decimal and Fraction arithmetic would fail (an exponent past the context, a 4,300-digit integer) and the
+#: command would stop with a traceback.  Twenty times the longest default run; a seed of 64 bits.
+MAX_ROUNDS = 1_000_000_000
+MAX_SEED = 2**64 - 1
+MAX_TEXT = 40  # characters of one number
+MAX_RATE_DECIMALS = 12  # a contribution rate such as 0.0125: far finer than any meter counts
 
 
 def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = None) -> int | None:
@@ -59,14 +63,46 @@ def _check_int(name: str, text: str | None, minimum: int, maximum: int | None = 
     if text is None:
         return None
     try:
+        if len(text) > MAX_TEXT:
+            raise ValueError(text)
         value = int(text)
     except ValueError:
-        raise AnalysisError(name, f"{text!r} is not a whole number") from None
+        raise AnalysisError(name, f"{text[:MAX_TEXT]!r} is not a whole number") from None
     if value < minimum:
         raise AnalysisError(name, f"{text!r}: at least {minimum}")
     if maximum is not None and value > maximum:
         raise AnalysisError(name, f"{text!r}: at most {maximum}")
     return value
+
+
+def _number(name: str, item: str, text: str) -> Decimal | None:
+    """The number in an option's ``text`` if it is one (else None: games.analysis says what it expected)."""
+    from games.analysis import AnalysisError
+
+    if len(text) > MAX_TEXT:
+        raise AnalysisError(name, f"{item[:MAX_TEXT]!r}…: a number of at most {MAX_TEXT} characters")
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() else None
+
+
+def _check_amounts(args: argparse.Namespace) -> None:
+    """--unit and each --meter at most games.money.MAX_AMOUNT; each --rate at most MAX_RATE_DECIMALS
+    decimals: what games.analysis computes with them stays exact and small."""
+    from games.analysis import AnalysisError
+
+    amounts = [("--unit", args.unit, args.unit)] if args.unit is not None else []
+    amounts += [("--meter", item, item.partition("=")[2]) for item in args.meter]
+    for name, item, text in amounts:
+        value = _number(name, item, text)
+        if value is not None and value.copy_abs() > MAX_AMOUNT:
+            raise AnalysisError(name, f"{item!r}: at most {MAX_AMOUNT:,} dollars")
+    for item in args.rate:
+        value = _number("--rate", item, item.partition("=")[2])
+        if value is not None and -int(value.as_tuple().exponent) > MAX_RATE_DECIMALS:
+            raise AnalysisError("--rate", f"{item!r}: a fraction with at most {MAX_RATE_DECIMALS} decimals")
 
 
 class _Bar:
@@ -220,8 +256,9 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
     simulated = args.game in SIMULATED and args.wager in SIMULATED[args.game]
     bar = None if args.json else _Bar(stderr, "rounds" if simulated else "outcomes")
     try:
-        rounds = _check_int("--rounds", args.rounds, 1)
-        seed = _check_int("--seed", args.seed, 0)
+        rounds = _check_int("--rounds", args.rounds, 1, MAX_ROUNDS)
+        seed = _check_int("--seed", args.seed, 0, MAX_SEED)
+        _check_amounts(args)
         other_seats = _check_int("--other-seats", args.other_seats, 0, 5)
         result = analyze(
             args.game, args.wager, args.paytable, args.meter, progress=bar,

@@ -15,13 +15,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import fcntl
 import ipaddress
+import os
 import socket
 from typing import TextIO
+from urllib.parse import urlsplit
 
 from controller.config.table import ConfigError, TableConfig
 from controller.paths import load_table
-from drivers.device import DEVICES
+from drivers.device import DEVICES, Link
+from drivers.modbus import parse_url
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 DEVICE_TIMEOUT = 5.0  # seconds each device has to answer
@@ -96,14 +101,60 @@ async def ask_devices(cfg: TableConfig) -> dict[str, tuple[str, bool, str]]:
     one per device (devices on one Modbus line still take turns: one lock per bus, drivers.modbus)."""
 
     async def ask(name: str, url: str) -> tuple[str, bool, str]:
+        why = await asyncio.to_thread(reach, name, url)  # absent, no permission, held by another program
+        if why is not None:
+            return url, False, why
         try:
             return url, True, await asyncio.wait_for(_identity(name, url), DEVICE_TIMEOUT + 1)
+        except TimeoutError:  # the port opened: the device is there and said nothing
+            return url, False, f"silent: the port opens but the device did not answer in {DEVICE_TIMEOUT:g} s"
         except Exception as e:  # a device that is not there is the answer we are asked for
             return url, False, str(e) or type(e).__name__
 
     configured = _configured(cfg)
     answers = await asyncio.gather(*(ask(name, url) for name, url in configured.items()))
     return dict(zip(configured, answers, strict=True))
+
+
+def reach(name: str, url: str) -> str | None:
+    """Why the device's port cannot be reached, or None when it can: ``absent`` (no such serial device,
+    nothing listening at the address), ``permission`` (the user is not in the serial devices' group,
+    docs/install.md), ``busy`` (another program, the running daemon say, holds the port: the drivers lock
+    it exclusively).  A driver alone would only time out, whatever the reason (issue 30)."""
+    kind, where = DEVICES[name].link.endpoint(url)
+    if kind == "device":
+        return _device_problem(where)
+    port = parse_url(url).port if DEVICES[name].link is not Link.SERIAL else urlsplit(url).port
+    try:
+        with socket.create_connection((where, port or 0), timeout=DEVICE_TIMEOUT):
+            return None
+    except ConnectionRefusedError:
+        return f"absent: nothing listens at {where}:{port}"
+    except OSError as e:  # unreachable, a name that does not resolve, no answer to the connection
+        return f"absent: {where}:{port} cannot be reached ({e.strerror or type(e).__name__})"
+
+
+def _device_problem(path: str) -> str | None:
+    """A serial device: opened and locked as the driver would (and released at once)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return f"absent: there is no {path} (is the device plugged in?)"
+    except PermissionError:
+        return f"permission: this user may not open {path} (the dialout group, docs/install.md)"
+    except OSError as e:
+        if e.errno == errno.EBUSY:
+            return f"busy: {path} is held by another program (the running daemon?)"
+        return f"absent: {path} cannot be opened ({e.strerror})"
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return f"busy: {path} is held by another program (the running daemon?)"
+    except OSError:  # a device without locks: the driver opens it the same way
+        pass
+    finally:
+        os.close(fd)
+    return None
 
 
 async def _identity(name: str, url: str) -> str:

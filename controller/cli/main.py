@@ -19,12 +19,12 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
-from decimal import Decimal
-from typing import Any, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TextIO
 
 EXIT_OK = 0
 EXIT_REFUSED = 2
+EXIT_PROGRAM_ERROR = 3  # not the input: the program failed (the last-resort guard in main)
 
 #: the modules that add the other subcommands (each by its ``register``), in the order ``--help`` lists them,
 #: with the subcommands each adds.  Only the module of the subcommand given is imported: ``tablectl run``
@@ -59,11 +59,18 @@ def _constant(name: str) -> Any:
 
 
 def load_json(text: str) -> Any:
-    """JSON with exact numbers: decimals become ``Decimal``, never float; duplicate keys are refused."""
+    """JSON with exact numbers: decimals become ``Decimal``, never float; duplicate keys are refused; nesting
+    and the length of a number are bounded (games.contract: past them the reader would stop with a traceback)."""
+    from games.contract import check_json_depth, json_number_hooks
+    from games.round import RoundError
+
     try:
-        return json.loads(text, parse_float=Decimal, parse_constant=_constant, object_pairs_hook=_pairs)
+        check_json_depth(text)
+        return json.loads(text, parse_constant=_constant, object_pairs_hook=_pairs, **json_number_hooks())
     except json.JSONDecodeError as e:
         raise InputError(f"input: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    except RoundError as e:
+        raise InputError(str(e)) from None
 
 
 def _is_json_lines(text: str) -> bool:
@@ -112,7 +119,13 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         else:
             text = stdin.read()
     except OSError as e:
-        print(f"tablectl settle: {args.file}: {e.strerror}", file=stderr)
+        print(f"tablectl settle: {args.file!r}: {e.strerror}", file=stderr)
+        return EXIT_REFUSED
+    except ValueError as e:  # a NUL in the name no file system takes
+        if isinstance(e, UnicodeDecodeError):  # the contract's JSON is UTF-8 text
+            print(f"tablectl settle: {args.file or 'input'}: not UTF-8 text (byte {e.start})", file=stderr)
+        else:
+            print(f"tablectl settle: {args.file!r}: not a file name ({e})", file=stderr)
         return EXIT_REFUSED
 
     if _is_json_lines(text):
@@ -137,6 +150,32 @@ def cmd_settle(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     return EXIT_OK
 
 
+class Parser(argparse.ArgumentParser):
+    """A parser whose refusal is one line naming the command (``tablectl recall: argument N: ...``), exit 2,
+    not a usage block: the operator sees what was wrong, ``--help`` shows the usage (issue 30).  Every
+    subcommand's parser is one (argparse makes a subparser of its parent's class)."""
+
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"{self.prog}: {one_line(ValueError(message))}\n")
+        sys.exit(EXIT_REFUSED)
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``; anything else is refused in one line
+    (a negative count, a count past what any journal holds, that SQLite could not even take)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text) if len(text) <= 20 else None
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: a whole number from {low} to {high:,}")
+        return value
+
+    return parse
+
+
 class _Version(argparse._VersionAction):
     """``--version``, its line made when it is asked for: not by every command (it runs git in a source tree)."""
 
@@ -159,7 +198,7 @@ def _command(argv: Sequence[str] | None) -> str | None:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand; with ``command``, of that one only (the others' modules are not
     imported, their handlers would not run)."""
-    parser = argparse.ArgumentParser(prog="tablectl", description="Casino card table controller")
+    parser = Parser(prog="tablectl", description="Casino card table controller")
     parser.add_argument("--version", action=_Version,
                         help="the version and the git commit this copy was built from, then exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -187,6 +226,10 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         # the reader went away (``tablectl recall | head``): nothing more to write, and no traceback
         _quiet(out)
         return EXIT_REFUSED
+    except Exception as e:  # noqa: BLE001 - the last resort: each command refuses its bad input itself
+        print(f"tablectl {args.command}: program error, not a refusal of the input ({type(e).__name__}: "
+              f"{one_line(e)}); please report it", file=stderr or sys.stderr)
+        return EXIT_PROGRAM_ERROR
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,12 +13,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.cli.main import whole_number
 from controller.config.table import ConfigError, TableConfig
 from controller.journal.store import Journal, JournalError
 from controller.paths import add_table_options, load_table, status_file
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 STALE_BEATS = 3  # a status older than this many heartbeats: the daemon is not running
+MAX_LAST = 1_000_000  # rounds or hits one command lists: more than a table plays in years
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,7 +39,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     p = sub.add_parser("recall", help="the last rounds, card by card, from the journal",
                        description="The last N rounds (or one round), event by event, as the journal kept them.")
-    p.add_argument("last", nargs="?", type=int, default=10, metavar="N", help="how many rounds (default 10)")
+    p.add_argument("last", nargs="?", type=whole_number(0, MAX_LAST), default=10, metavar="N",
+                   help="how many rounds (default 10)")
     add_table_options(p)
     p.add_argument("--round", metavar="ID", help="one round, by its round id")
     p.add_argument("--steps", action="store_true", help="with --round: the round step by step as the table saw "
@@ -52,7 +55,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        "hits, paid, current value).")
     p.add_argument("what", choices=["history", "report"], help="history: the last hits; report: per meter")
     add_table_options(p)
-    p.add_argument("--last", type=int, default=25, metavar="N", help="history: how many hits (default 25)")
+    p.add_argument("--last", type=whole_number(0, MAX_LAST), default=25, metavar="N",
+                   help="history: how many hits (default 25)")
     p.add_argument("--since", metavar="WHEN", help="report: only what was journaled from WHEN on (an ISO date "
                    "YYYY-MM-DD or date-time YYYY-MM-DDTHH:MM[:SS][+HH:MM]; UTC when no offset)")
     p.add_argument("--until", metavar="WHEN", help="report: only what was journaled before WHEN (a date alone: "
@@ -312,7 +316,7 @@ def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         if args.round:
             events = journal.events(args.round)
             if not events:
-                print(f"tablectl recall: no round {args.round} in the journal", file=stderr)
+                print(f"tablectl recall: no round {args.round[:100]!r} in the journal", file=stderr)
                 return EXIT_REFUSED
             if args.steps:
                 steps = replay.replay(args.round, events)

@@ -99,13 +99,14 @@ the controller only knows the devices it talks to.
 from __future__ import annotations
 
 import contextvars
+import errno
 import os
 import tomllib
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, TypeAdapter, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
@@ -132,11 +133,12 @@ class ConfigError(Exception):
     """The configuration cannot be used; ``problems`` holds one line per problem."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = source
-        self.problems = problems
+        # one line each, whatever a name or value given holds (a newline in --table's id: issue 30)
+        self.source = source.replace("\n", "\\n").replace("\r", "\\r")
+        self.problems = [p.replace("\n", "\\n").replace("\r", "\\r") for p in problems]
         n = len(problems)
-        head = f"{source}: " + ("1 problem" if n == 1 else f"{n} problems")
-        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in problems))
+        head = f"{self.source}: " + ("1 problem" if n == 1 else f"{n} problems")
+        super().__init__(head + ":\n" + "\n".join(f"  {p}" for p in self.problems))
 
 
 # -- the sections of this module -----------------------------------------------------------------
@@ -200,6 +202,9 @@ class JournalOptionsConfig(BaseModel):
 
 
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
+#: the values the sources gave (file and environment merged), kept by TableConfig's validator so that a
+#: configuration refused for its structure still has the rules' checks run on the sections that are sound
+_GIVEN: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("table_config_given", default=None)
 
 
 def _registered_game(name: str) -> str:
@@ -248,6 +253,13 @@ class TableConfig(BaseSettings):
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.
     abandoned_wagers: Literal["losing", "returned"] = "losing"
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _keep_given(cls, data: Any, handler: Any) -> Any:
+        if isinstance(data, dict):
+            _GIVEN.set(data)
+        return handler(data)
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -295,25 +307,33 @@ def load_config(path: str | os.PathLike[str] | None) -> TableConfig:
             raise ConfigError("configuration", [f"no configuration file given (and {CONFIG_PATH_ENV} is not set)"])
         path = env_path
     p = Path(path)
-    if not p.is_file():
+    try:
+        is_file = p.is_file()
+    except OSError as exc:  # a name too long for the file system: one line, not a traceback (issue 30)
+        raise ConfigError(str(p), [f"the configuration file's name cannot be used: {exc.strerror}"]) from None
+    if not is_file:
         why = "does not exist" if not p.exists() else "is not a file"
         raise ConfigError(str(p), [f"the configuration file {p} {why}"])
 
     problems = unknown_env_vars(TableConfig)
-    token = _TOML_PATH.set(p)
+    token, given = _TOML_PATH.set(p), _GIVEN.set(None)
     try:
         cfg = TableConfig()  # type: ignore[call-arg]
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(str(p), [f"not valid TOML: {exc}"] + problems) from None
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(str(p), [f"cannot read the configuration file: {exc}"]) from None
     except ValidationError as exc:
-        problems += [pydantic_problem(e) for e in exc.errors(include_url=False)]
+        errors = exc.errors(include_url=False)
+        problems += [pydantic_problem(e) for e in errors]
+        # every problem at once (issue 30): the rules' checks of the sections that are sound as well
+        problems += [with_env(where, msg) for where, msg in _check_sound_sections(_GIVEN.get(), errors)]
         raise ConfigError(str(p), problems) from None
     finally:
         _TOML_PATH.reset(token)
+        _GIVEN.reset(given)
 
-    problems += [with_env(where, msg) for where, msg in check(cfg)]
+    problems += [with_env(where, msg) for where, msg in check(cfg) + _path_problems(cfg)]
     if problems:
         raise ConfigError(str(p), problems)
     if not cfg.journal.is_absolute():
@@ -328,30 +348,94 @@ def load_config(path: str | os.PathLike[str] | None) -> TableConfig:
 # -- checks against the rules --------------------------------------------------------------------
 
 
-def check(cfg: TableConfig) -> list[tuple[str, str]]:
-    """Every problem of a structurally valid configuration: (key path, message), section by section."""
+def _path_problems(cfg: TableConfig) -> list[tuple[str, str]]:
+    """A path no file system takes (a name past its length, a NUL): a problem of its key, not an OSError
+    when the daemon or the tools first touch it (issue 30)."""
+    out = []
+    paths = {"journal": cfg.journal, "journal_options.archive_dir": cfg.journal_options.archive_dir,
+             "web.users": cfg.web.users}
+    for where, path in paths.items():
+        if path is None:
+            continue
+        try:
+            os.stat(path)
+        except ValueError as exc:
+            out.append((where, f"is not a usable path ({exc})"))
+        except OSError as exc:
+            if exc.errno == errno.ENAMETOOLONG:
+                out.append((where, f"is not a usable path ({exc.strerror})"))
+    return out
+
+
+def _check_sound_sections(given: dict[str, Any] | None, errors: list[Any]) -> list[tuple[str, str]]:
+    """The rules' checks of a configuration refused for its structure, on the sections that are sound: each
+    check whose sections all validated runs on them, the others wait until their sections are right."""
+    if given is None:
+        return []
+    if not all(e["loc"] for e in errors):  # a problem of the whole: nothing is known sound
+        return []
+    broken = {str(e["loc"][0]) for e in errors}
+    sound: dict[str, Any] = {}
+    for name, field in TableConfig.model_fields.items():
+        if name in broken:
+            continue
+        if name in given:
+            kind: Any = Annotated[(field.annotation, *field.metadata)] if field.metadata else field.annotation
+            sound[name] = TypeAdapter(kind).validate_python(given[name])
+        elif not field.is_required():
+            sound[name] = field.get_default(call_default_factory=True)
+        else:  # pragma: no cover - a required field absent is an error, so broken
+            broken.add(name)
+    try:
+        return check(TableConfig.model_construct(**sound), frozenset(broken))
+    except ValidationError:  # pragma: no cover - each field validated above as the model validates it
+        return []
+
+
+#: the top-level fields each of the rules' checks reads (check() runs a check only when all are sound)
+_READS = {
+    "devices": {"devices"},
+    "supervisors": {"supervisors"},
+    "adjacent_boxes": {"game", "seats", "adjacent_boxes"},
+    "dealing": {"game", "dealing", "devices"},
+    "wagers": {"game", "wagers", "dealing"},
+    "progressive": {"game", "progressive", "devices"},
+    "payout_limit": {"game", "wagers", "progressive", "payout_limit", "dealing"},
+}
+
+
+def check(cfg: TableConfig, broken: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """Every problem of a configuration: (key path, message), section by section.  ``broken``: the top-level
+    fields that did not validate (``cfg`` then holds the others only): the checks reading them are not run."""
     problems: list[tuple[str, str]] = []
 
     def add(where: str, msg: str) -> None:
         problems.append((where, msg))
 
-    game = cfg.game_rules
-    check_devices(cfg.devices, add)
+    def runs(name: str) -> bool:
+        return not (_READS[name] & broken)
+
+    if runs("devices"):
+        check_devices(cfg.devices, add)
     # -- who may turn the supervisor's key (P93): with no one listed no validation, void, resume or
     # opening step could ever be done, so the table does not start
-    if not cfg.supervisors.ids:
+    if runs("supervisors") and not cfg.supervisors.ids:
         add("supervisors.ids", "required: the hashed IDs of the floor supervisors whose key the table takes "
             "(`tablectl supervisor hash` prints one; P93)")
 
     # -- seats and boxes
-    if cfg.adjacent_boxes > cfg.seats:
-        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({game.clauses.adjacent_boxes})")
+    if runs("adjacent_boxes") and cfg.adjacent_boxes > cfg.seats:
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) "
+            f"({cfg.game_rules.clauses.adjacent_boxes})")
 
-    check_dealing(game, cfg.dealing, cfg.devices, add)
-    check_wagers(game, cfg.wagers, cfg.dealing.procedure, add)
-    if cfg.progressive.enabled:
-        check_progressive(game, cfg.progressive, cfg.devices, add)
-    if not any(w.startswith("wagers") for w, _ in problems):
+    if runs("dealing"):
+        check_dealing(cfg.game_rules, cfg.dealing, cfg.devices, add)
+    if runs("wagers"):
+        check_wagers(cfg.game_rules, cfg.wagers, cfg.dealing.procedure, add)
+    if runs("progressive") and cfg.progressive.enabled:
+        check_progressive(cfg.game_rules, cfg.progressive, cfg.devices, add)
+    # the payout limit's floor counts from the wagers' minimums: only once the wagers are right
+    if runs("payout_limit") and not any(w.startswith("wagers") for w, _ in problems):
         check_payout_limit(cfg, add)
     return problems
 

@@ -15,7 +15,7 @@ from typing import Annotated
 from pydantic import BeforeValidator, ConfigDict
 from pydantic_core import PydanticCustomError
 
-from games.money import CENT
+from games.money import CENT, MAX_AMOUNT
 
 #: every section refuses unknown keys and is immutable once loaded
 STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -24,6 +24,13 @@ STRICT = ConfigDict(extra="forbid", frozen=True)
 Add = Callable[[str, str], None]
 
 _PLAIN_DECIMAL = re.compile(r"\d+(\.\d+)?")
+
+#: Bounds on a value (issue 30).  An amount of more than games.money.MAX_AMOUNT ($1,000,000,000) is no
+#: table's, and past Decimal's 28 digits rounding it to the cent would fail (InvalidOperation, a traceback
+#: at start-up); a rate is a fraction such as 0.0125, never finer than MAX_RATE_DECIMALS; no number in the
+#: file is longer than MAX_NUMBER_CHARS characters.
+MAX_RATE_DECIMALS = 12
+MAX_NUMBER_CHARS = 40
 
 
 def _decimal_in(value: object, what: str) -> Decimal:
@@ -56,6 +63,9 @@ def _decimal_in(value: object, what: str) -> Decimal:
         raise PydanticCustomError("decimal_type", "must be {what}", {"what": what})
     if not d.is_finite():
         raise PydanticCustomError("decimal_finite", "must be a finite number, not {value}", {"value": str(d)})
+    if len(str(d)) > MAX_NUMBER_CHARS or abs(d.adjusted()) > MAX_NUMBER_CHARS:
+        raise PydanticCustomError("decimal_size", "must be {what} of at most {n} digits", {"what": what,
+                                  "n": MAX_NUMBER_CHARS})
     return d
 
 
@@ -63,6 +73,9 @@ def _money(value: object) -> Decimal:
     d = _decimal_in(value, "an amount of dollars")
     if d < 0:
         raise PydanticCustomError("money_negative", "must not be negative")
+    if d > MAX_AMOUNT:
+        raise PydanticCustomError("money_size", "must be at most {most} dollars, not {value}",
+                                  {"most": f"{MAX_AMOUNT:,}", "value": str(d)})
     if d != d.quantize(CENT):
         raise PydanticCustomError(
             "money_cents", "has more than two decimals (dollars and cents): {value}", {"value": str(d)}
@@ -75,6 +88,9 @@ def _rate(value: object) -> Decimal:
     if not (0 < d < 1):
         raise PydanticCustomError("rate_range", "must be a fraction of each wager, greater than 0 and less than 1, "
             "not {value}", {"value": str(d)})
+    if -int(d.as_tuple().exponent) > MAX_RATE_DECIMALS:
+        raise PydanticCustomError("rate_decimals", "must have at most {n} decimals, not {value}",
+                                  {"n": MAX_RATE_DECIMALS, "value": str(d)})
     return d
 
 
