@@ -28,10 +28,18 @@ from collections.abc import Awaitable, Callable
 
 from controller.irregularities import clause
 from controller.round.machine import Phase, RoundRefused
-from controller.service.deal import SeatSkip
+from controller.service.deal import Deal, SeatSkip
+from controller.service.decisions import Decisions
+from controller.service.devices import Devices
+from controller.service.life import Life
+from controller.service.lockout import WagerLockout
+from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
+from controller.service.remedies import Remedies
 from controller.service.session import Session
+from controller.service.settlement import Settling
 from controller.service.told import told
+from controller.service.wagers import Wagers
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
 
@@ -39,16 +47,27 @@ Handler = Callable[[ButtonPress], Awaitable[None]]
 
 
 class Panel:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, *, devices: Devices, life: Life, wagers: Wagers, lockout: WagerLockout,
+                 deal: Deal, decisions: Decisions, settling: Settling, progressive: ProgressiveSystem,
+                 remedies: Remedies) -> None:
         self.s = s
+        self.devices = devices
+        self.life = life
+        self.wagers = wagers
+        self.lockout = lockout
+        self.deal = deal
+        self.decisions = decisions
+        self.settling = settling
+        self.progressive = progressive
+        self.remedies = remedies
         self.deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
         self._routes: dict[tuple[Phase, str], Handler] | None = None
 
     @property
     def routes(self) -> dict[tuple[Phase, str], Handler]:
-        """ROUTES: (phase, button) -> what the press does (built once the parts are wired)."""
+        """ROUTES: (phase, button) -> what the press does (built at the first press)."""
         if self._routes is None:
-            p = self.s.parts
+            p = self  # the parts this panel was given
             self._routes = {
                 (Phase.WAGERS, "no_more_bets"): lambda _: p.wagers.no_more_bets(),
                 (Phase.WAGERS, "shuffle"): self._no_play,
@@ -69,7 +88,7 @@ class Panel:
 
     async def next_press(self) -> ButtonPress:
         """The next press: first those pressed during a deal and kept for after it, in order."""
-        panel = self.s.parts.devices.panel
+        panel = self.devices.panel
         assert panel is not None
         if self.deferred:
             return self.deferred.pop(0)
@@ -85,25 +104,24 @@ class Panel:
             try:
                 await self._dispatch(press)
             except DeviceError as e:
-                await s.parts.remedies.device_error(e)
+                await self.remedies.device_error(e)
         except RoundRefused as e:
             await self._refuse(e)
 
     async def _dispatch(self, press: ButtonPress) -> None:
         s = self.s
-        p = s.parts
         b = press.button
         if b == "void_round":
-            p.remedies.menu = None
-            await p.settling.void_pressed()
-        elif b == "irregularity" or p.remedies.menu is not None:
-            if await p.remedies.menu_press(press) is not None:
+            self.remedies.menu = None
+            await self.settling.void_pressed()
+        elif b == "irregularity" or self.remedies.menu is not None:
+            if await self.remedies.menu_press(press) is not None:
                 # the menu offers it only while the cards are dealt; the deal ended meanwhile
                 where = clause('skipped', s.game.short)
                 raise Refused(f"a seat skipped is reported while its cards are dealt "
                               f"({where}): report a wrong number of cards", "deal_ended", clauses=[where])
         elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
-            await p.life.table_step(press)
+            await self.life.table_step(press)
         elif s.round is None:  # no step left and no round: a press must never stop the daemon
             raise Refused(f"{b}: no round is open", "no_round")
         else:
@@ -117,15 +135,14 @@ class Panel:
         """A press while a deal waits on the shoe: the irregularity menu (P41) and void_round are served
         now; anything else (a decision pressed while the dealer's cards still come) after the deal."""
         s = self.s
-        p = s.parts
         s.presses_handled += 1  # counted as taken (a press kept for after the deal is counted then)
         try:
             if press.button == "void_round":
-                p.remedies.menu = None
-                await p.settling.void_pressed()  # the round is voided: the deal stops
+                self.remedies.menu = None
+                await self.settling.void_pressed()  # the round is voided: the deal stops
                 return None
-            if press.button == "irregularity" or p.remedies.menu is not None:
-                return await p.remedies.menu_press(press)
+            if press.button == "irregularity" or self.remedies.menu is not None:
+                return await self.remedies.menu_press(press)
             self.deferred.append(press)
             s.presses_handled -= 1
         except RoundRefused as e:
@@ -149,20 +166,20 @@ class Panel:
     async def _no_play(self, press: ButtonPress) -> None:
         if self.s.open_round().seats:
             raise self._nothing(press)
-        await self.s.parts.life.no_play()
+        await self.life.no_play()
 
     async def _recut(self, press: ButtonPress) -> None:
         if self.s.cfg.automated_shuffler:
             raise self._nothing(press)
-        await self.s.parts.life.recut()
+        await self.life.recut()
 
     async def _count_confirmed(self, press: ButtonPress) -> None:
         s = self.s
         r = s.open_round()
         ask(r.can_confirm_progressive_count(r.progressive_count or 0))
         await r.confirm_progressive_count(r.progressive_count or 0)
-        await s.parts.lockout.check_late()
-        await s.parts.deal.initial()
+        await self.lockout.check_late()
+        await self.settling.finished(await self.deal.initial())
 
     async def _count_mismatch(self, press: ButtonPress) -> None:
         # the dealer counted a different number of progressive chips (UTH ch.8 §C(3)): the round stops
@@ -175,16 +192,15 @@ class Panel:
                told("halted", cause="progressive_count"))
 
     async def _paid(self, press: ButtonPress) -> None:
-        p = self.s.parts
-        if p.progressive.validation:
-            await p.progressive.validate()
+        if self.progressive.validation:
+            await self.progressive.validate()
         else:
-            await p.life.close_round()
+            await self.life.close_round()
 
     async def _resume(self, press: ButtonPress) -> None:
         s = self.s
         r = s.open_round()
-        trouble = s.parts.devices.trouble
+        trouble = self.devices.trouble
         if trouble:
             raise Refused(f"{trouble}: resume once it is back, or void the round", "device_trouble")
         who = await s.supervisor("resume_round")
@@ -194,5 +210,5 @@ class Panel:
         await r.resume_round(who)
         s.tell(f"round resumed by {who}", told("resumed", cause="supervisor"))
         if r.phase is Phase.DEALING:
-            await s.parts.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})",
+            await self.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})",
                                         cause="deal_interrupted")
