@@ -14,12 +14,13 @@ STAMP  := $(VENV)/.installed
 # and left out of the dist artefact.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup chromium postgresql lint test soak soak-kills bench run dist install clean
+.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
-	@echo "make test   - set up and run the whole test suite"
+	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
+	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
 	@echo "make lint   - ruff and mypy (strict for games/ and controller/)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
@@ -93,6 +94,14 @@ soak-kills: $(STAMP)
 	KILL_REPORT=$(KILL_REPORT) KILLS_IN_PROCESS=$${KILLS_IN_PROCESS:-260} KILLS=$${KILLS:-10} \
 	  $(PY) -m pytest -n 2 -q tests/test_kill_sweep.py tests/test_kill_points.py -k sweep; status=$$?; \
 	  $(PY) tests/kill_report.py $(KILL_REPORT) || status=1; exit $$status
+
+# The project's examples against the contracts kept beside it (CI runs it after make test): make test is
+# the project's own and passes in a clone with nothing beside it; where ../shared is absent this says so.
+CONTRACTS ?= $(CURDIR)/../shared/contracts
+contracts: $(STAMP)
+	@if [ -d "$(CONTRACTS)" ]; then \
+	  CONTRACTS="$(CONTRACTS)" $(PY) -m pytest -q -p no:cacheprovider tests/contracts/contract_*.py; \
+	else echo "make contracts: skipped: no contracts at $(CONTRACTS) (they are kept beside the project, in ../shared)"; fi
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json

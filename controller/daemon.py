@@ -41,6 +41,7 @@ from controller.config.table import TableConfig
 from controller.events import JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
+from controller.paths import status_file
 from controller.round.machine import Phase, RoundController
 from controller.service.deal import Deal
 from controller.service.decisions import Decisions
@@ -98,8 +99,8 @@ class TableDaemon:
         self.decisions = decisions = Decisions(s, deal, settling)
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
-        self.status_file = Status(s, status_path or Path(cfg.journal).with_suffix(".status.json"), devices=devices,
-                                  deal=deal, progressive=progressive, remedies=remedies)
+        self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
+                                  deal=deal, progressive=progressive, remedies=remedies, panel=self.panel)
         s.on_publish(self.status_file.publish)
         s.on_spawn(self._spawn)
         self._stop = asyncio.Event()

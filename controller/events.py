@@ -14,7 +14,10 @@ kind this module does not declare gives an ``Unrecognised`` event carrying the
 data as stored: the journal never refuses to read a row.
 
 Kinds are written as ``Wager.kind`` rather than as literals, so that a misspelt
-kind is a type error, not an event nobody applies.
+kind is a type error, not an event nobody applies.  Every journal write of the
+program passes one of these types (``Journal.record``, ``TableLife.record``), never
+a kind and a dict (tests/test_event_call_sites.py); a part of an event that is a
+dataclass of its own (a step of the order of payment) is stored as a nested object.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import types
 import typing
 from collections.abc import Callable, Mapping
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, TypeVar
 
@@ -58,29 +61,11 @@ class JournalEvent:
 
     def to_data(self) -> dict[str, Any]:
         """The ``data`` object of the journal row (Decimals stay Decimal: the journal writes them exactly)."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if value is None and f.metadata.get(_OMIT):
-                continue
-            out[f.name] = _plain(value)
-        return out
+        return _data_of(self)
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> typing.Self:
-        hints = _hints(cls)
-        kwargs: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name in data:
-                try:
-                    kwargs[f.name] = _convert(hints[f.name], data[f.name])
-                except (InvalidOperation, TypeError, ValueError) as exc:
-                    raise EventFormatError(f"{cls.kind}.{f.name}: {type(exc).__name__}") from None
-        try:
-            return cls(**kwargs)
-        except TypeError:
-            missing = [f.name for f in fields(cls) if f.name not in kwargs and f.default is MISSING]
-            raise EventFormatError(f"{cls.kind}: missing {', '.join(missing)}") from None
+        return _from_data(cls, data, cls.kind)
 
 
 @dataclass(frozen=True)
@@ -105,6 +90,8 @@ def parse(kind: str, data: Mapping[str, Any]) -> AnyEvent:
 
 # -- conversion ------------------------------------------------------------------------------------
 
+T = TypeVar("T")
+
 _HINTS: dict[type, dict[str, Any]] = {}
 
 
@@ -114,7 +101,37 @@ def _hints(cls: type) -> dict[str, Any]:
     return _HINTS[cls]
 
 
+def _data_of(obj: Any) -> dict[str, Any]:
+    """A dataclass's fields as a JSON object; an ``optional()`` field left out when None."""
+    out: dict[str, Any] = {}
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if value is None and f.metadata.get(_OMIT):
+            continue
+        out[f.name] = _plain(value)
+    return out
+
+
+def _from_data(cls: type[T], data: Mapping[str, Any], where: str) -> T:
+    """The dataclass ``cls`` from a stored JSON object (keys it does not declare are ignored)."""
+    hints = _hints(cls)
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):  # type: ignore[arg-type]  # cls is a dataclass: an event or a part of one
+        if f.name in data:
+            try:
+                kwargs[f.name] = _convert(hints[f.name], data[f.name])
+            except (InvalidOperation, TypeError, ValueError) as exc:
+                raise EventFormatError(f"{where}.{f.name}: {type(exc).__name__}") from None
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        missing = [f.name for f in fields(cls) if f.name not in kwargs and f.default is MISSING]  # type: ignore[arg-type]
+        raise EventFormatError(f"{where}: missing {', '.join(missing)}") from None
+
+
 def _plain(value: Any) -> Any:
+    if is_dataclass(value) and not isinstance(value, type):
+        return _data_of(value)
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -128,6 +145,10 @@ def _convert(tp: Any, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
             raise TypeError("an amount must be a decimal string")  # never a binary float
         return Decimal(value)
+    if isinstance(tp, type) and is_dataclass(tp):  # a part of an event (a step of the order of payment)
+        if not isinstance(value, Mapping):
+            raise TypeError("an object")
+        return _from_data(tp, value, tp.__name__)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Union or origin is types.UnionType:
         if value is None and type(None) in args:
@@ -183,6 +204,31 @@ class Applier:
         """The bound method that applies ``event``, or None when this model does not apply its kind."""
         name = self._appliers.get(type(event)) if isinstance(event, JournalEvent) else None
         return None if name is None else typing.cast(Callable[..., Any], getattr(self, name))
+
+
+# -- the order of payment (P65), journaled with the settlement or the void it orders ----------------
+
+
+@dataclass(frozen=True)
+class PaidWager:
+    """One wager of a step of the order of payment and what it pays (``net``: + paid, - taken, 0 returned)."""
+
+    wager: str
+    result: str
+    net: Decimal
+    line: str | None = optional()  # the paytable line, when one paid
+
+
+@dataclass(frozen=True)
+class PaymentStep:
+    """One step of the dealer's order of payment (``games.round.Payment``) with its results: the wagers of
+    ``seat`` that a pass settles, in the pass's declared order (``games.procedure.PaymentPass``)."""
+
+    seat: int
+    clause: str
+    shows_hand: bool
+    # a list in the journal: it stores objects with their keys sorted, and the order is the point
+    wagers: tuple[PaidWager, ...]
 
 
 # -- the round's events (round_id set) -------------------------------------------------------------
@@ -274,7 +320,7 @@ class Settled(JournalEvent):
     kind = "settled"
     meters: dict[str, Decimal]
     nets: dict[str, Decimal]
-    order: tuple[dict[str, Any], ...] | None = optional()  # the order of payment (P65); absent before it
+    order: tuple[PaymentStep, ...] | None = optional()  # the order of payment (P65); absent before it
 
 
 @dataclass(frozen=True)
@@ -282,7 +328,7 @@ class Voided(JournalEvent):
     kind = "voided"
     reason: str
     keep: tuple[str, ...]
-    order: tuple[dict[str, Any], ...] | None = optional()
+    order: tuple[PaymentStep, ...] | None = optional()
 
 
 @dataclass(frozen=True)
@@ -514,6 +560,41 @@ class Checkpoint(JournalEvent):
     last_round: str | None
     rounds: int  # rounds closed since the journal began
     table: dict[str, Any] | None  # the table's life (``controller.table.TableLife.checkpoint``), when known
+
+
+# -- the floor's audit journal (web/audit.py: a file of its own beside the table's journal) ----------
+
+
+@dataclass(frozen=True)
+class LoggedIn(JournalEvent):
+    """Someone logged in to the floor's pages (``who``: the account)."""
+
+    kind = "login"
+    role: str
+    remote: str | None  # the client's address, null when the server does not know it
+
+
+@dataclass(frozen=True)
+class LoginRefused(JournalEvent):
+    """A login refused (``who``: the name given, or ``-``)."""
+
+    kind = "login_refused"
+    remote: str | None
+
+
+@dataclass(frozen=True)
+class LoggedOut(JournalEvent):
+    kind = "logout"
+
+
+@dataclass(frozen=True)
+class HandHistoryViewed(JournalEvent):
+    """A page of the hand history looked at: the list of rounds (``rounds`` shown) or one round."""
+
+    kind = "hand_history_viewed"
+    page: str  # "rounds" or "round"
+    rounds: int | None = optional()
+    round: str | None = optional()
 
 
 CLOSING = (RoundClosed, RoundVoided)

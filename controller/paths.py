@@ -6,7 +6,7 @@ here, so the technician's command reads what the daemon writes:
 * the configuration: ``/etc/table-controller/ID.toml``;
 * the journal: where that file's ``journal`` key says, which must be in
   ``/var/lib/table-controller/`` (the unit's StateDirectory, the only directory it may write:
-  ``ProtectSystem=strict``); its status beside it (``ID.status.json``).
+  ``ProtectSystem=strict``); its status beside it (``ID.status.json``: ``status_file``).
 
 ``TABLECTL_ETC_DIR`` and ``TABLECTL_STATE_DIR`` move both (an install under another prefix sets
 them in its unit).  ``--config FILE`` (development) reads any file, its journal anywhere.
@@ -35,6 +35,13 @@ def state_dir() -> Path:
 
 def config_file(table: str) -> Path:
     return etc_dir() / f"{table}.toml"
+
+
+def status_file(journal: Path) -> Path:
+    """Where the daemon publishes its status, beside its journal (``<journal>.status.json``): the daemon
+    writes it, ``tablectl status``, the web pages and the demo's dealer read it; this is the one place
+    that names it."""
+    return Path(journal).with_suffix(".status.json")
 
 
 def add_table_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:

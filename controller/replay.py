@@ -74,10 +74,10 @@ def replay(round_id: str, events: list[Event]) -> dict[str, Any]:
                 head.update(reason=t.reason, keep=list(t.keep))
             steps.append(head)
             for n, p in enumerate(t.order or (), 1):
-                pay: dict[str, Any] = {"step": "pay", "seq": e.seq, "at": e.at, "order": n, "seat": p["seat"],
-                                       "clause": p["clause"], "wagers": p["wagers"]}
-                if p["shows_hand"] and isinstance(t, ev.Settled) and p["seat"] not in folded:
-                    pay["cards"] = hole.get(p["seat"], [])  # turned face up at this step
+                pay: dict[str, Any] = {"step": "pay", "seq": e.seq, "at": e.at, "order": n, "seat": p.seat,
+                                       "clause": p.clause, "wagers": [_paid(w) for w in p.wagers]}
+                if p.shows_hand and isinstance(t, ev.Settled) and p.seat not in folded:
+                    pay["cards"] = hole.get(p.seat, [])  # turned face up at this step
                 steps.append(pay)
             continue
         elif isinstance(t, ev.MeterSet | ev.MeterAdd | ev.MeterPaid):
@@ -89,6 +89,11 @@ def replay(round_id: str, events: list[Event]) -> dict[str, Any]:
         steps.append(step)
     out["steps"] = steps
     return out
+
+
+def _paid(w: ev.PaidWager) -> dict[str, Any]:
+    """A wager of a step of the order of payment as the replay shows it (the amount as its exact text)."""
+    return {"wager": w.wager, "result": w.result, "net": str(w.net), **({"line": w.line} if w.line else {})}
 
 
 def lines(r: dict[str, Any]) -> list[str]:

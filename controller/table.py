@@ -94,8 +94,7 @@ def reopening_steps(cfg: TableConfig) -> list[str]:
     RET ch.5 §F(1)).  A hand-shuffled deck is then cut (UTH ch.5 §D(2), HCF ch.5 §D(2), RET ch.5 §C(2)).
     The decks are not received again: no new inspection (UTH ch.4 §A is done when decks are received).
     """
-    short = cfg.game_rules.short
-    steps = ["cards_removed_from_shoe_and_discard_rack"] if short in ("HCF", "RET") else []
+    steps = ["cards_removed_from_shoe_and_discard_rack"] if cfg.game_rules.reopening_clears_shoe else []
     decks = ["A", "B"] if cfg.dealing.decks == 2 else [None]
     for deck in decks:
         for step in ("cards_spread_for_the_first_player", "cards_turned_down_washed_stacked", "shuffled"):
@@ -243,26 +242,22 @@ class TableLife(ev.Applier):
         button, key, clauses = STEPS[step.split(":")[0]]
         return step, button, key, self.cfg.game_rules.cite(*clauses)
 
-    def record_many(self, events: list[ev.JournalEvent], who: str | None = None) -> None:
+    def record_many(self, events: Sequence[ev.JournalEvent], who: str | None = None) -> None:
         """Journal table events as one fact, in one transaction (the last opening step with the table
         opened: a crash between them would leave a table opening with no step left), then apply them."""
-        self._journal_then_apply([(None, e.kind, e.to_data(), who) for e in events], events)
-
-    def _journal_then_apply(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]],
-                            events: Sequence[ev.AnyEvent]) -> None:
-        """Journal the events, then apply them.  The table's closing is followed by a checkpoint in the same
-        transaction (P58), which holds the life after it: applied first then, and undone if the write fails."""
         now = datetime.now(UTC)
-        if not any(e.kind == ev.TableClosed.kind for e in events):
-            self.journal.append_many(entries)
+        if not any(isinstance(e, ev.TableClosed) for e in events):
+            self.journal.record_many(events, who=who)
             for e in events:
                 self.apply(e, now)
             return
+        # the table's closing is followed by a checkpoint in the same transaction (P58), which holds the
+        # life after it: applied first then, and undone if the write fails
         saved = self.checkpoint()
         for e in events:
             self.apply(e, now)
         try:
-            self.journal.append_many(entries, checkpoint=ev.TableClosed.kind)
+            self.journal.record_many(events, who=who, checkpoint=ev.TableClosed.kind)
         except BaseException:
             self.restore(saved)
             raise
@@ -282,15 +277,9 @@ class TableLife(ev.Applier):
             return "idle: the reopening steps are required"
         return None
 
-    def record(self, event: ev.JournalEvent | str, data: Mapping[str, Any] | None = None,
-               who: str | None = None) -> None:
-        """Journal a table event, then apply it.  ``event`` is its declared type (``controller.events``);
-        the older form, a kind and its data, is journaled as given and applied as its type."""
-        if isinstance(event, str):  # journaled as given, applied as its type
-            typed = [ev.parse(event, data or {})] if self.applies_to(event) else []
-            self._journal_then_apply([(None, event, data or {}, who)], typed)
-            return
-        self._journal_then_apply([(None, event.kind, event.to_data(), who)], [event])
+    def record(self, event: ev.JournalEvent, who: str | None = None) -> None:
+        """Journal a table event (its declared type, ``controller.events``), then apply it."""
+        self.record_many([event], who=who)
 
 
 class Meters:

@@ -26,9 +26,11 @@ from pathlib import Path
 import psycopg
 
 from controller.config.table import load_config
+from controller.paths import status_file
 from controller.progressive.link.migrate import migrate
 from controller.progressive.link.store import LinkStore
 from demo.cluster import Cluster, start
+from demo.run import demo_journal
 
 ROOT = Path(__file__).resolve().parents[1]
 LINK_ID = "demo"
@@ -91,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             state = ROOT / "var" / "link-demo" / name
             env = {**os.environ, "TABLE_ID": f"{cfg.id}-{name}", "TABLE_PROGRESSIVE__LINK": url,
                    "TABLE_PROGRESSIVE__LINK_ID": LINK_ID, "TABLE_PROGRESSIVE__ASSET": f"A-{n}"}
-            status_files[f"{cfg.id}-{name}"] = state / f"{cfg.id}-{name}.status.json"  # the demo's journal name
+            status_files[f"{cfg.id}-{name}"] = status_file(demo_journal(state, f"{cfg.id}-{name}"))
             proc = subprocess.Popen(
                 [sys.executable, "-m", "demo.run", "--config", args.config, "--rounds", str(args.rounds),
                  "--state-dir", str(state), "--free-ports", "--seed", str(n)],

@@ -28,11 +28,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.config.table import TableConfig, load_config
+from controller.paths import status_file
 from demo.dealer import Control, Dealer
 from drivers.device import DEVICES
 from simulators.control import parse_listening
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def demo_journal(state_dir: Path, table: str) -> Path:
+    """The demo's journal of table ``table`` in ``state_dir`` (``--state-dir``)."""
+    return state_dir / f"{table}.journal"
 
 
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
@@ -130,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     demo_dir = Path(args.state_dir)
     demo_dir.mkdir(parents=True, exist_ok=True)
     cfg0 = load_config(args.config)
-    journal = demo_dir / f"{cfg0.id}.journal"
+    journal = demo_journal(demo_dir, cfg0.id)
     for stale in demo_dir.glob(f"{cfg0.id}.*"):
         stale.unlink()
     os.environ["TABLE_JOURNAL"] = str(journal)
@@ -156,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         procs.append(daemon)
         threading.Thread(target=show_lines, args=(daemon,), daemon=True).start()
         start_web(args, demo_dir / f"{cfg0.id}.users", procs)
-        dealer = Dealer(cfg, journal.with_suffix(".status.json"), controls, random.Random(args.seed))
+        dealer = Dealer(cfg, status_file(journal), controls, random.Random(args.seed))
         try:
             played = dealer.play(args.rounds, daemon)
         except TimeoutError as e:

@@ -18,14 +18,13 @@ Presses made while the panel could not be reached are delivered when it
 answers again, flagged ``after_outage=True``: the controller decides whether a
 late "no more bets" still counts.
 
-Counters are checked, not believed: a person presses at most
-``MAX_PRESS_RATE`` buttons a second (plus a burst of ``PRESS_BURST``, the
-ring's size), so a
-jump larger than that over the time since the last good poll (a glitched
-register, noise on the line) is a fault: no press is queued, the counts are
-taken as the new baseline, and every fault listener is told why.  The press
-queue itself is bounded (``MAX_PENDING``): a press that finds it full is a
-fault too, never an unbounded backlog.
+Counters are checked, not believed (docs/protocols-modbus.md §5 (6)): a button's counter advances
+by at most one press per poll (``PRESSES_PER_POLL``; the polls missed in an outage count), the
+sequence number, the ring and the counters must tell the same presses, a counter never goes back,
+and no person presses more than ``MAX_PRESS_RATE`` a second plus a ring's burst.  Anything else (a
+glitched register, noise on the line) is a fault: no press is queued, the counts are the new
+baseline, and every fault listener is told why.  The press queue is bounded (``MAX_PENDING``): a
+press that finds it full is a fault too, never an unbounded backlog.
 
     async with PanelDriver("tcp://127.0.0.1:5021") as panel:
         async for press in panel.presses():
@@ -42,7 +41,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from drivers.health import Health
+from drivers.health import DeviceError, Health
 from drivers.modbus import ModbusDevice
 from drivers.registers import (
     BUTTONS,
@@ -63,6 +62,8 @@ MAX_PRESS_RATE = 10  # presses a second: more than any dealer's fingers on a deb
 # polls, the most the protocol was built to carry in order (a poll or two missed, a quick burst).
 PRESS_BURST = PANEL_RING_SIZE
 MAX_PENDING = 256  # presses waiting for the controller: far more than a round needs
+# A debounced button pressed by a finger: one press of it between two polls 25 ms apart at the most.
+PRESSES_PER_POLL = 1
 
 
 
@@ -103,9 +104,11 @@ class PanelDriver(ModbusDevice):
     POLL_INTERVAL = 0.025
 
     def __init__(self, *args: Any, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST,
-                 **kw: Any) -> None:
+                 presses_per_poll: int = PRESSES_PER_POLL, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.press_rate, self.press_burst = press_rate, press_burst  # what a person can press (module doc)
+        self.presses_per_poll = presses_per_poll  # of one button, per poll (module doc)
+        self._polls = 0  # polls tried since the counts were last taken, failed ones included
         self._queue: asyncio.Queue[ButtonPress] = asyncio.Queue(MAX_PENDING)
         self._fault_listeners: list[FaultListener] = []
         self._counted_at = 0.0  # when the counters were last taken as they are (monotonic)
@@ -114,6 +117,7 @@ class PanelDriver(ModbusDevice):
         self._counts: list[int] = []
         self._missed_poll = False
         self._key: KeySwitch | None = None
+        self._key_seen: KeySwitch | None = None  # the key as the last poll read it
         self._key_callbacks: list[Callable[[KeySwitch], None]] = []
 
     # ---- events ---------------------------------------------------------------
@@ -153,10 +157,17 @@ class PanelDriver(ModbusDevice):
     # ---- commands -------------------------------------------------------------
 
     async def key_switch(self) -> KeySwitch:
-        """Read the supervisor key switch now."""
-        (on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1)
-        (sup,) = await self.read_regs(Table.INPUT_REGISTER, self.MAP["supervisor_id"].address, 1)
-        return KeySwitch(bool(on), sup if on else 0)
+        """Read the supervisor key switch now: the switch and the ID are two reads, so a key turned between
+        them would read (on, 0) or the last supervisor's ID; read until two readings in a row agree."""
+        last: KeySwitch | None = None
+        for _ in range(5):
+            (on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1)
+            (sup,) = await self.read_regs(Table.INPUT_REGISTER, self.MAP["supervisor_id"].address, 1)
+            key = KeySwitch(bool(on), sup if on else 0)
+            if key == last:
+                return key
+            last = key
+        raise DeviceError(self.name, "the key switch reads differently at every read")
 
     async def set_light(self, name: str, on: bool) -> None:
         """Light of a button (``"no_more_bets"``, ``"bet_2x"``...) or a lamp
@@ -177,6 +188,7 @@ class PanelDriver(ModbusDevice):
     # ---- polling --------------------------------------------------------------
 
     async def _poll(self) -> None:
+        self._polls += 1
         try:
             header = await self.read_regs(Table.INPUT_REGISTER, 0, PANEL_HEADER_COUNT, command=False)
             (key_on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1,
@@ -193,7 +205,10 @@ class PanelDriver(ModbusDevice):
             self._missed_poll = True
             return
         key = KeySwitch(bool(key_on), supervisor if key_on else 0)
-        if key != self._key:
+        # the switch and the supervisor's ID are two reads: a turn between them reads (on, 0) once, so a
+        # change is believed when two polls in a row read it
+        seen, self._key_seen = self._key_seen, key
+        if key != self._key and (key == seen or self._key is None):
             first = self._key is None
             self._key = key
             if not first:
@@ -205,13 +220,13 @@ class PanelDriver(ModbusDevice):
         if self._boot is None:  # first contact: what was pressed before is history
             self._boot, self._seq, self._counts = boot, seq, counts
             self._missed_poll = False
-            self._counted_at = time.monotonic()
+            self._counted_at, self._polls = time.monotonic(), 0
             return
         if self._boot != boot:  # the panel powered up again: its counting restarted from 0
             self._log.warning("panel restarted; press counting starts again", boot_id=boot)
             self._boot, self._seq, self._counts = boot, 0, [0] * len(BUTTONS)
         await self._emit_new(seq, counts)
-        self._counted_at = time.monotonic()
+        self._counted_at, self._polls = time.monotonic(), 0
 
     async def _emit_new(self, seq: int, counts: list[int]) -> None:
         new = (seq - self._seq) & 0xFFFF
@@ -222,28 +237,24 @@ class PanelDriver(ModbusDevice):
             return
         after_outage = self._missed_poll
         now = time.monotonic()
-        possible = self.press_burst + math.ceil(self.press_rate * (now - self._counted_at))
-        if max(new, sum(deltas.values())) > possible:
+        names: list[str] | None = None
+        why = self._impossible(new, deltas, now)
+        if why is None and new <= PANEL_RING_SIZE:
+            ring = await self._read_ring(self._seq, new)
+            names = [BUTTONS[c - 1] for c in ring if 1 <= c <= len(BUTTONS)]
+            if len(names) != len(ring) or Counter(names) != deltas:
+                why = f"the press ring {ring} does not tell the counters' presses {dict(deltas)}"
+        if why is not None:
             # a glitched register or noise, not fingers: nothing is pressed, the counts are the new baseline
             self._seq, self._counts = seq, counts
             self._missed_poll = False
-            self._fault("counter_jump", f"press counters jumped by {max(new, sum(deltas.values()))} presses in "
-                        f"{now - self._counted_at:.1f} s, more than a person can press ({possible}); "
-                        "no press taken from them", presses=new, counters=dict(deltas))
+            self._fault("counter_jump", f"{why}; no press taken from them", presses=new, counters=dict(deltas))
             return
-        presses: list[ButtonPress] = []
-        if 0 < new <= PANEL_RING_SIZE:
-            ring = await self._read_ring(self._seq, new)
-            names = [BUTTONS[c - 1] for c in ring if 1 <= c <= len(BUTTONS)]
-            if len(names) == len(ring) and Counter(names) == deltas:
-                presses = [ButtonPress.of(n, seq=(self._seq + 1 + k) & 0xFFFF, after_outage=after_outage,
-                                          seen_at=now) for k, n in enumerate(names)]
-            else:
-                self._log.warning("press ring disagrees with press counters; using counters",
-                                  ring=ring, counters=dict(deltas))
-        elif new:
+        if names is not None:
+            presses = [ButtonPress.of(n, seq=(self._seq + 1 + k) & 0xFFFF, after_outage=after_outage, seen_at=now)
+                       for k, n in enumerate(names)]
+        else:  # more presses than the ring holds since the last poll (an outage): the counters, by button
             self._log.warning("more presses than the ring holds since last poll; order by button", presses=new)
-        if not presses:
             presses = [ButtonPress.of(b, seq=0, after_outage=after_outage, seen_at=now)
                        for b in BUTTONS for _ in range(deltas.get(b, 0))]
         self._seq, self._counts = seq, counts
@@ -255,6 +266,21 @@ class PanelDriver(ModbusDevice):
             except asyncio.QueueFull:
                 self._fault("queue_full", f"{MAX_PENDING} presses wait untaken; press {p.button} dropped",
                             button=p.button)
+
+    def _impossible(self, new: int, deltas: Counter[str], now: float) -> str | None:
+        """Why these counts cannot be presses, or None (docs/protocols-modbus.md §5 (6))."""
+        polls = max(self._polls, 1)
+        if new != sum(deltas.values()):
+            return f"the press number advanced by {new} but the counters by {sum(deltas.values())}"
+        button, most = max(deltas.items(), key=lambda kv: kv[1])
+        if most > self.presses_per_poll * polls:
+            return (f"the {button} counter advanced by {most} in {polls} poll(s), more than "
+                    f"{self.presses_per_poll} a poll")
+        possible = self.press_burst + math.ceil(self.press_rate * (now - self._counted_at))
+        if new > possible:
+            return (f"press counters jumped by {new} presses in {now - self._counted_at:.1f} s, more than a "
+                    f"person can press ({possible})")
+        return None
 
     async def _read_ring(self, last_seq: int, new: int) -> list[int]:
         """Codes of presses last_seq+1 .. last_seq+new, in press order."""

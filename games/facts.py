@@ -135,8 +135,8 @@ class TableClauses:
     procedure: Mapping[str, str]
     #: the stub counted when no automated shuffler is used, by dealing procedure (``DealingConfig.procedure``)
     stub_count: Mapping[str, str] = field(default_factory=dict)
-    #: reopening an idle table starts by removing the cards from the shoe and the discard rack (only where
-    #: ``Game.reopening_clears_shoe``)
+    #: reopening an idle table starts by removing the cards from the shoe and the discard rack: only where the
+    #: game prints it, and the step is taken exactly there (``Game.reopening_clears_shoe`` reads this)
     idle_clears_shoe: str = ""
 
 

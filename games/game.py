@@ -85,11 +85,20 @@ class Game:
     kept_alive: ClassVar[Mapping[str, KeptAlive]] = {}
     #: the cards found face up while dealing that void every hand (UTH ch.13 §B: the second; RET ch.13 §A: any)
     face_up_voids_at: ClassVar[int] = 2
-    #: reopening an idle table starts by removing the cards from the shoe and the discard rack
-    #: (HCF ch.5 §G(1), RET ch.5 §F(1)); P67
-    reopening_clears_shoe: ClassVar[bool] = False
+    #: the decks are changed at least every so many hours: dealt by hand, and from a shoe or a shuffler (the same
+    #: rule in every game, UTH ch.3 §C(1), §C(2): each game's own in ``clauses.deck_change_by_hand``,
+    #: ``deck_change_from_shoe``; P31)
+    deck_change_hours_by_hand: ClassVar[int] = 4
+    deck_change_hours_from_shoe: ClassVar[int] = 8
     #: the clauses the configuration check and the controller cite
     clauses: ClassVar[TableClauses]
+
+    @property
+    def reopening_clears_shoe(self) -> bool:
+        """Reopening an idle table starts by removing the cards from the shoe and the discard rack (HCF ch.5
+        §G(1), RET ch.5 §F(1); P67): exactly where the game prints that clause (``clauses.idle_clears_shoe``),
+        so the step and its citation cannot disagree."""
+        return bool(self.clauses.idle_clears_shoe)
 
     def cite(self, *clauses: Cited) -> str:
         """The game's own citation of each clause named (a ``TableClauses`` field), joined: ``cite("recut")``

@@ -281,7 +281,6 @@ class HighCardFlush(Game):
         "dealer_card_exposed": KeptAlive("HCF ch.13 §F", frozenset({"flush_bonus", "straight_flush_bonus",
                                                                     "progressive"})),
     }
-    reopening_clears_shoe = True  # HCF ch.5 §G(1)
     # HCF ch.5 letters the count of the deck §C, the cut §E, the recut §F; HCF ch.8 §C numbers the lock-out (1)
     # and the count of the progressive chips (2)(b).
     clauses = TableClauses(

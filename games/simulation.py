@@ -46,6 +46,7 @@ from games.cards import DECK, Card
 from games.paytable import Paytable
 from games.paytables import paytable
 from games.poker import THREE_OF_A_KIND, best_hand, lines_made, lines_of_value, value
+from games.progressive_return import line_return
 from games.registry import GAMES
 from games.round import Decision, Round, Seat, SeatSettlement
 from games.strategy import (
@@ -329,8 +330,6 @@ def bad_beat_lines(table: Paytable, cards: np.ndarray) -> np.ndarray:
 
 
 def _bad_beat_chunk(spec: Spec, rng: np.random.Generator, rounds: int) -> Tally:
-    from games.analysis import line_return
-
     table = paytable(UTH, "bad_beat", spec.letter)
     lines = bad_beat_lines(table, deal(rng, rounds, 9))
     counts = np.bincount(lines, minlength=len(table.lines) + 1)

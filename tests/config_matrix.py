@@ -127,7 +127,7 @@ def progressive_candidates(game: str) -> Iterator[dict[str, Any]]:
 
 
 def candidates(games: tuple[str, ...] | None = None) -> Iterator[Combination]:
-    for game in games or choices(TableConfig, "game"):
+    for game in games or tuple(GAMES):  # every game the table runs (the registry)
         for dealing, wagers, prog in itertools.product(
                 list(dealing_candidates(game)), list(wager_candidates(game)), list(progressive_candidates(game))):
             yield Combination(**dealing, wagers=wagers, **prog)

@@ -126,8 +126,11 @@ def test_a_round_refuses_with_the_games_own_clause():
     a progressive wager before the Ante: RET ch.7 §E(2)(c)."""
 
     class Journal:
-        def append(self, round_id, kind, data):
+        def record(self, event, round_id=None):
             return 1
+
+        def record_many(self, events, round_id=None):
+            return [1] * len(events)
 
     async def answers():
         progressive = {"unit": Decimal(1), "meters": {}, "reset": {}}

@@ -14,6 +14,7 @@ from decimal import Decimal
 import pytest
 
 import config_matrix as m
+from controller import events as ev
 from controller.config.table import TableConfig, check
 from controller.daemon import TableDaemon
 from controller.round.machine import RoundRefused
@@ -50,7 +51,7 @@ def daemon_with(cfg: TableConfig, out: str) -> TableDaemon:
     RET ch.13 §E; P43)."""
     d = TableDaemon(cfg)
     d.devices.drivers = {"shuffler": _Device(), "shoe": _Device()}  # both configured and answering
-    d.life.record("device_out_of_order", {"device": out, "clause": "UTH ch.13 §J"}, who="supervisor 1")
+    d.life.record(ev.DeviceOutOfOrder(device=out, clause="UTH ch.13 §J"), who="supervisor 1")
     d.devices.apply_mode()
     return d
 
@@ -73,7 +74,7 @@ def test_d1_a_fallback_without_the_box_closes_the_six_card_bonus(procedure, out,
     assert d.cfg.dealing.procedure == now
     assert "six_card_bonus" not in d.cfg.wagers and d.devices.closed_wagers == ["six_card_bonus"]
     assert d.status()["closed_wagers"] == ["six_card_bonus"]  # the dealer's display shows it closed
-    d.life.record("device_in_service", {"device": out, "clause": "UTH ch.13 §J"}, who="supervisor 1")
+    d.life.record(ev.DeviceInService(device=out, clause="UTH ch.13 §J"), who="supervisor 1")
     d.devices.apply_mode()
     assert "six_card_bonus" in d.cfg.wagers and d.devices.closed_wagers == []  # UTH ch.10 again: the box is dealt
     d.journal.close()
@@ -94,11 +95,11 @@ def test_d3_a_one_deck_table_deals_only_the_deck_it_inspected(tmp_path):
     d = TableDaemon(cfg)
     d.devices.shuffler = _Shuffler()
     for step in list(d.life.required):  # the opening: one deck inspected and shuffled -- deck A
-        d.life.record("step_done", {"step": step, **({"deck": "A", "count": 52} if step == "shuffled" else {})})
+        d.life.record(ev.StepDone(step=step, **({"deck": "A", "count": 52} if step == "shuffled" else {})))
     assert d.life.decks_in_use == ["A"]
-    d.life.record("deck_shuffled", {"deck": "A", "count": 52})
+    d.life.record(ev.DeckShuffled(deck="A", count=52))
     d.lifecycle.check_alternation()  # the same deck: dealt
-    d.life.record("deck_shuffled", {"deck": "B", "count": 52})  # a second deck the table never inspected
+    d.life.record(ev.DeckShuffled(deck="B", count=52))  # a second deck the table never inspected
     with pytest.raises(RoundRefused, match=r"ch\.3 §A\(1\)"):
         d.lifecycle.check_alternation()
     assert d.life.next_step()[0] == "decks_inspected"  # the decks go through the opening steps

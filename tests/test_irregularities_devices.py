@@ -45,8 +45,9 @@ from daemon_harness import journal as _journal
 from daemon_harness import round_id as _round_id
 from demo.dealer import SUPERVISOR_ID
 from games.cards import DECK
+from games.registry import GAMES as RULES
 
-GAMES = {"UTH": "ultimate_texas_holdem", "JHE": "jackpot_holdem", "HCF": "high_card_flush", "RET": "run_em_twice"}
+GAMES = {g.short: g.name for g in RULES.values()}  # every game the table runs, by its short name
 CARD_DEVICE = {"UTH": "shuffler", "JHE": "shuffler", "HCF": "shoe", "RET": "shoe"}
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
 

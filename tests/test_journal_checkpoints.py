@@ -115,9 +115,9 @@ def test_the_table_life_is_checkpointed_at_table_close_and_restored_from_it(tmp_
             deck = step.rpartition(":")[2] if step.startswith("shuffled") else None
             life.record(ev.StepDone(step=step, deck=deck, count=52 if deck else None), who="D042")
         life.record_many([ev.TableOpened()], who="D042")
-        life.record("deck_dealt", {"deck": "A", "round": "r1"})
+        life.record(ev.DeckDealt(deck="A", round="r1"))
         life.record(ev.DeviceOutOfOrder(device="shoe"))
-        life.record("table_closed", {}, who="D042")
+        life.record(ev.TableClosed(), who="D042")
         assert life.state is TableState.CLOSED
         cp = checkpoints(j)[-1]
         assert cp.typed.why == "table_closed" and cp.typed.table == life.checkpoint()
@@ -138,7 +138,7 @@ def test_a_failed_table_close_leaves_the_table_as_it_was(tmp_path):
         before = life.checkpoint()
         j._db.execute("PRAGMA query_only = 1")  # every write fails as on a read-only disk
         with pytest.raises(sqlite3.OperationalError):
-            life.record("table_closed", {})
+            life.record(ev.TableClosed())
         assert life.checkpoint() == before and life.state is TableState.OPEN
 
 

@@ -65,7 +65,7 @@ def test_an_old_journal_restores_its_rounds_and_recalls_them(old_journal):
             closing = [e for e in events if e.kind in ("settled", "voided")][0]
             if closing.kind == "settled":  # settled again from the journaled facts: the journaled nets
                 assert {str(s.seat): str(s.net) for s in r.settlement.seats} == closing.data["nets"]
-            assert [p["seat"] for p in r.payments] == [p["seat"] for p in closing.data["order"]]
+            assert [p.seat for p in r.payments] == [p["seat"] for p in closing.data["order"]]
             steps = replay(summary.round_id, events)
             assert steps["steps_journaled"] and not steps["in_play"]
             assert [s["seq"] for s in steps["steps"] if s["step"] == "card"] == \

@@ -24,6 +24,7 @@ from controller.progressive import hits as prog
 from controller.table import opening_steps
 from daemon_harness import ROOT, phase, simulated_table
 from demo.dealer import Dealer
+from games.registry import GAMES
 from kill_invariants import violations
 from kill_sweep import report
 
@@ -242,7 +243,7 @@ SIGKILL_KINDS = ("no_more_bets", "card", "decision", "revealed", "settled", "rou
 
 # every game: a JHE round killed after its players' cards and before its last community card used to
 # resume in its decisions and never get its river (tests/test_kill_resume.py; now a deal cut short, P34)
-@pytest.mark.parametrize("game", ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"])
+@pytest.mark.parametrize("game", list(GAMES))
 def test_kill_point_sweep(game, tmp_path, monkeypatch):
     """The daemon process ends as by SIGKILL before or after a journal write of its life (the K-th, or the
     first of a kind), KILLS times, then a new process plays on: the invariants hold after every restart,

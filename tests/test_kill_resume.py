@@ -29,9 +29,12 @@ class ListJournal:
     def __init__(self) -> None:
         self.events: list[tuple[str, dict]] = []
 
-    def append(self, round_id, kind, data):
-        self.events.append((kind, dict(data)))
+    def record(self, event, round_id=None):
+        self.events.append((event.kind, event.to_data()))
         return len(self.events)
+
+    def record_many(self, events, round_id=None):
+        return [self.record(e, round_id) for e in events]
 
 
 def deal_of(game: str, procedure: Procedure, held: bool = False) -> list[str]:
@@ -68,7 +71,7 @@ def resumed(game: str, procedure: Procedure, events, held: bool = False) -> tupl
     return Deal(session, devices, None, on_press=no_press), r  # type: ignore[arg-type]
 
 
-CASES = [(g, p) for g in ("ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice")
+CASES = [(g, p) for g in GAMES
          for p in (Procedure.HAND, Procedure.MANUAL_SHOE, Procedure.AUTOMATED)]
 
 

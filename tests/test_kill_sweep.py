@@ -15,12 +15,13 @@ import pytest
 import controller.journal.store
 from controller.journal.store import Journal
 from daemon_harness import DaemonEnded, DaemonTask, meter_sum, phase, table_in_process
+from games.registry import GAMES
 from kill_sweep import Killer, report, sweep
 
 KILLS_IN_PROCESS = int(os.environ.get("KILLS_IN_PROCESS", "26"))
 
 
-@pytest.mark.parametrize("game", ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"])
+@pytest.mark.parametrize("game", list(GAMES))
 def test_kill_point_sweep_in_process(game, tmp_path, monkeypatch):
     rng = random.Random(f"{game}-in-process-{KILLS_IN_PROCESS}")  # the same kill points every run
     killer = Killer()

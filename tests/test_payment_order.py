@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from decimal import Decimal
 
 import pytest
 
+from controller import events as ev
+from controller.journal.rows import _canonical, _plain
+from controller.round import settlement as round_settlement
 from controller.round.machine import RoundController, TableSetup
 from games.contract import parse_round
 from games.registry import GAMES
@@ -120,3 +124,65 @@ def test_the_run_em_twice_round_journals_and_shows_the_two_passes():
     assert settled["order"][1]["wagers"][0]["result"] == "win"
     assert settled["order"][0]["wagers"][0]["result"] == "win"
     assert [(p["seat"], p["wagers"]) for p in view["payment_order"]] == [(s, w) for s, w, _ in order]
+    assert view["payment_passes"] == [
+        {"clause": "RET ch.11 §H", "wagers": ["five_card_bonus", "ultimate_pairs"], "seats": [5, 3, 1]},
+        {"clause": "RET ch.11 §I-§J", "wagers": run, "seats": [5, 3, 1]},
+    ]
+
+
+def _won(*wagers: str) -> dict[str, WagerResult]:
+    return {w: WagerResult(Decimal(5), "win", Decimal(5)) for w in wagers}
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_dealers_line_names_each_pass_s_wagers_in_the_pass_s_declared_order(game):
+    """P65: the dealer is told each pass's wagers in the order its game's chapter 11 declares them (UTH ch.11
+    §I before §J: Trips before the Progressive), even when the seat paid first has only the pass's last wagers:
+    seat 6 (paid first, R1) has each pass's last wager only, seat 1 every wager of every pass."""
+    g = GAMES[game]
+    everything = [w for p in g.payment_passes for w in p.wagers]
+    seats = [SeatSettlement(seat=1, hand={}, wagers=_won(*everything), covered=frozenset()),
+             SeatSettlement(seat=6, hand={}, wagers=_won(*(p.wagers[-1] for p in g.payment_passes)),
+                            covered=frozenset())]
+    order = round_settlement.payment_order(g, Settlement(game=game, seats=seats))
+    passes = round_settlement.payment_passes(g, order)
+    assert [(p.clause, p.wagers, p.seats) for p in passes] == [(p.clause, p.wagers, (6, 1)) for p in g.payment_passes]
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_passes_told_follow_the_declared_order_in_played_rounds(game):
+    """Random rounds with every wager: each pass told names the wagers its seats have, in the declared order,
+    and its seats in the order they are paid."""
+    g = GAMES[game]
+    declared = {p.clause: p.wagers for p in g.payment_passes}
+    rng = random.Random(65)
+    for _ in range(40):
+        settlement = g.settle(parse_round(random_round(rng, game, all_wagers=True)))
+        order = round_settlement.payment_order(g, settlement)
+        for told in round_settlement.payment_passes(g, order):
+            steps = [p for p in order if p.clause == told.clause]
+            had = {w.wager for p in steps for w in p.wagers}
+            assert told.wagers == tuple(w for w in declared[told.clause] if w in had)
+            assert told.seats == tuple(p.seat for p in steps)
+
+
+def test_the_typed_order_of_payment_is_journaled_as_before():
+    """The journaled steps (``settled.order``) keep their JSON: seat, clause, shows_hand, and each wager's
+    result and net as exact text, its line only when there is one."""
+    g = GAMES["ultimate_texas_holdem"]
+    settlement = g.settle(parse_round(random_round(random.Random(3), "ultimate_texas_holdem", all_wagers=True)))
+    data = ev.Settled(meters={}, nets={}, order=round_settlement.payment_order(g, settlement)).to_data()
+    by_seat = {s.seat: s for s in settlement.seats}
+    assert journal_payload(data)["order"] == [
+        {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
+         "wagers": [{"wager": w, "result": r.result, "net": str(r.net), **({"line": r.line} if r.line else {})}
+                    for w in p.wagers for r in [by_seat[p.seat].wagers[w]]]}
+        for p in g.payment_order(settlement)
+    ]
+    # and it reads back as the same typed steps
+    assert ev.Settled.from_data(journal_payload(data)).order == round_settlement.payment_order(g, settlement)
+
+
+def journal_payload(data):
+    """``data`` as the journal stores it (amounts as their exact text)."""
+    return json.loads(_canonical(_plain(data, "settled")))

@@ -15,9 +15,12 @@ class ListJournal:
     def __init__(self):
         self.events: list[tuple[str | None, str, dict]] = []
 
-    def append(self, round_id, kind, data):
-        self.events.append((round_id, kind, dict(data)))
+    def record(self, event, round_id=None):
+        self.events.append((round_id, event.kind, event.to_data()))
         return len(self.events)
+
+    def record_many(self, events, round_id=None):
+        return [self.record(e, round_id) for e in events]
 
     def of(self, round_id):
         return [(k, d) for r, k, d in self.events if r == round_id]

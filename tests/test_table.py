@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from controller import events as ev
 from controller.config.table import load_config
 from controller.table import between_round_steps, opening_steps, reopening_steps
 
@@ -85,7 +86,7 @@ def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, mon
     life = daemon.life
     assert life.deck_age_hours() is None  # no decks yet
     for step in list(life.required):
-        life.record("step_done", {"step": step}, who="dealer")
+        life.record(ev.StepDone(step=step), who="dealer")
     received = life.decks_since
     assert received is not None
     assert life.deck_age_hours(received + timedelta(hours=7.9)) < 8

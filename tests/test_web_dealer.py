@@ -14,9 +14,10 @@ from decimal import Decimal
 import pytest
 
 from daemon_harness import phase, table_in_process
+from games.registry import GAMES as REGISTRY
 from web_harness import screenshot, shown, web_service
 
-GAMES = ["ultimate_texas_holdem", "high_card_flush", "jackpot_holdem", "run_em_twice"]
+GAMES = list(REGISTRY)  # every game the table runs
 REVEALED = {"reveal", "settled", "complete"}
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pg
 from controller.journal.store import Journal
+from controller.paths import status_file
 from controller.progressive import hits as prog
 from controller.progressive.link.meters import LinkedMeters
 from controller.progressive.link.migrate import migrate
@@ -27,7 +28,7 @@ from web import keys
 from web.app import floor_app
 from web.audit import Audit, audit_path
 from web.auth import COOKIE, Account
-from web.feed import StatusFeed, status_path
+from web.feed import StatusFeed
 from web_harness import shown, web_service
 
 
@@ -36,7 +37,7 @@ async def progressive_page(cfg) -> str:
     from aiohttp.test_utils import TestClient, TestServer
 
     audit = Audit(audit_path(Path(cfg.journal)))
-    app = floor_app(cfg, StatusFeed(status_path(Path(cfg.journal))), audit)
+    app = floor_app(cfg, StatusFeed(status_file(cfg.journal)), audit)
     token = app[keys.SESSIONS].start(Account("sam", "supervisor", "-"))
     try:
         async with TestClient(TestServer(app)) as client:

@@ -21,10 +21,11 @@ from typing import TextIO
 from aiohttp import web
 
 from controller.config.table import TableConfig
+from controller.paths import status_file
 from web import floor, keys
 from web.audit import Audit, audit_path
 from web.auth import Sessions, load_users
-from web.feed import StatusFeed, status_path
+from web.feed import StatusFeed
 
 STATIC = Path(__file__).parent / "static"
 # the pages load only their own scripts and styles; nothing inline, no other origin
@@ -77,7 +78,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit) -> web.Applicati
 
 
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
-    feed = StatusFeed(status_path(Path(cfg.journal)))
+    feed = StatusFeed(status_file(cfg.journal))
     audit = Audit(audit_path(Path(cfg.journal)))
     runners, urls = [], {}
     try:

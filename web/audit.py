@@ -11,14 +11,15 @@ journal, with the same guarantees (``controller.journal.store.Journal``: durable
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from controller import events as ev
 from controller.journal.store import Event, Journal
 
-LOGIN = "login"
-LOGIN_REFUSED = "login_refused"
-LOGOUT = "logout"
-HAND_HISTORY = "hand_history_viewed"
+# the kinds as the audit journal stores them (its events are declared in controller.events)
+LOGIN = ev.LoggedIn.kind
+LOGIN_REFUSED = ev.LoginRefused.kind
+LOGOUT = ev.LoggedOut.kind
+HAND_HISTORY = ev.HandHistoryViewed.kind
 
 
 def audit_path(journal: Path) -> Path:
@@ -29,8 +30,8 @@ class Audit:
     def __init__(self, path: Path) -> None:
         self.journal = Journal(path)
 
-    def record(self, kind: str, who: str, **data: Any) -> None:
-        self.journal.append(None, kind, data, who=who)
+    def record(self, event: ev.JournalEvent, who: str) -> None:
+        self.journal.record(event, who=who)
 
     def events(self, last: int = 100) -> list[Event]:
         return self.journal.events(None)[-last:]

@@ -1,9 +1,9 @@
 """The daemon's public state, watched and pushed to every open page by server-sent events.
 
-The daemon replaces its status file (``<journal>.status.json``) atomically at every change
-(``TableDaemon._publish``); a ``stat`` every few milliseconds sees the new file, and each
-subscriber gets the new text.  Nothing is added to it and nothing taken out: the status is
-the public view by construction (``RoundController.public_view``), and the secrets test
+The daemon replaces its status file (``<journal>.status.json``, ``controller.paths.status_file``)
+atomically at every change (``TableDaemon._publish``); a ``stat`` every few milliseconds sees the
+new file, and each subscriber gets the new text.  Nothing is added to it and nothing taken out: the
+status is the public view by construction (``RoundController.public_view``), and the secrets test
 (tests/test_web_secrets.py) checks every response and event stream of a round against the
 round's hidden cards.
 """
@@ -19,11 +19,6 @@ from aiohttp import web
 
 POLL = 0.01  # seconds between two looks at the status file: a stat, nothing read unless it changed
 HEARTBEAT = 15.0  # an SSE comment this often keeps proxies and the browser from closing an idle stream
-
-
-def status_path(journal: Path) -> Path:
-    """Where the daemon publishes its status (``tablectl status`` reads the same file)."""
-    return Path(journal).with_suffix(".status.json")
 
 
 class StatusFeed:

@@ -20,10 +20,11 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
+from controller import events as ev
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
 from controller.progressive import hits as prog
-from web import audit, keys
+from web import keys
 from web.auth import COOKIE, check_password
 
 e = html.escape
@@ -111,11 +112,11 @@ async def login_post(request: web.Request) -> web.Response:
     account = request.app[keys.USERS].get(user)
     ok = account is not None and await in_thread(check_password, password, account.hash)
     if account is None or not ok:
-        request.app[keys.AUDIT].record(audit.LOGIN_REFUSED, user or "-", remote=request.remote)
+        request.app[keys.AUDIT].record(ev.LoginRefused(remote=request.remote), user or "-")
         return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
     sessions = request.app[keys.SESSIONS]
     token = sessions.start(account)
-    request.app[keys.AUDIT].record(audit.LOGIN, account.name, role=account.role, remote=request.remote)
+    request.app[keys.AUDIT].record(ev.LoggedIn(role=account.role, remote=request.remote), account.name)
     resp = web.HTTPSeeOther("/")
     resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=sessions.seconds)
     return resp
@@ -125,7 +126,7 @@ async def logout(request: web.Request) -> web.Response:
     token = request.cookies.get(COOKIE)
     login = request.app[keys.SESSIONS].get(token)
     if login:
-        request.app[keys.AUDIT].record(audit.LOGOUT, login.user)
+        request.app[keys.AUDIT].record(ev.LoggedOut(), login.user)
     request.app[keys.SESSIONS].end(token)
     resp = web.HTTPSeeOther("/login")
     resp.del_cookie(COOKIE, path="/")
@@ -188,7 +189,7 @@ async def rounds(request: web.Request) -> web.Response:
     login = request[keys.LOGIN]
     with journal(request) as j:
         summaries = [x for x in j.rounds(last=25) if x.closed_by]
-    request.app[keys.AUDIT].record(audit.HAND_HISTORY, login.user, page="rounds", rounds=len(summaries))
+    request.app[keys.AUDIT].record(ev.HandHistoryViewed(page="rounds", rounds=len(summaries)), login.user)
     rows = "".join(
         f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
         f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
@@ -249,7 +250,7 @@ async def recall(request: web.Request) -> web.Response:
     events, result = await in_thread(_recall, request.app[keys.JOURNAL_PATH], round_id)
     if events is None:
         raise web.HTTPNotFound(text=f"no closed round {round_id}")
-    request.app[keys.AUDIT].record(audit.HAND_HISTORY, login.user, page="round", round=round_id)
+    request.app[keys.AUDIT].record(ev.HandHistoryViewed(page="round", round=round_id), login.user)
     settled, fresh, error = result
     places: dict[str, list[str]] = defaultdict(list)
     lines = []

@@ -15,7 +15,7 @@ from typing import Any, TextIO
 
 from controller.config.table import ConfigError, TableConfig
 from controller.journal.store import Journal, JournalError
-from controller.paths import add_table_options, load_table
+from controller.paths import add_table_options, load_table, status_file
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 STALE_BEATS = 3  # a status older than this many heartbeats: the daemon is not running
@@ -182,7 +182,7 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    path = Path(cfg.journal).with_suffix(".status.json")
+    path = status_file(cfg.journal)
     if not path.exists():
         print(f"tablectl status: {cfg.id}: no status at {path} (is the daemon running?)", file=stderr)
         return EXIT_REFUSED

@@ -8,14 +8,13 @@ game's own clause (``Game.clauses``, ``Game.dealing``).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from controller.config.devices import DevicesConfig
 from controller.config.values import STRICT, Add, Hours
-
-if TYPE_CHECKING:
-    from controller.config.table import TableConfig
+from games.game import Game
 
 HAND, MANUAL_SHOE, AUTO_SHOE, SHUFFLER = "hand", "manual_shoe", "automated_shoe", "shuffler"
 
@@ -38,18 +37,16 @@ class DealingConfig(BaseModel):
     preinspected: bool = False
 
 
-def check_dealing(cfg: TableConfig, add: Add) -> None:
+def check_dealing(game: Game, d: DealingConfig, devices: DevicesConfig, add: Add) -> None:
     """The dealing section against the game and the devices configured."""
-    game = cfg.game_rules
     c = game.clauses
-    d = cfg.dealing
-    shuffler = cfg.automated_shuffler
+    shuffler = devices.automated_shuffler
     if d.procedure == HAND and not shuffler:
         add("dealing.procedure", f"dealing by hand needs an automated shuffler: set devices.shuffler "
             f"({game.cite('hand_needs_shuffler')})")
     if d.procedure == SHUFFLER and not shuffler:
         add("dealing.procedure", f"dealing from the shuffler needs devices.shuffler ({c.procedure[SHUFFLER]})")
-    if d.procedure in (MANUAL_SHOE, AUTO_SHOE) and cfg.devices.shoe is None:
+    if d.procedure in (MANUAL_SHOE, AUTO_SHOE) and devices.shoe is None:
         add("dealing.procedure", f"dealing from a shoe needs devices.shoe, the card-reading shoe the cards are read "
             f"from ({c.procedure[d.procedure]})")
     if d.decks == 2 and not shuffler:
@@ -64,7 +61,7 @@ def check_dealing(cfg: TableConfig, add: Add) -> None:
         elif d.procedure != SHUFFLER:
             add("dealing.dealer_cards", f'"in_shuffler" needs dealing.procedure = "shuffler" '
                 f'({game.dealing.held_clause})')
-    max_hours = Decimal(4) if d.procedure == HAND else Decimal(8)
+    max_hours = Decimal(game.deck_change_hours_by_hand if d.procedure == HAND else game.deck_change_hours_from_shoe)
     if d.deck_change_hours > max_hours:
         how = ("when the cards are dealt by hand" if d.procedure == HAND
                else "when the cards are dealt from a shoe or shuffler")

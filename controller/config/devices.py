@@ -7,15 +7,12 @@ driver's own parser) and the check that the devices every round needs are config
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator
 from pydantic_core import PydanticCustomError
 
 from controller.config.values import STRICT, Add
-
-if TYPE_CHECKING:
-    from controller.config.table import TableConfig
 
 _SERIAL_URL = re.compile(r"(/dev/[^\s?]+|socket://[^\s:/]+:\d{1,5})")
 
@@ -76,12 +73,18 @@ class DevicesConfig(BaseModel):
     progressive: ModbusUrl = None
     panel: ModbusUrl = None
 
+    @property
+    def automated_shuffler(self) -> bool:
+        """An automated card shuffling device is used exactly when one is configured: the controller only
+        knows the devices it talks to (controller/config/table.py's docstring)."""
+        return self.shuffler is not None
 
-def check_devices(cfg: TableConfig, add: Add) -> None:
+
+def check_devices(devices: DevicesConfig, add: Add) -> None:
     """The devices every round needs (P46): the dealer drives the round from the panel; every wager is
     read from the bet sensors, which are on the progressive table game system's unit (P37)."""
-    if cfg.devices.panel is None:
+    if devices.panel is None:
         add("devices.panel", "required: the dealer's button panel is how every round is driven (P46)")
-    if cfg.devices.progressive is None:
+    if devices.progressive is None:
         add("devices.progressive", "required: the bet sensors every wager is read from are on the progressive "
             "system's unit, with or without the Progressive wager (P37, P46)")

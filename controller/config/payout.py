@@ -6,20 +6,35 @@ Owns ``max_round_win`` (the most one player could win in a round at the table mi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from controller.config.values import Add
-from controller.config.wagers import paytable_letters
+from controller.config.wagers import WagerConfig
 from games.game import Game
 from games.money import CENT
 from games.paytable import FixedAmount, FixedPerUnit, MeterPercent, Odds, Push
 from games.settlement import odds_net
 
-if TYPE_CHECKING:
-    from controller.config.table import TableConfig
-
 PAYOUT_LIMIT_MINIMUM = Decimal("50000")  # RULINGS R6
+
+
+class PricedTable(Protocol):
+    """What the payout limit is computed from: the table's game, its offered wagers, their paytable
+    letters and its limit (``TableConfig`` is one; declared here so that this module, below
+    controller/config/table.py, does not import it)."""
+
+    @property
+    def game_rules(self) -> Game: ...
+
+    @property
+    def wagers(self) -> Mapping[str, WagerConfig]: ...
+
+    @property
+    def payout_limit(self) -> Decimal: ...
+
+    def paytable_letters(self) -> dict[str, str]: ...
 
 
 def _top_net(game: Game, wager_paytable: str, letter: str, amount: Decimal) -> Decimal:
@@ -39,7 +54,7 @@ def _top_net(game: Game, wager_paytable: str, letter: str, amount: Decimal) -> D
     return best
 
 
-def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
+def max_round_win(cfg: PricedTable) -> tuple[Decimal, dict[str, Decimal]]:
     """The most one player could win in one round betting the table minimums (RULINGS R6).
 
     The payout limit covers every wager of the game except the Progressive
@@ -64,7 +79,7 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     Returns the bound and its parts, wager by wager.
     """
     game = cfg.game_rules
-    letters_of = paytable_letters(cfg)
+    letters_of = cfg.paytable_letters()
     ante_min = cfg.wagers[game.antes[0]].min
     assert ante_min is not None
     parts: dict[str, Decimal] = {}
@@ -91,13 +106,13 @@ def max_round_win(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
     return sum(parts.values(), Decimal(0)).quantize(CENT), parts
 
 
-def payout_limit_floor(cfg: TableConfig) -> tuple[Decimal, dict[str, Decimal]]:
+def payout_limit_floor(cfg: PricedTable) -> tuple[Decimal, dict[str, Decimal]]:
     """The least payout limit allowed: the greater of $50,000 and ``max_round_win`` (RULINGS R6)."""
     most, parts = max_round_win(cfg)
     return max(PAYOUT_LIMIT_MINIMUM.quantize(CENT), most), parts
 
 
-def check_payout_limit(cfg: TableConfig, add: Add) -> None:
+def check_payout_limit(cfg: PricedTable, add: Add) -> None:
     """``payout_limit`` against its floor; run only once the wagers are right (the floor counts from their
     minimums)."""
     floor, parts = payout_limit_floor(cfg)

@@ -8,18 +8,16 @@ return at the reset amounts (RULINGS R24d).
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 
+from controller.config.devices import DevicesConfig
 from controller.config.values import STRICT, Add, Money, Rate
 from controller.config.wagers import paytable_clause
 from games.game import Game
 from games.money import meter_display
 from games.progressive_return import describe, progressive_return, three_decimals
-
-if TYPE_CHECKING:
-    from controller.config.table import TableConfig
 
 
 class MeterConfig(BaseModel):
@@ -47,17 +45,15 @@ class ProgressiveConfig(BaseModel):
     asset: Annotated[str, Field(min_length=1, max_length=64)] | None = None
 
 
-def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
+def check_progressive(game: Game, p: ProgressiveConfig, devices: DevicesConfig, add_problem: Add) -> None:
     """A table offering the Progressive wager: its system, unit, paytable, Envy Bonus and meters."""
-    game = cfg.game_rules
-    p = cfg.progressive
     found: list[str] = []
 
     def add(where: str, msg: str) -> None:
         found.append(where)
         add_problem(where, msg)
 
-    if cfg.devices.progressive is None:
+    if devices.progressive is None:
         add("devices.progressive", "required with the Progressive wager: the progressive table game system "
             f"({game.clauses.progressive_system})")
     if p.unit is None:
@@ -119,13 +115,12 @@ def check_progressive(cfg: TableConfig, add_problem: Add) -> None:
         add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "
             "(P33)")
     if not found:
-        _check_progressive_return(cfg, game, add)
+        _check_progressive_return(game, p, add)
 
 
-def _check_progressive_return(cfg: TableConfig, game: Game, add: Add) -> None:
+def _check_progressive_return(game: Game, p: ProgressiveConfig, add: Add) -> None:
     """RULINGS R24d: the return at the reset amounts, with the Envy Bonus a seat receives at a full
     table, must be less than 1 (exact, from counts held as data: cheap at every start)."""
-    p = cfg.progressive
     assert p.unit is not None and p.paytable is not None
     resets = {meter: m.reset for meter, m in p.meters.items()}
     envy = p.envy if game.has_envy else None

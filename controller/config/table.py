@@ -27,14 +27,18 @@ Sources, highest priority first (pydantic-settings):
 Each section has its own module, its model beside its checks; this module joins them
 (``TableConfig``), loads the file and runs every check::
 
-    config_values.py       the value types: exact money, rates, hours, the table's id
-    config_dealing.py      [dealing]
-    config_wagers.py       [wagers]: limits, paytable letters
-    config_progressive.py  [progressive]: the unit, paytables, Envy Bonus, meters
-    config_devices.py      [devices]: serial and Modbus addresses, the devices every round needs
-    config_payout.py       payout_limit: its floor from the wagers' minimums (RULINGS R6)
-    config_problems.py     the environment's names and one line per problem
-    config.py              [supervisors], [web], the top-level keys, TableConfig, load_config, check
+    values.py       the value types: exact money, rates, hours, the table's id
+    devices.py      [devices]: serial and Modbus addresses, the devices every round needs
+    dealing.py      [dealing]
+    wagers.py       [wagers]: limits, paytable letters
+    progressive.py  [progressive]: the unit, paytables, Envy Bonus, meters
+    payout.py       payout_limit: its floor from the wagers' minimums (RULINGS R6)
+    problems.py     the environment's names and one line per problem
+    table.py        [supervisors], [web], the top-level keys, TableConfig, load_config, check
+
+Each section's checks take the parts of the table they check, never ``TableConfig``: the sections are
+below this module and do not import it (tests/test_imports.py); the payout limit, computed from the
+whole table, reads it through the small Protocol its module declares (``PricedTable``).
 
 Every name importable from ``controller.config.table`` before the split still is (``__all__``).
 
@@ -101,7 +105,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
@@ -198,6 +202,16 @@ class JournalOptionsConfig(BaseModel):
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 
 
+def _registered_game(name: str) -> str:
+    """One of the games of ``games.registry.GAMES`` as it is when a table is read (not a list taken when
+    this module was imported: a game is registered in one place, docs/new-game.md)."""
+    if name not in GAMES:
+        names = [repr(g) for g in GAMES]
+        raise PydanticCustomError("literal_error", "Input should be {expected}",
+                                  {"expected": ", ".join(names[:-1]) + " or " + names[-1]})
+    return name
+
+
 class _DecimalTomlSource(TomlConfigSettingsSource):
     """The TOML file, read with ``parse_float=Decimal``: money is never a binary float."""
 
@@ -217,7 +231,7 @@ class TableConfig(BaseSettings):
 
     id: TableId
     name: Annotated[str, Field(min_length=1)]
-    game: Literal[tuple(GAMES)]  # type: ignore[valid-type]
+    game: Annotated[str, AfterValidator(_registered_game)]
     seats: Annotated[int, Field(ge=1, le=6)]
     adjacent_boxes: Annotated[int, Field(ge=1)]
     payout_limit: Money
@@ -258,7 +272,7 @@ class TableConfig(BaseSettings):
     @property
     def automated_shuffler(self) -> bool:
         """An automated card shuffling device is used (see the module docstring)."""
-        return self.devices.shuffler is not None
+        return self.devices.automated_shuffler
 
     def limits(self, wager: str) -> tuple[Decimal, Decimal]:
         """(min, max) of an offered wager; the Ante's companions share the Ante's (UTH ch.7)."""
@@ -266,7 +280,8 @@ class TableConfig(BaseSettings):
 
     def paytable_letters(self) -> dict[str, str]:
         """The settle contract's ``paytables``: paytable name -> letter, for every offered wager."""
-        return paytable_letters(self)
+        p = self.progressive
+        return paytable_letters(self.game_rules, self.wagers, p.paytable if p.enabled else None)
 
 
 # -- load ----------------------------------------------------------------------------------------
@@ -315,13 +330,13 @@ def load_config(path: str | os.PathLike[str] | None) -> TableConfig:
 
 def check(cfg: TableConfig) -> list[tuple[str, str]]:
     """Every problem of a structurally valid configuration: (key path, message), section by section."""
-    c = cfg.game_rules.clauses
     problems: list[tuple[str, str]] = []
 
     def add(where: str, msg: str) -> None:
         problems.append((where, msg))
 
-    check_devices(cfg, add)
+    game = cfg.game_rules
+    check_devices(cfg.devices, add)
     # -- who may turn the supervisor's key (P93): with no one listed no validation, void, resume or
     # opening step could ever be done, so the table does not start
     if not cfg.supervisors.ids:
@@ -330,12 +345,12 @@ def check(cfg: TableConfig) -> list[tuple[str, str]]:
 
     # -- seats and boxes
     if cfg.adjacent_boxes > cfg.seats:
-        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({c.adjacent_boxes})")
+        add("adjacent_boxes", f"must be at most the number of seats ({cfg.seats}) ({game.clauses.adjacent_boxes})")
 
-    check_dealing(cfg, add)
-    check_wagers(cfg, add)
+    check_dealing(game, cfg.dealing, cfg.devices, add)
+    check_wagers(game, cfg.wagers, cfg.dealing.procedure, add)
     if cfg.progressive.enabled:
-        check_progressive(cfg, add)
+        check_progressive(game, cfg.progressive, cfg.devices, add)
     if not any(w.startswith("wagers") for w, _ in problems):
         check_payout_limit(cfg, add)
     return problems

@@ -2,7 +2,7 @@
 
 Owns how a value in the TOML file or a ``TABLE_*`` variable becomes a Decimal or a name: money
 is never a binary float, an amount has at most two decimals, every refusal says what was
-expected.  Each section of the configuration (controller/config*.py) builds its fields from these.
+expected.  Each section of the configuration (controller/config/) builds its fields from these.
 """
 
 from __future__ import annotations

@@ -8,17 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
-from controller.config.dealing import HAND, MANUAL_SHOE
+from controller.config.dealing import HAND, MANUAL_SHOE, Procedure
 from controller.config.values import STRICT, Add, Money
 from games.game import Game
-
-if TYPE_CHECKING:
-    from controller.config.table import TableConfig
-
 
 # Every clause cited below is the game's own (``Game.clauses``, ``Game.dealing``, its paytables and
 # meters, declared in its module): this module keeps no table by game.
@@ -48,26 +43,25 @@ def limits(game: Game, wagers: Mapping[str, WagerConfig], wager: str) -> tuple[D
     return w.min, w.max
 
 
-def paytable_letters(cfg: TableConfig) -> dict[str, str]:
-    """The settle contract's ``paytables``: paytable name -> letter, for every offered wager."""
-    game = cfg.game_rules
+def paytable_letters(game: Game, wagers: Mapping[str, WagerConfig], progressive: str | None) -> dict[str, str]:
+    """The settle contract's ``paytables``: paytable name -> letter, for every offered wager, and the
+    Progressive paytable's letter where the table offers the Progressive wager (``progressive``)."""
     out = {}
-    for wager, w in cfg.wagers.items():
+    for wager, w in wagers.items():
         name = game.paytable_of.get(wager)
         if name is not None:
             out[name] = w.paytable or game.letters(name)[0]
     for name in {game.paytable_of[d] for d in game.decision_wagers if d in game.paytable_of}:
         out[name] = game.letters(name)[0]  # RET: the single Run paytable
-    if cfg.progressive.enabled and cfg.progressive.paytable:
-        out["progressive"] = cfg.progressive.paytable
+    if progressive:
+        out["progressive"] = progressive
     return out
 
 
-def check_wagers(cfg: TableConfig, add: Add) -> None:
-    """The offered wagers against the game: its antes, its side wagers, their paytables and limits."""
-    game = cfg.game_rules
+def check_wagers(game: Game, offered: Mapping[str, WagerConfig], procedure: Procedure, add: Add) -> None:
+    """The offered wagers against the game (its antes, its side wagers, their paytables and limits) and the
+    dealing procedure (the Six Card Bonus box)."""
     c = game.clauses
-    offered = cfg.wagers
     for ante in game.antes:
         if ante not in offered:
             add(f"wagers.{ante}", f"required: every {game.name} player places it ({c.ante})")
@@ -116,7 +110,7 @@ def check_wagers(cfg: TableConfig, add: Add) -> None:
             add(f"{where}.max", f"must be at least the minimum ({w.min}) ({_LIMITS_RULING})")
     if "six_card_bonus" in offered and "trips" not in offered:
         add("wagers.six_card_bonus", "needs the Trips wager offered too (UTH ch.7 §F(4)(b), RULINGS R21b)")
-    if game.bonus_cards and "six_card_bonus" in offered and cfg.dealing.procedure in (MANUAL_SHOE, HAND):
+    if game.bonus_cards and "six_card_bonus" in offered and procedure in (MANUAL_SHOE, HAND):
         add("wagers.six_card_bonus", "the Six Card Bonus box is dealt only by an automated dealing shoe or shuffler: "
             f"a table dealing from a manual shoe or by hand cannot offer it ({_BONUS_BOX_CLAUSE})")
 

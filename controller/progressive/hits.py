@@ -25,8 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from controller import events as ev
 from controller.journal.store import METER_ADD, METER_PAID, Journal
 from games.game import Game
 from games.paytable import MeterPercent
@@ -36,14 +37,9 @@ from games.round import Settlement
 if TYPE_CHECKING:
     from controller.config.progressive import ProgressiveConfig
 
-PROGRESSIVE_HIT = "progressive_hit"  # table event: {"round", "hit", "seat", "wager", "line", "meter", "amount"}
-LATE_WAGER = "late_progressive_wager"  # table event: {"round", "seats"}
-DISABLED = "progressive_disabled"  # table event: {"round", "reason"}
-ENABLED = "progressive_enabled"  # table event: {"round"}
-LOCKOUT_LOST = "progressive_lockout_lost"  # table event: {"round"}: found released mid-round, set again
-# table event: {"round", "seats"}: at start, the system held the lock-out and accepted flags of a no more bets
-# that was never journaled: the flags are cleared and those progressive wagers returned (P96)
-ACCEPTED_RETURNED = "progressive_accepted_returned"  # events.ProgressiveAcceptedReturned
+# the progressive system's table events that are read back by kind (declared in controller.events)
+PROGRESSIVE_HIT = ev.ProgressiveHit.kind
+ACCEPTED_RETURNED = ev.ProgressiveAcceptedReturned.kind
 
 @dataclass(frozen=True)
 class Hit:
@@ -128,10 +124,11 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
     paid = meter_paid(journal, round_id)
     for h in todo:
         if h.meter is not None and h.index not in paid:
-            settled = {} if h.settled is None else {"settled": h.settled}  # P80: the difference recorded
-            journal.append(round_id, METER_PAID, {"meter": h.meter, "paid": h.amount, "after": h.after,
-                                                  "hit": h.index, "seat": h.seat, **settled}, who=who)
-        journal.append(None, PROGRESSIVE_HIT, {"round": round_id, **h.public()}, who=who)
+            # ``after`` is set on every metered hit (``hits``, R4); were it not, the journal refuses the event
+            journal.record(ev.MeterPaid(meter=h.meter, paid=h.amount, after=cast(Decimal, h.after), hit=h.index,
+                                        seat=h.seat, settled=h.settled), round_id, who=who)  # P80: settled
+        journal.record(ev.ProgressiveHit(round=round_id, hit=h.index, seat=h.seat, wager=h.wager, line=h.line,
+                                         amount=h.amount, meter=h.meter), who=who)
 
 
 # ---------------------------------------------------------------------- tablectl progressive

@@ -8,19 +8,16 @@ every player has acted.  ``RoundController`` asks here; the decision itself is j
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.round.state import Phase, SeatState
-
-if TYPE_CHECKING:
-    from controller.round.machine import RoundController
+from controller.round.state import Phase, RoundLike, SeatState
 
 
-def decides_every_street(r: RoundController) -> bool:
+def decides_every_street(r: RoundLike) -> bool:
     return len(r.game.decision_wagers) > 1  # RET: a wager at every decision (R26)
 
 
-def to_act(r: RoundController) -> SeatState | None:
+def to_act(r: RoundLike) -> SeatState | None:
     """The next seat to decide at this street, clockwise (RULINGS R1), or None."""
     if r.phase is not Phase.DECISIONS:
         return None
@@ -33,7 +30,7 @@ def to_act(r: RoundController) -> SeatState | None:
     return None
 
 
-def choices(r: RoundController) -> dict[str, Any]:
+def choices(r: RoundLike) -> dict[str, Any]:
     """What the seat to act may do now (for the dealer panel)."""
     s = to_act(r)
     if s is None:
@@ -48,14 +45,14 @@ def choices(r: RoundController) -> dict[str, Any]:
     }
 
 
-def needs_cards_for_street(r: RoundController) -> int:
+def needs_cards_for_street(r: RoundLike) -> int:
     """Community cards that must be on the layout before this street's decisions."""
     if r.game.community_names:  # RET: all five lie face down in the cross from the deal
         return len(r.game.community_names)
     return r.current_street.shown
 
 
-async def advance(r: RoundController) -> None:
+async def advance(r: RoundLike) -> None:
     """After a decision or a player leaving: the next street, or the reveal once nobody is left to act."""
     while r.phase is Phase.DECISIONS and to_act(r) is None:
         remaining = [s for s in r.players if not s.folded and (decides_every_street(r) or not s.multiples)]

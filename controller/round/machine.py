@@ -101,7 +101,8 @@ class RoundController(Layout, ev.Applier):
         self.void_reason: str | None = None
         self.progressive_count: int | None = None
         self.revealed: list[str] = []  # the game's reveals journaled so far, in order (P66)
-        self.payments: list[dict[str, Any]] | None = None  # the order of payment journaled with the settlement (P65)
+        # the order of payment journaled with the settlement or the void (P65)
+        self.payments: tuple[ev.PaymentStep, ...] | None = None
         self.machine = AsyncMachine(
             model=self,
             states=list(Phase),
@@ -122,7 +123,7 @@ class RoundController(Layout, ev.Applier):
         opened = ev.RoundOpened(game=setup.game, paytables=dict(setup.paytables),
                              progressive=dict(setup.progressive) if setup.progressive is not None else None,
                              payout_limit=setup.payout_limit, steps_journaled=True)
-        r.journal.append(round_id, opened.kind, opened.to_data())
+        r.journal.record(opened, round_id)
         return r
 
     @classmethod
@@ -155,7 +156,7 @@ class RoundController(Layout, ev.Applier):
 
     async def _record(self, event: ev.JournalEvent) -> None:
         """Journal first, then apply: nothing takes effect that is not on disk."""
-        self.journal.append(self.round_id, event.kind, event.to_data())
+        self.journal.record(event, self.round_id)
         await self.apply(event)
         if isinstance(event, _REVEALING):
             await self._journal_reveals()
@@ -268,11 +269,10 @@ class RoundController(Layout, ev.Applier):
         seats = sorted(set(progressive_seats))
         self.can_close_wagers([(w.seat, w.wager, w.amount) for w in placed], seats).ensure()
         closed = ev.NoMoreBets(progressive_seats=tuple(seats), meters=dict(meters) if meters is not None else None)
-        entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] = [
-            (self.round_id, e.kind, e.to_data(), None) for e in (*placed, closed)]
+        fact: list[ev.JournalEvent] = [*placed, closed]
         if contributions:
-            entries.append((self.round_id, "meter_add", {"meters": dict(contributions)}, None))
-        self.journal.append_many(entries)
+            fact.append(ev.MeterAdd(meters=dict(contributions)))
+        self.journal.record_many(fact, self.round_id)
         for e in (*placed, closed):
             await self.apply(e)
 
@@ -497,7 +497,7 @@ class RoundController(Layout, ev.Applier):
         # the order of payment is journaled with the settlement it orders: one fact, on disk at once (P65)
         await self._record(ev.Settled(meters=dict(settlement.meters),
                                    nets={str(s.seat): s.net for s in settlement.seats},
-                                   order=tuple(round_settlement.payment_order(self.game, settlement))))
+                                   order=round_settlement.payment_order(self.game, settlement)))
         self.settlement = settlement
         return settlement
 
@@ -505,7 +505,7 @@ class RoundController(Layout, ev.Applier):
     async def _apply_settled(self, e: ev.Settled) -> None:
         if self.settlement is None:  # a replay: settle again from the journaled facts (pure, same result)
             self.settlement = round_settlement.settlement(self)
-        self.payments = list(e.order) if e.order is not None else None  # None in a journal older than P65
+        self.payments = e.order  # None in a journal older than P65
         await self.settled()
 
     def can_confirm(self) -> Answer:
@@ -532,14 +532,14 @@ class RoundController(Layout, ev.Applier):
         kept = sorted(keep)
         settlement = round_settlement.void_settlement(self, kept)
         await self._record(ev.Voided(reason=reason, keep=tuple(kept),
-                                  order=tuple(round_settlement.payment_order(self.game, settlement))))
+                                  order=round_settlement.payment_order(self.game, settlement)))
         return settlement
 
     @ev.applies(ev.Voided)
     async def _apply_voided(self, e: ev.Voided) -> None:
         self.void_reason = e.reason
         self.settlement = round_settlement.void_settlement(self, list(e.keep))
-        self.payments = list(e.order) if e.order is not None else None
+        self.payments = e.order
         await self.voided()
 
     def can_halt(self) -> Answer:

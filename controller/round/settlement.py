@@ -9,20 +9,21 @@ Pure: reads the round, changes nothing, journals nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controller import events as ev
+from controller.round.state import RoundLike
 from games.contract import parse_round
 from games.game import Game
 from games.round import Decision, Progressive, Round, Seat, SeatSettlement, Settlement
 from games.settlement import lose, push, settlement_order
 from games.void import void_round
 
-if TYPE_CHECKING:
-    from controller.round.machine import RoundController
 
-
-def settle_input(r: RoundController) -> dict[str, Any]:
+def settle_input(r: RoundLike) -> dict[str, Any]:
     """The round in the settle contract's input form (shared/contracts/settle.md)."""
     g = r.game
     out: dict[str, Any] = {"game": g.name, "paytables": dict(r.setup.paytables)}
@@ -55,7 +56,7 @@ def settle_input(r: RoundController) -> dict[str, Any]:
     return out
 
 
-def missing_cards(r: RoundController) -> list[str]:
+def missing_cards(r: RoundLike) -> list[str]:
     """Places still to be dealt before the round can be settled."""
     g = r.game
     if not r.players:
@@ -69,7 +70,7 @@ def missing_cards(r: RoundController) -> list[str]:
     return missing
 
 
-def settlement(r: RoundController) -> Settlement:
+def settlement(r: RoundLike) -> Settlement:
     """The rules engine's settlement of the players (it checks every fact again), and every wager of a
     seat whose player left lost (P42)."""
     if r.players:
@@ -82,7 +83,7 @@ def settlement(r: RoundController) -> Settlement:
     return result
 
 
-def out_seats(r: RoundController) -> list[SeatSettlement]:
+def out_seats(r: RoundLike) -> list[SeatSettlement]:
     """Seats out of the round, in a settlement and in a later void alike: a player who left loses
     every wager, or has them returned where the facility chose so (P42); a player skipped in the deal
     has every wager returned (RET ch.13 §G, P44)."""
@@ -99,14 +100,14 @@ def out_seats(r: RoundController) -> list[SeatSettlement]:
     return out
 
 
-def void_settlement(r: RoundController, keep: list[str]) -> Settlement:
+def void_settlement(r: RoundLike, keep: list[str]) -> Settlement:
     """All hands void (R7a); ``keep`` the wagers a clause of the game's chapter 13 keeps alive (games.void)."""
     result = _void_players(r, keep)
     result.seats = settlement_order([*result.seats, *out_seats(r)])
     return result
 
 
-def _void_players(r: RoundController, keep: list[str]) -> Settlement:
+def _void_players(r: RoundLike, keep: list[str]) -> Settlement:
     if keep and r.players:
         data = settle_input(r)
         for entry, seat in zip(data["seats"], r.players, strict=True):
@@ -131,13 +132,45 @@ def _void_players(r: RoundController, keep: list[str]) -> Settlement:
                             progressive=progressive, payout_limit=r.setup.payout_limit))
 
 
-def payment_order(game: Game, result: Settlement) -> list[dict[str, Any]]:
-    """The dealer's order of payment (games.procedure, P65) with what each wager pays."""
+def payment_order(game: Game, result: Settlement) -> tuple[ev.PaymentStep, ...]:
+    """The dealer's order of payment (``Game.payment_order``, P65) with what each wager pays, as journaled."""
     by_seat = {s.seat: s for s in result.seats}
-    return [
-        {"seat": p.seat, "clause": p.clause, "shows_hand": p.shows_hand,
-         # a list: the journal stores objects with their keys sorted, and the order is the point
-         "wagers": [{"wager": w, "result": w_r.result, "net": str(w_r.net), **({"line": w_r.line} if w_r.line else {})}
-                    for w in p.wagers for w_r in [by_seat[p.seat].wagers[w]]]}
+    return tuple(
+        ev.PaymentStep(seat=p.seat, clause=p.clause, shows_hand=p.shows_hand,
+                       wagers=tuple(ev.PaidWager(wager=w, result=r.result, net=r.net, line=r.line or None)
+                                    for w in p.wagers for r in [by_seat[p.seat].wagers[w]]))
         for p in game.payment_order(result)
-    ]
+    )
+
+
+@dataclass(frozen=True)
+class PassOfPayment:
+    """One pass of the dealer around the table as the dealer is told it (P65): ``wagers`` any of its seats
+    has, in the order the pass declares them (``games.procedure.PaymentPass``); ``seats`` from the dealer's
+    right (RULINGS R1)."""
+
+    clause: str
+    wagers: tuple[str, ...]
+    seats: tuple[int, ...]
+
+
+def payment_passes(game: Game, order: Iterable[ev.PaymentStep]) -> tuple[PassOfPayment, ...]:
+    """The journaled order of payment pass by pass.  A pass's wagers follow its declaration, not the seat
+    that happens to come first: at each seat the game's chapter 11 orders them (UTH ch.11 §I before §J,
+    RET ch.11 §I before §J), so the pass as a whole is told in that order too.  A clause no pass of the
+    game declares (a journal of an older program) keeps the order the steps name the wagers in."""
+    declared = {p.clause: p.wagers for p in game.payment_passes}
+    grouped: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats), the steps' order
+    for step in order:
+        if not grouped or grouped[-1][0] != step.clause:
+            grouped.append((step.clause, [], []))
+        clause, wagers, seats = grouped[-1]
+        seats.append(step.seat)
+        wagers.extend(w.wager for w in step.wagers if w.wager not in wagers)
+    return tuple(PassOfPayment(clause, _in_order(wagers, declared.get(clause, ())), tuple(seats))
+                 for clause, wagers, seats in grouped)
+
+
+def _in_order(wagers: list[str], declared: tuple[str, ...]) -> tuple[str, ...]:
+    """``wagers`` in the ``declared`` order; any it does not name after them, as they came."""
+    return (*(w for w in declared if w in wagers), *(w for w in wagers if w not in declared))

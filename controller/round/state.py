@@ -1,22 +1,27 @@
 """The round's vocabulary: its phases and transitions, the answer to "is this allowed now?", a seat, the setup.
 
-Owns the plain types ``controller.round.machine`` and its helpers share (``round_layout``,
-``round_settlement``, ``round_view``) and the journal protocol a round writes through.
+Owns the plain types ``controller.round.machine`` and its helpers share (``layout``, ``decisions``,
+``settlement``, ``view``), the journal protocol a round writes through, and ``RoundLike``: what the
+helpers read of a round, so that they need not import the machine that imports them.
 ``controller.round.machine`` re-exports them: import them from there.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller import events as ev
 from games.cards import Card
 
 if TYPE_CHECKING:
     from transitions.extensions.asyncio import AsyncTransitionConfigDict
+
+    from games.game import Game, Street
+    from games.round import Settlement
 
 
 class Phase(enum.StrEnum):
@@ -88,20 +93,21 @@ class RoundRefused(ValueError):
 
 
 class JournalLike(Protocol):
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int: ...
+    """What a round journals through: its declared events (``controller.events``), one or several as one fact."""
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        ...
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int: ...
+
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]: ...
 
 
 class NoJournal:
     """For replays and pure tests: records nothing."""
 
-    def append(self, round_id: str | None, kind: str, data: Mapping[str, Any]) -> int:
+    def record(self, event: ev.JournalEvent, round_id: str | None = None) -> int:
         return 0
 
-    def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]]) -> list[int]:
-        return [0] * len(entries)
+    def record_many(self, evs: Sequence[ev.JournalEvent], round_id: str | None = None) -> list[int]:
+        return [0] * len(evs)
 
 
 @dataclass
@@ -134,3 +140,35 @@ class TableSetup:
     paytables: Mapping[str, str]
     progressive: Mapping[str, Any] | None = None  # the settle contract's progressive block (meters as now)
     payout_limit: Decimal | None = None
+
+
+class RoundLike(Protocol):
+    """What the round's helpers (``decisions``, ``settlement``, ``view``) read of a round, and the one move
+    ``decisions.advance`` makes on it (the next street, or every player has acted).  ``RoundController`` is
+    one; declared here, below the helpers and the machine, because the machine imports the helpers."""
+
+    round_id: str
+    setup: TableSetup
+    game: Game
+    seats: dict[int, SeatState]
+    dealer: list[Card]
+    community: dict[int, Card]
+    bonus_box: list[Card]
+    street: int  # advanced by decisions.advance
+    settlement: Settlement | None
+    payments: tuple[ev.PaymentStep, ...] | None
+    halt_reason: str | None
+    halted_from: Phase | None
+
+    @property
+    def phase(self) -> Phase: ...
+
+    @property
+    def players(self) -> list[SeatState]: ...
+
+    @property
+    def current_street(self) -> Street: ...
+
+    def _community_index(self, key: str) -> int: ...
+
+    async def all_acted(self) -> bool: ...

@@ -8,16 +8,15 @@ card or unrevealed community card before the rules reveal it.  Pure: reads the r
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.round.state import Phase
+from controller.round import settlement as round_settlement
+from controller.round.decisions import choices
+from controller.round.state import Phase, RoundLike
 from games.cards import Card
 
-if TYPE_CHECKING:
-    from controller.round.machine import RoundController
 
-
-def visible_community(r: RoundController) -> dict[int, Card]:
+def visible_community(r: RoundLike) -> dict[int, Card]:
     """Community cards face up now (UTH/JHE: the street's ``shown``; RET: the cross per RET ch.11 §C, §E, §G)."""
     if r.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE):
         return dict(r.community)
@@ -31,7 +30,7 @@ def visible_community(r: RoundController) -> dict[int, Card]:
     return {i: c for i, c in r.community.items() if i < shown}
 
 
-def face_up(r: RoundController, places: Iterable[str]) -> list[str] | None:
+def face_up(r: RoundLike, places: Iterable[str]) -> list[str] | None:
     """The cards at ``places`` when all of them are face up now, else None."""
     community = visible_community(r)
     cards: list[str] = []
@@ -48,13 +47,13 @@ def face_up(r: RoundController, places: Iterable[str]) -> list[str] | None:
     return cards
 
 
-def dealer_revealed(r: RoundController) -> bool:
+def dealer_revealed(r: RoundLike) -> bool:
     """The dealer's cards are face up once every player has acted (UTH ch.11 §G, JHE ch.11 §H,
     HCF ch.11 §B(4)(b))."""
     return r.phase in (Phase.REVEAL, Phase.SETTLED, Phase.COMPLETE)
 
 
-def public_view(r: RoundController) -> dict[str, Any]:
+def public_view(r: RoundLike) -> dict[str, Any]:
     """What may be shown to anyone: no hole card, dealer card or unrevealed community card before its time."""
     revealed = r.phase in (Phase.SETTLED, Phase.COMPLETE)
     seats: dict[int, dict[str, Any]] = {}
@@ -79,7 +78,7 @@ def public_view(r: RoundController) -> dict[str, Any]:
     }
     if r.phase is Phase.DECISIONS:
         view["street"] = r.current_street.name
-        view["to_act"] = r.choices()
+        view["to_act"] = choices(r)
     if dealer_revealed(r):
         view["dealer"] = [c.text for c in r.dealer]
     else:
@@ -92,10 +91,12 @@ def public_view(r: RoundController) -> dict[str, Any]:
             for st in r.settlement.seats
         }
         if r.payments is not None:
-            # the dealer's order of payment (P65): seat by seat, pass by pass
-            view["payment_order"] = [{"seat": p["seat"], "wagers": [w["wager"] for w in p["wagers"]],
-                                      "clause": p["clause"]}
+            # the dealer's order of payment (P65): seat by seat, pass by pass; and the passes as the dealer
+            # is told them, each pass's wagers in its declared order
+            view["payment_order"] = [{"seat": p.seat, "wagers": [w.wager for w in p.wagers], "clause": p.clause}
                                      for p in r.payments]
+            view["payment_passes"] = [{"clause": p.clause, "wagers": list(p.wagers), "seats": list(p.seats)}
+                                      for p in round_settlement.payment_passes(r.game, r.payments)]
     if r.phase is Phase.HALTED:
         view["halted"] = {"reason": r.halt_reason, "in": r.halted_from.value if r.halted_from else None}
     return view

@@ -26,6 +26,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 
+from controller import events as ev
 from controller.irregularities import clause
 from controller.round.machine import Phase
 from controller.service.devices import Devices
@@ -126,7 +127,7 @@ class Deal:
         self.streets_dealt, self.face_up_this_round = 0, 0
         seats = sorted(r.seats)
         if devices.shuffler is not None and s.life.last_shuffled:  # one deck or two: which one dealt (UTH ch.3 §A-§B)
-            s.life.record("deck_dealt", {"deck": s.life.last_shuffled, "round": r.round_id})
+            s.life.record(ev.DeckDealt(deck=s.life.last_shuffled, round=r.round_id))
         if devices.shoe_reads_the_cards and devices.shoe is not None and devices.shoe.pending:
             # cards out of the shoe before no more bets: not part of this deal (UTH ch.8 §C-§D)
             ask(r.can_halt())

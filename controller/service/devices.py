@@ -14,6 +14,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from controller import events as ev
 from controller.irregularities import clause
 from controller.service.session import Session
 from controller.service.told import told
@@ -206,8 +207,7 @@ class Devices:
         """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
         press is made of it; journaled, and the dealer told to check the panel."""
         s = self.s
-        s.life.record("device_input_refused", {"device": "dealer panel", "fault": fault.kind,
-                                               "reason": fault.reason})
+        s.life.record(ev.DeviceInputRefused(device="dealer panel", fault=fault.kind, reason=fault.reason))
         s.tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
                "press again what you meant, and call a technician if it repeats",
                told("panel_fault", cause=fault.kind, device="dealer panel"))

@@ -107,7 +107,7 @@ class Life:
         ask(r.can_confirm())
         await r.confirm()
         if who is not None:
-            s.life.record("table_closed", {}, who=who)
+            s.life.record(ev.TableClosed(), who=who)
             s.life.require(opening_steps(s.cfg), f"the table reopens with decks received ({s.game.cite('opening')})",
                            who=who)
             s.tell(f"table closed by {who}", told("table_closed"))
@@ -191,11 +191,11 @@ class Life:
         assert shuffler is not None
         try:
             result = await shuffler.shuffle()
-            s.life.record("deck_shuffled", {"deck": result.deck, "count": result.count})
+            s.life.record(ev.DeckShuffled(deck=result.deck, count=result.count))
             return result
         except CardCountError as e:
             counted = s.game.cite("deck_count")
-            s.life.record("deck_removed", {"deck": e.deck, "count": e.count, "clause": counted})
+            s.life.record(ev.DeckRemoved(deck=e.deck, count=e.count, clause=counted))
             s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted ({counted})")
             s.tell(f"deck {e.deck} counted {e.count} cards: remove it from the table ({counted}); "
                    "new decks go through the opening steps",
@@ -229,7 +229,7 @@ class Life:
             cited = [s.game.cite("one_deck"), s.game.cite("inspection")]
             where = ", ".join(cited)  # as s.game.cite("one_deck", "inspection")
             why = f"deck {deck} is in play, but the table inspected only deck {inspected} ({where})"
-            s.life.record("deck_removed", {"deck": deck, "reason": why, "clause": where})
+            s.life.record(ev.DeckRemoved(deck=deck, reason=why, clause=where))
             s.life.require(opening_steps(s.cfg), why)
             s.tell(f"{why}: remove every deck not inspected from the shuffler and the table; "
                    "the decks go through the opening steps",
@@ -252,8 +252,7 @@ class Life:
         limit = float(s.cfg.dealing.deck_change_hours)
         if age is not None and age > limit:
             where = s.game.cite("deck_change")
-            s.life.record("deck_expired", {"hours": f"{age:.3f}", "limit": str(s.cfg.dealing.deck_change_hours),
-                                           "clause": where})
+            s.life.record(ev.DeckExpired(hours=f"{age:.3f}", limit=str(s.cfg.dealing.deck_change_hours), clause=where))
             s.life.require(opening_steps(s.cfg), f"the decks are older than {limit:g} h ({where})")
             raise Refused(f"the decks have been in use {age:.2f} h, the limit is {limit:g} h ({where}): "
                           "change them (the opening steps) before dealing", "deck_expired", clauses=[where])

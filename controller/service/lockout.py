@@ -24,7 +24,7 @@ Its state: ``pending_release`` (the last round's flags not yet cleared) and ``la
 
 from __future__ import annotations
 
-from controller.progressive import hits as prog
+from controller import events as ev
 from controller.round.machine import Phase
 from controller.service.devices import Devices
 from controller.service.progressive import NOT_ANSWERING, PROGRESSIVE_SYSTEM, ProgressiveSystem
@@ -162,7 +162,7 @@ class WagerLockout:
             return  # accepted flags in a round taking wagers are its players' wagers: kept
         if r is not None and st.accepted:
             seats = sorted(st.accepted)
-            s.journal.append(None, prog.ACCEPTED_RETURNED, {"round": r.round_id, "seats": seats})
+            s.journal.record(ev.ProgressiveAcceptedReturned(round=r.round_id, seats=tuple(seats)))
             s.log.error("progressive accepted flags of an unjournaled no more bets returned", seats=seats)
             s.notice = (f"restarted before no more bets was journaled: the progressive wager at seat "
                         f"{', '.join(map(str, seats))} is returned (P96): the player wagers it again")
@@ -191,7 +191,7 @@ class WagerLockout:
                 await self.restore()
         new = sorted(late - self.late_journaled)
         if new:
-            s.journal.append(None, prog.LATE_WAGER, {"round": r.round_id, "seats": new})
+            s.journal.record(ev.LateProgressiveWager(round=r.round_id, seats=tuple(new)))
             self.late_journaled |= set(new)
             s.log.warning("late progressive wager", seats=new)
 
@@ -202,7 +202,7 @@ class WagerLockout:
         r = s.open_round()
         system = self.devices.progressive
         assert system is not None
-        s.journal.append(None, prog.LOCKOUT_LOST, {"round": r.round_id})
+        s.journal.record(ev.ProgressiveLockoutLost(round=r.round_id))
         s.log.error("progressive lock-out lost during the round")
         try:
             await system.lock_out(True)

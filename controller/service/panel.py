@@ -1,25 +1,16 @@
 """The dealer's panel: each press is one action, routed by the round's phase and the button.
 
-Owns the dispatch of presses (the table below, ``ROUTES``), the refusals (the buzzer, and what
-the dealer is told), and the presses made while a deal waits on the shoe (``during_deal``: the
-irregularity menu and void_round are served at once, anything else is kept for after the deal).
+Owns the dispatch of presses, the refusals (the buzzer, and what the dealer is told), and the
+presses made while a deal waits on the shoe (``during_deal``: the irregularity menu and void_round
+are served at once, anything else is kept for after the deal).
 
 Before the table: ``void_round`` (with the key) voids the round at any time; while the
 irregularity menu is open every press goes to it (``controller.service.remedies``); while the
 table's steps are due (opening, between rounds, reopening) every press goes to them
-(``controller.service.life``).  Otherwise:
-
-    wagers        no_more_bets   bet sensors read, lock-out set and confirmed (UTH ch.8 §C)
-    wagers        shuffle        no play at the table: idle, or closed with the key (UTH ch.5 §H)
-    wagers        undo           a recut, with the key (UTH ch.5 §G; not with an automated shuffler)
-    no_more_bets  confirm        the progressive count matches the chips (UTH ch.8 §C(3)); cards are dealt
-    no_more_bets  undo           the count does not match: the round halts for the supervisor
-    decisions     bet / check / fold   the decision of the seat to act (R1)
-    reveal        deal / confirm the cards still to come, then the settlement
-    settled       confirm        a progressive win held: validated with the key (UTH ch.11 §J(2)(c));
-                                 else paid and collected, the next round opens
-    voided        confirm        the wagers returned (or kept ones settled), the next round opens
-    halted        confirm        resumed with the key once the device is back
+(``controller.service.life``).  Otherwise the press does what ``controller.round.actions`` declares
+for the round's phase and the button (``ROUTES``): the panel binds each declared handler name to the
+part method that performs it (``handlers``) and answers the conditions the declaration names
+(``holds``).  A press no declared action takes in that phase does nothing (refused).
 """
 
 from __future__ import annotations
@@ -27,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from controller.irregularities import clause
+from controller.round.actions import ROUTES, Condition, HandlerName
 from controller.round.machine import Phase, RoundRefused
 from controller.service.deal import Deal, SeatSkip
 from controller.service.decisions import Decisions
@@ -61,30 +53,52 @@ class Panel:
         self.progressive = progressive
         self.remedies = remedies
         self.deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
-        self._routes: dict[tuple[Phase, str], Handler] | None = None
+        self._routes: dict[tuple[Phase, str], tuple[tuple[Condition | None, Handler], ...]] | None = None
+
+    def handlers(self) -> dict[HandlerName, Handler]:
+        """Each handler the declaration names (``controller.round.actions``), bound to the method doing it."""
+        return {
+            "wagers.no_more_bets": lambda _: self.wagers.no_more_bets(),
+            "life.no_play": lambda _: self.life.no_play(),
+            "life.recut": lambda _: self.life.recut(),
+            "panel.count_confirmed": self._count_confirmed,
+            "panel.count_mismatch": self._count_mismatch,
+            "decisions.decide": self.decisions.decide,
+            "settling.deal_rest_and_settle": lambda _: self.settling.deal_rest_and_settle(),
+            "progressive.validate": lambda _: self.progressive.validate(),
+            "life.close_round": lambda _: self.life.close_round(),
+            "panel.resume": self._resume,
+        }
+
+    def holds(self, condition: Condition) -> bool:
+        """Whether a condition of the table the declaration names holds now."""
+        s = self.s
+        if condition == "no_card_source":
+            return bool(self.devices.no_card_source)
+        if condition == "no_seat_playing":
+            return not s.open_round().seats
+        if condition == "shuffled_by_hand":
+            return not s.cfg.automated_shuffler
+        if condition == "validation_held":
+            return bool(self.progressive.validation)
+        if condition == "device_trouble":
+            return bool(self.devices.trouble)
+        raise AssertionError(f"no such condition: {condition}")
 
     @property
-    def routes(self) -> dict[tuple[Phase, str], Handler]:
-        """ROUTES: (phase, button) -> what the press does (built at the first press)."""
+    def routes(self) -> dict[tuple[Phase, str], tuple[tuple[Condition | None, Handler], ...]]:
+        """(phase, button) -> (condition, handler) of each action declared for it (``actions.ROUTES``), in the
+        order they are tried; built at the first press."""
         if self._routes is None:
-            p = self  # the parts this panel was given
-            self._routes = {
-                (Phase.WAGERS, "no_more_bets"): lambda _: p.wagers.no_more_bets(),
-                (Phase.WAGERS, "shuffle"): self._no_play,
-                (Phase.WAGERS, "undo"): self._recut,
-                (Phase.NO_MORE_BETS, "confirm"): self._count_confirmed,
-                (Phase.NO_MORE_BETS, "undo"): self._count_mismatch,
-                (Phase.DECISIONS, "bet"): p.decisions.decide,
-                (Phase.DECISIONS, "check"): p.decisions.decide,
-                (Phase.DECISIONS, "fold"): p.decisions.decide,
-                # every player has acted (a restart can leave the round here): deal what is left, settle
-                (Phase.REVEAL, "deal"): lambda _: p.settling.deal_rest_and_settle(),
-                (Phase.REVEAL, "confirm"): lambda _: p.settling.deal_rest_and_settle(),
-                (Phase.SETTLED, "confirm"): self._paid,
-                (Phase.VOIDED, "confirm"): self._paid,
-                (Phase.HALTED, "confirm"): self._resume,
-            }
+            bound = self.handlers()
+            self._routes = {at: tuple((a.when, bound[a.handler]) for a in declared if a.handler is not None)
+                            for at, declared in ROUTES.items()}
         return self._routes
+
+    def route(self, phase: Phase, button: str) -> Handler | None:
+        """What a press of ``button`` does in ``phase``: the first declared action whose condition holds."""
+        return next((h for when, h in self.routes.get((phase, button), ()) if when is None or self.holds(when)),
+                    None)
 
     async def next_press(self) -> ButtonPress:
         """The next press: first those pressed during a deal and kept for after it, in order."""
@@ -126,7 +140,7 @@ class Panel:
             raise Refused(f"{b}: no round is open", "no_round")
         else:
             r = s.round
-            handler = self.routes.get((r.phase, b))
+            handler = self.route(r.phase, b)
             if handler is None:
                 raise Refused(f"{b} does nothing in {r.phase.value}", "does_nothing")
             await handler(press)
@@ -160,19 +174,6 @@ class Panel:
 
     # ------------------------------------------------------------------ the handlers of the table
 
-    def _nothing(self, press: ButtonPress) -> Refused:
-        return Refused(f"{press.button} does nothing in {self.s.open_round().phase.value}", "does_nothing")
-
-    async def _no_play(self, press: ButtonPress) -> None:
-        if self.s.open_round().seats:
-            raise self._nothing(press)
-        await self.life.no_play()
-
-    async def _recut(self, press: ButtonPress) -> None:
-        if self.s.cfg.automated_shuffler:
-            raise self._nothing(press)
-        await self.life.recut()
-
     async def _count_confirmed(self, press: ButtonPress) -> None:
         s = self.s
         r = s.open_round()
@@ -190,12 +191,6 @@ class Panel:
                            f"({s.game.cite('progressive_count')})")
         s.tell("progressive count mismatch: the supervisor resolves it, then confirms with the key, or voids",
                told("halted", cause="progressive_count"))
-
-    async def _paid(self, press: ButtonPress) -> None:
-        if self.progressive.validation:
-            await self.progressive.validate()
-        else:
-            await self.life.close_round()
 
     async def _resume(self, press: ButtonPress) -> None:
         s = self.s

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from controller import events as ev
 from controller.progressive import hits as prog
 from controller.service.devices import Devices
 from controller.service.refused import Refused
@@ -76,7 +77,7 @@ class ProgressiveSystem:
         s = self.s
         r = s.round
         if self.off != why:
-            s.journal.append(None, prog.DISABLED, {"round": r.round_id if r else None, "reason": why})
+            s.journal.record(ev.ProgressiveDisabled(round=r.round_id if r else None, reason=why))
             s.log.error("progressive wagers disabled", reason=why)
         self.off = why
         self.off_told = told("progressive_disabled", cause=cause, clauses=clauses, device="progressive")
@@ -87,7 +88,7 @@ class ProgressiveSystem:
             return
         s = self.s
         r = s.round
-        s.journal.append(None, prog.ENABLED, {"round": r.round_id if r else None})
+        s.journal.record(ev.ProgressiveEnabled(round=r.round_id if r else None))
         s.log.info("progressive wagers enabled again")
         self.off = None
 
@@ -180,7 +181,7 @@ class ProgressiveSystem:
         s = self.s
         r = s.open_round()
         taken = {m: -v for m, v in s.meters.contributions(accepted).items()}
-        s.journal.append(r.round_id, "meter_add", {"meters": taken})
+        s.journal.record(ev.MeterAdd(meters=taken), r.round_id)
         await self.show_meters()
 
     # ------------------------------------------------------------------ wins held for validation

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller import events as ev
 from controller import irregularities as irr
 from controller.irregularities import clause, kept_alive
 from controller.round.machine import Phase
@@ -212,10 +213,10 @@ class Remedies:
         where = clause(kind, s.game.short)
         before = s.cfg.automated_shuffler
         if kind == "out_of_order":
-            s.life.record("device_out_of_order", {"device": device, "clause": where}, who=who)
+            s.life.record(ev.DeviceOutOfOrder(device=device, clause=where), who=who)
             devices.out_of_service(device)  # not in use: its silence no longer stops the table
         else:
-            s.life.record("device_in_service", {"device": device, "clause": where}, who=who)
+            s.life.record(ev.DeviceInService(device=device, clause=where), who=who)
         devices.apply_mode()
         if before != s.cfg.automated_shuffler:
             # the cards are shuffled another way from now on: shuffle them that way before the next deal

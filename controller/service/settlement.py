@@ -11,8 +11,10 @@ part that voids a round, and the one that settles the wagers the clause keeps al
 
 from __future__ import annotations
 
-from decimal import Decimal
+from collections.abc import Iterable
 
+from controller import events as ev
+from controller.round import settlement as round_settlement
 from controller.service.deal import Deal, Dealt, Found
 from controller.service.devices import Devices
 from controller.service.progressive import ProgressiveSystem
@@ -49,7 +51,11 @@ class Settling:
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
         shows = f"dealer shows {' '.join(r.public_view()['dealer'])}; " if s.game.dealer_cards else ""
-        s.tell(f"{shows}pay and collect in this order: {self.order_told()}; then confirm", told("pay_and_collect"))
+        assert r.payments is not None
+        passes = round_settlement.payment_passes(s.game, r.payments)
+        s.tell(f"{shows}pay and collect in this order: {order_told(passes)}; then confirm",
+               told("pay_and_collect", clauses=[p.clause for p in passes], seats={n for p in passes for n in p.seats},
+                    wagers={w for p in passes for w in p.wagers}))
         self.log_settlement()
         await self.progressive.hold_for_validation()
 
@@ -57,19 +63,6 @@ class Settling:
         """Every player has acted: the cards still to come are dealt, then the round is settled."""
         if await self.finished(await self.deal.all_streets()):
             await self.reveal_and_settle()
-
-    def order_told(self) -> str:
-        """The order of payment as the dealer is told it: each pass (P65) with its seats, from the right."""
-        r = self.s.open_round()
-        assert r.payments is not None
-        passes: list[tuple[str, list[str], list[int]]] = []  # (clause, wagers, seats)
-        for p in r.payments:
-            if not passes or passes[-1][0] != p["clause"]:
-                passes.append((p["clause"], [], []))
-            passes[-1][2].append(p["seat"])
-            passes[-1][1].extend(w["wager"] for w in p["wagers"] if w["wager"] not in passes[-1][1])
-        return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in wagers)} at seat "
-                              f"{', '.join(map(str, seats))} ({where})" for where, wagers, seats in passes)
 
     def log_settlement(self) -> None:
         """Each step of the order of payment (P65), in order."""
@@ -79,12 +72,11 @@ class Settling:
         hands = {seat.seat: seat.hand for seat in r.settlement.seats}
         nets = {seat.seat: seat.net for seat in r.settlement.seats}
         for step, p in enumerate(r.payments, 1):
-            wagers = ", ".join(f"{w['wager']} {w['result']} {display(Decimal(w['net'])):+}" for w in p["wagers"])
-            hand = hands[p["seat"]]
+            wagers = ", ".join(f"{w.wager} {w.result} {display(w.net):+}" for w in p.wagers)
+            hand = hands[p.seat]
             shown = hand.get("hand") or " / ".join(f"{k} {v['hand']}" for k, v in hand.items())
-            s.log.info("settle", round_id=r.round_id, step=step, seat=p["seat"], clause=p["clause"],
-                       hand=shown if p["shows_hand"] else None, wagers=wagers,
-                       seat_net=str(display(nets[p["seat"]])))
+            s.log.info("settle", round_id=r.round_id, step=step, seat=p.seat, clause=p.clause,
+                       hand=shown if p.shows_hand else None, wagers=wagers, seat_net=str(display(nets[p.seat])))
 
     async def void_pressed(self) -> None:
         """``void_round`` with the floor supervisor's key: all hands void (R7a)."""
@@ -122,7 +114,7 @@ class Settling:
         todo += "; the cards are reshuffled with those dealt"
         if remove_deck:
             # UTH ch.8 §G(2), UTH ch.5 §E: a deck that is not 52 cards of one deck leaves the table
-            s.life.record("deck_removed", {"reason": remove_deck, "round": r.round_id, "irregularity": reason})
+            s.life.record(ev.DeckRemoved(reason=remove_deck, round=r.round_id, irregularity=reason))
             s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
             todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
         s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm",
@@ -132,3 +124,9 @@ class Settling:
             self.log_settlement()
             await self.progressive.hold_for_validation()
         await s.buzz()  # the dealer has been told what happened and what to do
+
+def order_told(passes: Iterable[round_settlement.PassOfPayment]) -> str:
+    """The order of payment as the dealer is told it (P65), the one rendering of it: each pass with its
+    wagers in the pass's declared order and its seats from the dealer's right (RULINGS R1)."""
+    return "; then ".join(f"{', '.join(w.replace('_', ' ') for w in p.wagers)} at seat "
+                          f"{', '.join(map(str, p.seats))} ({p.clause})" for p in passes)

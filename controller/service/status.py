@@ -14,6 +14,8 @@ words, for people)::
 does: cards are drawn from the shoe, a device must answer again), ``key`` whether the floor
 supervisor's key must be turned, ``why`` the clause (the game's own, ``Game.cite``) or ruling.  A
 decision adds ``seat`` and the ``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
+What the round's phase offers is declared once, with the panel's routes, in ``controller.round.actions``;
+the irregularity menu, a deal waiting on cards and the table's steps come first, as below.
 
 ``told`` is the ``message`` as data, published with every message (``controller.service.told`` describes
 every key)::
@@ -39,9 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from controller.irregularities import clause
+from controller.round import actions
 from controller.round.machine import Phase
 from controller.service.deal import Deal
 from controller.service.devices import Devices
+from controller.service.panel import Panel
 from controller.service.progressive import ProgressiveSystem
 from controller.service.remedies import Remedies
 from controller.service.session import Session
@@ -55,9 +59,10 @@ def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -
 
 class Status:
     def __init__(self, s: Session, path: Path, *, devices: Devices, deal: Deal, progressive: ProgressiveSystem,
-                 remedies: Remedies) -> None:
+                 remedies: Remedies, panel: Panel) -> None:
         self.s = s
         self.path = path
+        self.panel = panel  # the conditions the declaration of the actions names (``Panel.holds``)
         self.devices = devices
         self.deal = deal
         self.progressive = progressive
@@ -84,35 +89,17 @@ class Status:
             return _action(step[0], step[1], step[2], step[3])
         if r is None:
             return None
-        phase = r.phase
-        if phase is Phase.WAGERS:
-            if p.devices.no_card_source:
-                return _action("device_in_service", "irregularity", True, clause("in_service", short))
-            return _action("no_more_bets", "no_more_bets", False, s.game.cite("no_more_bets"))
-        if phase is Phase.NO_MORE_BETS:
-            return _action("confirm_progressive_count", "confirm", False, s.game.cite("progressive_count"))
-        if phase is Phase.DECISIONS:
+        # the round's phase: what the declaration of the table's actions offers (controller.round.actions)
+        a = actions.offered(r.phase, p.panel.holds)
+        if a is None or a.offer is None:
+            return None
+        more: dict[str, Any] = {}
+        if a.name == actions.DECIDE:
             seat = r.to_act()
             if seat is None:
                 return None
-            choices = r.public_view().get("to_act") or {}
-            buttons = [f"bet_{m}x" for m in choices.get("multiples", ())]
-            buttons += ["check"] if choices.get("check") else []
-            buttons += ["fold"] if choices.get("fold") else []
-            return _action("decide", None, False, "R1", seat=seat.seat, buttons=buttons)
-        if phase is Phase.REVEAL:
-            return _action("deal_and_settle", "confirm", False, s.game.cite("completion"))
-        if phase in (Phase.SETTLED, Phase.VOIDED) and p.progressive.validation:
-            return _action("validate_progressive", "confirm", True, s.game.cite("progressive_validation"))
-        if phase is Phase.SETTLED:
-            return _action("pay_and_collect", "confirm", False, "P65")
-        if phase is Phase.VOIDED:
-            return _action("return_wagers", "confirm", False, "R7a")
-        if phase is Phase.HALTED:
-            if p.devices.trouble:
-                return _action("device_back", None, False, "fail closed")
-            return _action("resume", "confirm", True, "fail closed")
-        return None
+            more = {"seat": seat.seat, "buttons": actions.decision_buttons(r.public_view().get("to_act") or {})}
+        return _action(a.name, a.offer.button, a.offer.key, actions.cite(a.offer, s.game), **more)
 
     def status(self) -> dict[str, Any]:
         """The public state: nothing hidden is in here (hole cards, undealt cards)."""

@@ -81,6 +81,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import analysis  # tests/bench/analysis.py: the NumPy batch evaluator over all seven-card hands
+    import daemon_cpu  # tests/bench/daemon_cpu.py: the daemon's CPU, idle with the table open and per round
     import journal  # tests/bench/journal.py: one press, start-up, bytes and memory over a year's journal
     import link  # tests/bench/link.py: linked progressives, 50 tables on one PostgreSQL
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
@@ -88,7 +89,7 @@ def main() -> int:
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
-               + signs.run() + screen.run() + journal.run() + link.run())
+               + signs.run() + screen.run() + journal.run() + link.run() + daemon_cpu.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -119,6 +120,10 @@ def main() -> int:
               f"p99 {by[('link.contribution', 'p99')]} ms (aim: p99 under 20 ms); "
               f"{by[('link.contributions_per_s', None)]} contributions/s; hit to every other table's meters "
               f"p99 {by[('link.hit_to_signs', 'p99')]} ms (aim: under 1000 ms)")
+    if ("daemon.cpu_idle", None) in by:
+        print(f"daemon, table open and idle: {by[('daemon.cpu_idle', None)]} % of one core (aim: under 2 %; "
+              f"the drivers' polls alone: {by[('daemon.cpu_idle_drivers', None)]} %); "
+              f"{by[('daemon.cpu_per_round', 'mean')]} ms of CPU per six-seat UTH round")
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
     print(f"wrote {args.out}")
     return 0
