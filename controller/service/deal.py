@@ -338,8 +338,8 @@ class Deal:
         ask(r.can_discard(card))
         # journaled: the round stays reconstructable
         await r.discard(card, f"found face up while dealing ({s.game.cite('found_face_up')})")
-        if s.game.name == "run_em_twice" or self.face_up_this_round > 1:
-            what = "a card" if s.game.name == "run_em_twice" else f"{self.face_up_this_round} cards"
+        if self.face_up_this_round >= s.game.face_up_voids_at:
+            what = "a card" if self.face_up_this_round == 1 else f"{self.face_up_this_round} cards"
             where = clause('face_up', s.game.short)
             return Found(f"{what} found face up while dealing ({where})", "face_up", (where,))
         where = s.game.cite('found_face_up')
