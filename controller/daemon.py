@@ -13,9 +13,11 @@
    published after each.
 
 What a press does is the parts' (``controller.service``, one job each, sharing one
-``Session``): the devices, the panel's (phase, button) table, the table's life, no more
-bets and the wager lock-out, the deal, the decisions, the settlement, the progressive
-system, the remedies of each game's chapter 13, the status.
+``Session``: the table's context and the dealer's channel): the devices, the panel's (phase,
+button) table, the table's life, no more bets and the wager lock-out, the deal, the decisions,
+the settlement, the progressive system, the remedies of each game's chapter 13, the status.
+``TableDaemon`` builds them in the order they depend on one another, each given the parts it
+calls; no part reaches another any other way.
 
 A device that stops answering during a round halts it in a safe state
 (fail closed); the dealer resumes once it is back, or voids the round.
@@ -45,9 +47,9 @@ from controller.service.deal import Deal
 from controller.service.decisions import Decisions
 from controller.service.devices import Devices
 from controller.service.life import Life
-from controller.service.lockout import NOT_ANSWERING, WagerLockout
+from controller.service.lockout import WagerLockout
 from controller.service.panel import Panel
-from controller.service.progressive import ProgressiveSystem
+from controller.service.progressive import NOT_ANSWERING, ProgressiveSystem
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
@@ -84,22 +86,23 @@ class TableDaemon:
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
             journal.check_at_start(cfg.id, cfg.game)
         self.session = s = Session(cfg)
-        parts = s.parts
-        parts.devices = Devices(s)
-        parts.panel = Panel(s)
-        parts.life = Life(s)
-        parts.wagers = Wagers(s)
-        parts.lockout = WagerLockout(s)
-        parts.deal = Deal(s)
-        parts.decisions = Decisions(s)
-        parts.settling = Settling(s)
-        parts.progressive = ProgressiveSystem(s)
-        parts.remedies = Remedies(s)
-        parts.status = Status(s, status_path or status_file(cfg.journal))
-        parts.deal.on_press = parts.panel.during_deal  # presses made while a deal waits on the shoe
-        s.on_publish(parts.status.publish)
+        # the parts, each built after those it calls and given them (``tests/test_service_wiring.py``)
+        self.devices = devices = Devices(s)
+        self.progressive = progressive = ProgressiveSystem(s, devices)
+        self.lockout = lockout = WagerLockout(s, devices, progressive)
+        self.lifecycle = life = Life(s, devices, lockout, progressive)
+        self.wagers = wagers = Wagers(s, devices, life, progressive, lockout)
+        # a press while a deal waits on the shoe goes to the panel, built last (it calls the deal)
+        self.deal = deal = Deal(s, devices, progressive, on_press=lambda press: self.panel.during_deal(press))
+        self.settling = settling = Settling(s, devices, deal, progressive)
+        self.remedies = remedies = Remedies(s, devices, deal, settling, progressive)
+        self.decisions = decisions = Decisions(s, deal, settling)
+        self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
+                           decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
+        self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
+                                  deal=deal, progressive=progressive, remedies=remedies, panel=self.panel)
+        s.on_publish(self.status_file.publish)
         s.on_spawn(self._spawn)
-        self.parts = parts
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self.journal_fault: str | None = None  # why the journal cannot be written now (P97)
@@ -118,13 +121,13 @@ class TableDaemon:
         return self.session.journal
 
     def status(self) -> dict[str, Any]:
-        return self.parts.status.status()
+        return self.status_file.status()
 
     # ------------------------------------------------------------------ the service loop
 
     async def run(self) -> None:
-        s, parts = self.session, self.parts
-        await parts.devices.start()
+        s = self.session
+        await self.devices.start()
         sd_notify("READY=1")
         watchdog = asyncio.create_task(self._watchdog())
         heartbeat = asyncio.create_task(self._heartbeat())
@@ -132,7 +135,7 @@ class TableDaemon:
             await self._recover()
             s.publish()
             while not self._stop.is_set():
-                press_task = asyncio.ensure_future(parts.panel.next_press())
+                press_task = asyncio.ensure_future(self.panel.next_press())
                 stop_task = asyncio.ensure_future(self._stop.wait())
                 done, _ = await asyncio.wait({press_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
                 if press_task not in done:
@@ -152,7 +155,7 @@ class TableDaemon:
             watchdog.cancel()
             heartbeat.cancel()
             self._stop.set()
-            await parts.devices.close()
+            await self.devices.close()
             s.journal.close()
 
     async def _take(self, press: ButtonPress) -> None:
@@ -161,7 +164,7 @@ class TableDaemon:
                 if not await self._journal_writable():
                     await self.session.refuse(f"{press.button}: {self._fault_said()}", "journal_fault")
                 return  # the press found the journal writable again: the dealer is told where the table is
-            await self.parts.panel.on_press(press)
+            await self.panel.on_press(press)
         except sqlite3.Error as e:
             await self._journal_failed(e)
         finally:
@@ -239,16 +242,16 @@ class TableDaemon:
     # ------------------------------------------------------------------ recovery
 
     async def _recover(self) -> None:
-        s, parts = self.session, self.parts
-        await parts.progressive.show_meters()  # the signs show the journal's meters first (P49)
+        s = self.session
+        await self.progressive.show_meters()  # the signs show the journal's meters first (P49)
         finished = s.life.recover()
         if finished is not None:
             s.log.warning("table life recovered after a restart", what=finished)
         open_id = s.journal.open_round()
         if open_id is None:
-            await parts.lockout.check_at_start()
+            await self.lockout.check_at_start()
             if s.life.state is TableState.OPEN and not s.life.required:
-                await parts.life.new_round()
+                await self.lifecycle.new_round()
             return
         events = s.journal.events(open_id)
         setup = setup_from_journal(events[0].data)
@@ -258,7 +261,7 @@ class TableDaemon:
         phase = r.phase
         if phase is Phase.HALTED:
             phase = r.halted_from or phase
-        partial = parts.deal.recover_streets()
+        partial = self.deal.recover_streets()
         # the street's cards were due (its last decision journaled) but none is: the deal had begun, a card
         # may have left the shuffler or shoe unrecorded -- the same as a deal cut short (P34); resuming
         # would wait for cards no press deals
@@ -268,7 +271,7 @@ class TableDaemon:
             if r.can_resume():
                 await r.resume_round("restart")
             where = clause("deal_failed", s.game.short)
-            await parts.settling.void(f"the daemon restarted during the deal (P34; {where})",
+            await self.settling.void(f"the daemon restarted during the deal (P34; {where})",
                                       cause="restarted_during_deal")
             s.tell("restarted during the deal: round VOIDED, return all wagers, then confirm",
                    told("voided", cause="restarted_during_deal"))
@@ -276,9 +279,9 @@ class TableDaemon:
             s.tell(f"restarted: round {open_id} RESUMED in {r.phase.value}", told("resumed", cause="restarted"))
             if r.phase is Phase.SETTLED:
                 # settled but not yet validated: the same waiting state as before the restart
-                await parts.progressive.hold_for_validation(restarted=True)
+                await self.progressive.hold_for_validation(restarted=True)
         s.log.warning("round recovered after a restart", round_id=open_id, phase=r.phase.value)
-        await parts.lockout.check_at_start()
+        await self.lockout.check_at_start()
 
 
 __all__ = ["NOT_ANSWERING", "TableDaemon", "sd_notify"]

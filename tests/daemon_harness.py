@@ -501,7 +501,7 @@ class DaemonTask:
             except BaseException as e:
                 started.set_exception(e)
                 raise
-            publish_file = daemon.parts.status.publish
+            publish_file = daemon.status_file.publish
 
             def publish() -> None:
                 publish_file()

@@ -92,7 +92,7 @@ def daemon_of(game: str, tmp_path: Path, monkeypatch) -> Iterator[TableDaemon]:
 
 
 def set_conditions(d: TableDaemon, held: set[str]) -> None:
-    p = d.parts
+    p = d
     p.devices.no_card_source = "the shoe is out of order and no shuffler is in service" if "no_card_source" in held \
         else None
     p.progressive.validation = [object()] if "validation_held" in held else []  # type: ignore[list-item]
@@ -112,7 +112,7 @@ def test_the_declaration_and_the_rounds_transitions_agree():
 
 def test_every_handler_and_condition_declared_is_the_panels_and_only_those(tmp_path, monkeypatch):
     with daemon_of("ultimate_texas_holdem", tmp_path, monkeypatch) as d:
-        panel = d.parts.panel
+        panel = d.panel
         assert set(panel.handlers()) == set(actions.HANDLERS)
         assert {a.handler for a in actions.ACTIONS if a.handler} == set(actions.HANDLERS)  # none bound and unused
         assert set(panel.routes) == set(actions.ROUTES)
@@ -126,7 +126,7 @@ def test_every_handler_and_condition_declared_is_the_panels_and_only_those(tmp_p
 def test_each_handler_name_is_bound_to_the_method_it_names(tmp_path, monkeypatch):
     """``part.method``: the panel binds each name to that part's method (the panel's own: its ``_method``)."""
     with daemon_of("run_em_twice", tmp_path, monkeypatch) as d:
-        panel = d.parts.panel
+        panel = d.panel
         called: list[str] = []
 
         def recorder(name: str):
@@ -136,7 +136,7 @@ def test_each_handler_name_is_bound_to_the_method_it_names(tmp_path, monkeypatch
 
         for name in actions.HANDLERS:
             part, method = name.split(".")
-            obj = panel if part == "panel" else getattr(d.parts, part)
+            obj = panel if part == "panel" else getattr(panel, part)  # the part the panel was given
             attr = method if part != "panel" else f"_{method}"
             assert callable(getattr(obj, attr))
             monkeypatch.setattr(obj, attr, recorder(name))
@@ -153,7 +153,7 @@ def test_routes_triggers_and_next_action_agree_with_the_declaration(game, phase,
         r = asyncio.run(round_in(phase, round_setup(d.cfg, d.session.meters)))
         assert r.phase is phase
         d.session.round = r
-        panel, status = d.parts.panel, d.parts.status
+        panel, status = d.panel, d.status_file
         declared = actions.in_phase(phase)
         # the round: each action's trigger leaves this phase; each question it asks is the round's, and not
         # refused for the phase
@@ -252,5 +252,5 @@ def test_next_action_is_the_same_json_as_before(phase, tmp_path, monkeypatch):
         for (at, held), expected in UTH_NEXT.items():
             if at is phase:
                 set_conditions(d, {held} if held else set())
-                na = d.parts.status.next_action()
+                na = d.status_file.next_action()
                 assert na == expected and (na is None or list(na)[:4] == ["action", "button", "key", "why"])

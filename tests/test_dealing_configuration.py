@@ -50,9 +50,9 @@ def daemon_with(cfg: TableConfig, out: str) -> TableDaemon:
     """The daemon (not started) with ``out`` covered out of order between rounds (UTH ch.13 §J, HCF ch.13 §I,
     RET ch.13 §E; P43)."""
     d = TableDaemon(cfg)
-    d.parts.devices.drivers = {"shuffler": _Device(), "shoe": _Device()}  # both configured and answering
+    d.devices.drivers = {"shuffler": _Device(), "shoe": _Device()}  # both configured and answering
     d.life.record(ev.DeviceOutOfOrder(device=out, clause="UTH ch.13 §J"), who="supervisor 1")
-    d.parts.devices.apply_mode()
+    d.devices.apply_mode()
     return d
 
 
@@ -72,11 +72,11 @@ def test_d1_a_fallback_without_the_box_closes_the_six_card_bonus(procedure, out,
     cfg = table(m.Combination("ultimate_texas_holdem", procedure, 1, "dealt", True, True, UTH_SIDE, None), tmp_path)
     d = daemon_with(cfg, out)
     assert d.cfg.dealing.procedure == now
-    assert "six_card_bonus" not in d.cfg.wagers and d.parts.devices.closed_wagers == ["six_card_bonus"]
+    assert "six_card_bonus" not in d.cfg.wagers and d.devices.closed_wagers == ["six_card_bonus"]
     assert d.status()["closed_wagers"] == ["six_card_bonus"]  # the dealer's display shows it closed
     d.life.record(ev.DeviceInService(device=out, clause="UTH ch.13 §J"), who="supervisor 1")
-    d.parts.devices.apply_mode()
-    assert "six_card_bonus" in d.cfg.wagers and d.parts.devices.closed_wagers == []  # UTH ch.10 again: the box is dealt
+    d.devices.apply_mode()
+    assert "six_card_bonus" in d.cfg.wagers and d.devices.closed_wagers == []  # UTH ch.10 again: the box is dealt
     d.journal.close()
 
 
@@ -93,15 +93,15 @@ class _Shuffler:  # the daemon only asks whether a shuffler is in use here
 def test_d3_a_one_deck_table_deals_only_the_deck_it_inspected(tmp_path):
     cfg = table(m.Combination("jackpot_holdem", "shuffler", 1, "dealt", True, False, (), None), tmp_path)
     d = TableDaemon(cfg)
-    d.parts.devices.shuffler = _Shuffler()
+    d.devices.shuffler = _Shuffler()
     for step in list(d.life.required):  # the opening: one deck inspected and shuffled -- deck A
         d.life.record(ev.StepDone(step=step, **({"deck": "A", "count": 52} if step == "shuffled" else {})))
     assert d.life.decks_in_use == ["A"]
     d.life.record(ev.DeckShuffled(deck="A", count=52))
-    d.parts.life.check_alternation()  # the same deck: dealt
+    d.lifecycle.check_alternation()  # the same deck: dealt
     d.life.record(ev.DeckShuffled(deck="B", count=52))  # a second deck the table never inspected
     with pytest.raises(RoundRefused, match=r"ch\.3 §A\(1\)"):
-        d.parts.life.check_alternation()
+        d.lifecycle.check_alternation()
     assert d.life.next_step()[0] == "decks_inspected"  # the decks go through the opening steps
     assert any(e.kind == "deck_removed" and e.data["deck"] == "B" for e in d.journal.events(None))
     d.journal.close()
@@ -129,5 +129,5 @@ def test_d4_dealing_by_hand_after_a_fallback_changes_decks_every_four_hours(tmp_
     assert d.cfg.dealing.procedure == "hand" and d.cfg.dealing.deck_change_hours == Decimal(4)
     d.life.decks_since = datetime.now(UTC) - timedelta(hours=5)  # fine from a shoe, not by hand
     with pytest.raises(RoundRefused, match=r"ch\.3 §C"):
-        d.parts.life.check_deck_age()
+        d.lifecycle.check_deck_age()
     d.journal.close()

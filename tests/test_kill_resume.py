@@ -61,10 +61,14 @@ async def round_dealt_up_to(game: str, places: list[str], k: int) -> list[tuple[
 def resumed(game: str, procedure: Procedure, events, held: bool = False) -> tuple[Deal, RoundController]:
     r = asyncio.run(RoundController.restore("r1", TableSetup(game=game, paytables={}), events))
     session = SimpleNamespace(open_round=lambda: r, game=GAMES[game],
-                              parts=SimpleNamespace(devices=SimpleNamespace(procedure=procedure)),
                               cfg=SimpleNamespace(dealing=SimpleNamespace(dealer_cards="in_shuffler" if held
                                                                           else "dealt")))
-    return Deal(session), r  # type: ignore[arg-type]
+    devices = SimpleNamespace(procedure=procedure)
+
+    async def no_press(press):
+        raise AssertionError("a recovered deal reads no press")
+
+    return Deal(session, devices, None, on_press=no_press), r  # type: ignore[arg-type]
 
 
 CASES = [(g, p) for g in GAMES

@@ -90,10 +90,10 @@ def test_decks_older_than_the_limit_must_be_changed_before_dealing(tmp_path, mon
     received = life.decks_since
     assert received is not None
     assert life.deck_age_hours(received + timedelta(hours=7.9)) < 8
-    daemon.parts.life.check_deck_age()  # fresh decks: nothing happens
+    daemon.lifecycle.check_deck_age()  # fresh decks: nothing happens
     life.decks_since = datetime.now(UTC) - timedelta(hours=8, minutes=1)
     with pytest.raises(RoundRefused, match="ch.3 §C"):
-        daemon.parts.life.check_deck_age()
+        daemon.lifecycle.check_deck_age()
     assert life.next_step()[0] == "decks_inspected"  # the new decks go through the opening steps
     kinds = [e.kind for e in daemon.journal.events(None)]
     assert "deck_expired" in kinds

@@ -7,10 +7,15 @@ HCF ch.8 §G-§J, RET ch.8 §E-§F), and what the dealer sees of a deal in progr
 (``expecting``: cards asked of the shoe; ``next_place``: where the next one goes).
 
 While it waits for a card from the shoe, the panel is served: each press goes to ``on_press``
-(the panel part's ``during_deal``), which answers with ``SeatSkip`` when the dealer reported a
-seat skipped (RET ch.13 §G: the deal is re-routed without it), or None.  A press or a card that
-stops the round (all hands void) leaves the round VOIDED: every step of the deal returns False
-then, and nothing more is dealt.
+(the panel part's ``during_deal``, given when the deal is built), which answers with ``SeatSkip``
+when the dealer reported a seat skipped (RET ch.13 §G: the deal re-routes itself without it, its
+wagers returned), or None.
+
+A step of the deal says how it ended (``Dealt``): True, dealt; False, a press stopped the round
+meanwhile (all hands void: nothing more is dealt); or what it found that voids every hand (``Found``:
+a card seen twice, a card face up inside a stack, a second card face up, a stub count that does not
+match, P40).  The deal does not apply that remedy: it returns what it found, and the caller has it
+applied (``Settling.finished``).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from dataclasses import dataclass
 from controller import events as ev
 from controller.irregularities import clause
 from controller.round.machine import Phase
+from controller.service.devices import Devices
+from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told
@@ -46,6 +53,38 @@ class SeatSkip:
 PressDuringDeal = Callable[[ButtonPress], Awaitable[SeatSkip | None]]
 
 
+@dataclass(frozen=True)
+class Found:
+    """What a device showed during the deal whose remedy leaves nobody a choice (P40): all hands void (R7a)
+    but the wagers ``keep`` names; ``cause`` names the irregularity for the status's ``told``, ``clauses``
+    are the citations ``reason`` gives (the same strings); ``remove_deck`` why the deck leaves the table."""
+
+    reason: str
+    cause: str
+    clauses: tuple[str, ...]
+    keep: frozenset[str] = frozenset()
+    remove_deck: str | None = None
+    device: str | None = None
+    counts: dict[str, int] | None = None
+
+
+Dealt = bool | Found  # True: dealt; False: the round was stopped meanwhile; Found: stopped, its remedy is due
+
+
+def card_of_another_deck(short: str, seen: str) -> Found:
+    """P40: a card seen twice in one round means a card of another deck is in this one: every hand
+    void, and the deck leaves the table as one that is not 52 cards of one deck (UTH ch.8 §G(2))."""
+    where = clause("stub_count", short)
+    return Found(f"{seen}: a card from another deck (P40; {where})", "card_of_another_deck", ("P40", where),
+                 remove_deck="a card of another deck is in it")
+
+
+def face_up_in_stack(short: str, what: str) -> Found:
+    """P35: a stack cannot skip a card as a shoe can (UTH ch.13 §A): every hand void."""
+    where = clause("face_up", short)
+    return Found(f"{what} (P35; {where})", "face_up_in_stack", ("P35", where))
+
+
 def place_key(place: Place) -> str:
     """games.dealing's Place as the round's place string."""
     match place:
@@ -58,14 +97,13 @@ def place_key(place: Place) -> str:
     return place[0]  # dealer, burn
 
 
-async def _no_press_handler(press: ButtonPress) -> SeatSkip | None:
-    raise AssertionError("the deal was not wired to the panel")
-
-
 class Deal:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices, progressive: ProgressiveSystem, *,
+                 on_press: PressDuringDeal) -> None:
         self.s = s
-        self.on_press: PressDuringDeal = _no_press_handler
+        self.devices = devices
+        self.progressive = progressive  # a seat skipped: its contribution taken back (R7a)
+        self.on_press = on_press  # a press while the deal waits on the shoe (the panel's ``during_deal``)
         self.expecting = 0  # cards the daemon waits for from the shoe now (shown to the dealer)
         # which request ``expecting`` belongs to: a status republished meanwhile (a heartbeat, a device's
         # health) repeats the same request, so a dealer (or the demo's) draws its cards once, not again
@@ -78,13 +116,13 @@ class Deal:
 
     @property
     def procedure(self) -> Procedure:
-        return self.s.parts.devices.procedure
+        return self.devices.procedure
 
-    async def initial(self) -> None:
+    async def initial(self) -> Dealt:
         """The initial deal: the stacks of UTH ch.10 §B, or card by card per UTH ch.8 §D / UTH ch.9 §B
         (HCF ch.8 §D-§E)."""
         s = self.s
-        devices = s.parts.devices
+        devices = self.devices
         r = s.open_round()
         self.streets_dealt, self.face_up_this_round = 0, 0
         seats = sorted(r.seats)
@@ -102,26 +140,30 @@ class Deal:
                     assert devices.shuffler is not None
                     await devices.shuffler.hold(stack.size)
                     continue
-                if not await self.places(stack.places, as_stack=True):
-                    return
-        elif not await self.places(initial_deal(s.game, self.procedure, seats)):
-            return
+                got = await self.places(stack.places, as_stack=True)
+                if got is not True:
+                    return got
+        else:
+            got = await self.places(initial_deal(s.game, self.procedure, seats))
+            if got is not True:
+                return got
         nxt = r.to_act()
         s.tell(f"cards dealt; seat {nxt.seat if nxt else '-'} to act",
                told("cards_dealt", seats=[nxt.seat] if nxt else []))
+        return True
 
-    async def streets(self, upto: int) -> bool:
-        """Cards dealt between decisions (UTH's flop and turn-and-river from a shoe or by hand).
-        False: the round was stopped."""
+    async def streets(self, upto: int) -> Dealt:
+        """Cards dealt between decisions (UTH's flop and turn-and-river from a shoe or by hand)."""
         if self.procedure is Procedure.AUTOMATED:
             return True
         while self.streets_dealt < upto:
             self.streets_dealt += 1
-            if not await self.places(street_deal(self.s.game, self.procedure, self.streets_dealt)):
-                return False
+            got = await self.places(street_deal(self.s.game, self.procedure, self.streets_dealt))
+            if got is not True:
+                return got
         return True
 
-    async def all_streets(self) -> bool:
+    async def all_streets(self) -> Dealt:
         return await self.streets(len(self.s.game.streets))
 
     def recover_streets(self) -> bool:
@@ -189,7 +231,7 @@ class Deal:
     async def _cards(self, n: int, *, as_stack: bool) -> list[tuple[str, bool]] | SeatSkip | None:
         """``n`` cards from this table's source, each with its face-up flag; a seat skipped meanwhile,
         or None when the round was stopped."""
-        devices = self.s.parts.devices
+        devices = self.devices
         shuffler = devices.shuffler
         if shuffler is not None and not devices.shoe_reads_the_cards:
             if as_stack:
@@ -220,7 +262,7 @@ class Deal:
         """The next card out of the shoe.  Meanwhile the panel is served (``on_press``) for what can
         happen during a deal -- the irregularity menu (P41) and void_round."""
         s = self.s
-        shoe, panel = s.parts.devices.shoe, s.parts.devices.panel
+        shoe, panel = self.devices.shoe, self.devices.panel
         assert shoe is not None and panel is not None
         deadline = time.monotonic() + CARD_TIMEOUT
         card = asyncio.ensure_future(shoe.next_card())
@@ -243,12 +285,10 @@ class Deal:
         finally:
             card.cancel()
 
-    async def places(self, places: Iterable[Place], *, as_stack: bool = False) -> bool:
+    async def places(self, places: Iterable[Place], *, as_stack: bool = False) -> Dealt:
         """Deal one card to each place, in order (a face-up card is not used: UTH ch.13 §A-§B,
-        RET ch.13 §A).
-        False: the round was stopped."""
+        RET ch.13 §A)."""
         s = self.s
-        remedies = s.parts.remedies
         r = s.open_round()
         order = list(places)
         todo = list(order)
@@ -268,20 +308,20 @@ class Deal:
                     raise Refused("more cards dealt than the places without that seat: "
                                        "a wrong number of cards voids the round instead")
                 moved = [(place_key(p), card) for p, (_, card) in zip(order, dealt, strict=False)]
-                await remedies.skip_seat(got.seat, got.who, moved)
+                await self.skip_seat(got.seat, got.who, moved)
                 dealt, todo = moved, order[len(moved):]
                 continue
             for card, face_up in got:
                 if r.has_card(card):
-                    await remedies.card_of_another_deck("the same card came out twice this round")
-                    return False
+                    return card_of_another_deck(s.game.short, "the same card came out twice this round")
                 if face_up:
-                    await self._face_up_card(card)
+                    found = await self._face_up_card(card)
+                    if found is not None:
+                        return found
                     if s.stopped():
                         return False
-                    if as_stack and not s.parts.devices.shoe_reads_the_cards:
-                        await remedies.face_up_in_stack("a card came out of the shuffler face up inside a stack")
-                        return False
+                    if as_stack and not self.devices.shoe_reads_the_cards:
+                        return face_up_in_stack(s.game.short, "a card came out of the shuffler face up inside a stack")
                     continue
                 place = place_key(todo.pop(0))
                 ask(r.can_deal(place, card))
@@ -289,58 +329,54 @@ class Deal:
                 dealt.append((place, card))
         return True
 
-    async def _face_up_card(self, card: str) -> None:
+    async def _face_up_card(self, card: str) -> Found | None:
         """UTH ch.13 §A: a card found face up is not used; §B: a second one voids every hand (RET ch.13 §A:
-        the first)."""
+        the first): found."""
         s = self.s
         self.face_up_this_round += 1
         r = s.open_round()
         ask(r.can_discard(card))
         # journaled: the round stays reconstructable
         await r.discard(card, f"found face up while dealing ({s.game.cite('found_face_up')})")
-        if s.game.name == "run_em_twice" or self.face_up_this_round > 1:
-            what = "a card" if s.game.name == "run_em_twice" else f"{self.face_up_this_round} cards"
+        if self.face_up_this_round >= s.game.face_up_voids_at:
+            what = "a card" if self.face_up_this_round == 1 else f"{self.face_up_this_round} cards"
             where = clause('face_up', s.game.short)
-            await s.parts.remedies.irregular_void(f"{what} found face up while dealing ({where})", cause="face_up",
-                                                  clauses=(where,))
-            return
+            return Found(f"{what} found face up while dealing ({where})", "face_up", (where,))
         where = s.game.cite('found_face_up')
         s.tell(f"a card came out face up: it is not used, place it in the discard rack ({where})",
                told("card_discarded", cause="face_up", clauses=(where,)))
+        return None
 
-    async def release_dealer_cards(self) -> bool:
-        """The dealer's cards held in the shuffler (UTH ch.10 §B(4)) come out now.  False: the round was
-        stopped."""
+    async def release_dealer_cards(self) -> Dealt:
+        """The dealer's cards held in the shuffler (UTH ch.10 §B(4)) come out now."""
         s = self.s
         r = s.open_round()
         if s.cfg.dealing.dealer_cards == "in_shuffler" and len(r.dealer) < s.game.dealer_cards:
-            shuffler = s.parts.devices.shuffler
+            shuffler = self.devices.shuffler
             assert shuffler is not None
             stack = dealer_release_stack(s.game)
             released = await shuffler.release()
             if any(released.face_up):
-                await s.parts.remedies.face_up_in_stack("a dealer card came out of the shuffler face up")
-                return False
+                return face_up_in_stack(s.game.short, "a dealer card came out of the shuffler face up")
             for place, card in zip(stack.places, released, strict=False):
                 if r.has_card(card):
-                    await s.parts.remedies.card_of_another_deck("the same card came out twice this round")
-                    return False
+                    return card_of_another_deck(s.game.short, "the same card came out twice this round")
                 ask(r.can_deal(place_key(place), card))
                 await r.card(place_key(place), card)
         return True
 
-    async def count_stub(self) -> bool:
+    async def count_stub(self) -> Dealt:
         """UTH ch.8 §E-§G (HCF ch.8 §G-§J, RET ch.8 §E-§F): the stub is counted -- here by the card-reading
         shoe, every round.
 
         The cards the shoe counts as drawn must be the cards this round journaled, and
         drawn + left must be a whole deck; otherwise the round stops for the supervisor
         (all hands void; a deck that is not 52 cards is removed, UTH ch.8 §G(1)-(2), HCF ch.8 §J(1)-(2),
-        RET ch.8 §F(4)-(5)).  False: it stopped.
+        RET ch.8 §F(4)-(5)): found.
         """
         s = self.s
         r = s.open_round()
-        shoe = s.parts.devices.shoe
+        shoe = self.devices.shoe
         assert shoe is not None
         st = await shoe.status()
         deck = st.position + st.remaining
@@ -351,12 +387,23 @@ class Deal:
             why = (f"stub count: the shoe has {st.position} cards drawn and {st.remaining} left, "
                    f"the round took {r.cards_out()} ({where})")
             counts = {"drawn": st.position, "left": st.remaining, "round_took": r.cards_out()}
-            if s.parts.devices.shuffler is not None and s.life.last_count is not None:
+            if self.devices.shuffler is not None and s.life.last_count is not None:
                 # a known real-world failure: the shuffler counted a whole deck that is not one
                 why += f"; the shuffler counted {s.life.last_count} after its last shuffle"
                 counts["shuffler"] = s.life.last_count
-            await s.parts.remedies.irregular_void(why, cause="stub_count", clauses=(where,), counts=counts,
-                                                  device="shoe",
-                                                  remove_deck=f"{deck} cards in it" if deck != 52 else None)
-            return False
+            return Found(why, "stub_count", (where,), counts=counts, device="shoe",
+                         remove_deck=f"{deck} cards in it" if deck != 52 else None)
         return True
+
+    async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]]) -> None:
+        """RET ch.13 §G: the seat plays the next hand; its wagers are returned (and a progressive
+        wager's contribution taken back, R7a), every card dealt so far is where it really went."""
+        s = self.s
+        r = s.open_round()
+        meters = self.progressive.without_contribution(seat)
+        ask(r.can_skip_seat(seat, cards))
+        await r.skip_seat(seat, who, cards, meters)
+        await self.progressive.take_back_contribution(meters)
+        where = clause("skipped", s.game.short)
+        s.tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
+               "dealing goes on without it", told("seat_skipped", clauses=(where,), seats=[seat]))

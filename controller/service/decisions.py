@@ -8,8 +8,10 @@ street's cards, or once every player has acted the rest of the cards and the set
 from __future__ import annotations
 
 from controller.round.machine import Phase
+from controller.service.deal import Deal
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.settlement import Settling
 from controller.service.told import told
 from drivers.panel import ButtonPress
 
@@ -17,8 +19,10 @@ BUTTONS = ("bet", "check", "fold")
 
 
 class Decisions:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, deal: Deal, settling: Settling) -> None:
         self.s = s
+        self.deal = deal
+        self.settling = settling
 
     async def decide(self, press: ButtonPress) -> None:
         s = self.s
@@ -36,6 +40,6 @@ class Decisions:
         what = f"{press.multiple}x" if b == "bet" else b
         s.tell(f"seat {seat.seat}: {what}", told("decision", cause=b, seats=[seat.seat]))
         if r.phase is Phase.REVEAL:
-            await s.parts.settling.deal_rest_and_settle()
+            await self.settling.deal_rest_and_settle()
         else:
-            await s.parts.deal.streets(r.street)
+            await self.settling.finished(await self.deal.streets(r.street))

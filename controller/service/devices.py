@@ -3,12 +3,14 @@
 Owns the drivers (panel, shuffler, shoe, progressive system), waits at start-up until each answers,
 listens to their health (a device offline halts nothing by itself and is named to the dealer; one
 silent at start does not stop the daemon, P94), and derives the configuration in use from the devices in service
-(``apply_mode``): ``session.cfg``, ``no_card_source`` and ``closed_wagers``.
+(``apply_mode``): ``session.cfg`` (through ``Session.use_mode``), ``no_card_source`` and ``closed_wagers``.
+A part that follows one device's health subscribes to it (``on_health_of``) when it is built.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -39,6 +41,8 @@ PROCEDURES = {
     "shuffler": Procedure.AUTOMATED,
 }
 
+HealthListener = Callable[[Health], None]
+
 
 class Devices:
     def __init__(self, s: Session) -> None:
@@ -54,6 +58,7 @@ class Devices:
         self.procedure = PROCEDURES[s.cfg.dealing.procedure]
         self.trouble: str | None = None  # the device not answering now
         self.stopping = False  # closing devices is not a device failure
+        self._listeners: dict[str, list[HealthListener]] = {}  # by the device's title (``on_health_of``)
 
     async def start(self) -> None:
         """Build each configured device's driver through the registry (``drivers.device``), start them and
@@ -65,6 +70,7 @@ class Devices:
         panel = built["panel"]  # always configured (P46)
         assert isinstance(panel, PanelDriver)
         self.panel = panel
+        s.attach_panel(panel)  # the dealer's channel: the buzzer and the supervisor's key
         progressive = built.get("progressive")
         assert progressive is None or isinstance(progressive, ProgressiveDriver)
         self.progressive = progressive
@@ -91,6 +97,11 @@ class Devices:
         if silent:
             s.tell(f"not answering at start: {', '.join(silent)} -- {self.waiting_for()}",
                    told("devices_silent", device=", ".join(silent)))
+
+    def on_health_of(self, device: str, listener: HealthListener) -> None:
+        """Call ``listener`` with each health of ``device`` (its title: "progressive system") the table
+        takes: not while it is out of order, nor while the devices close."""
+        self._listeners.setdefault(device, []).append(listener)
 
     def waiting_for(self) -> str:
         """What the table cannot do while ``trouble`` lasts (said to the dealer)."""
@@ -159,8 +170,7 @@ class Devices:
             # UTH ch.10 §B(1) alone deals the Six Card Bonus box; UTH ch.8 and UTH ch.9 do not (P55): the
             # wager is closed while the table deals another way, its chips refused at no more bets
             update["wagers"] = {w: c for w, c in base.wagers.items() if w not in self.closed_wagers}
-        s.cfg = base.model_copy(update=update) if out else base
-        s.life.cfg = s.cfg
+        s.use_mode(base.model_copy(update=update) if out else base)
         self.procedure = PROCEDURES[s.cfg.dealing.procedure]
 
     async def close(self) -> None:
@@ -189,8 +199,8 @@ class Devices:
         elif self.trouble and self.trouble.startswith(device):
             self.trouble = None
             s.log.info("device back", device=device)
-        if device == "progressive system":
-            s.parts.progressive.on_health(health)
+        for listener in self._listeners.get(device, ()):
+            listener(health)
         s.publish()
 
     def on_panel_fault(self, fault: InputFault) -> None:

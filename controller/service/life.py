@@ -18,6 +18,9 @@ import structlog
 from controller import events as ev
 from controller.irregularities import clause
 from controller.round.machine import Phase, RoundController
+from controller.service.devices import Devices
+from controller.service.lockout import WagerLockout
+from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told
@@ -35,8 +38,11 @@ from drivers.shuffler import ShuffleResult
 
 
 class Life:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices, lockout: WagerLockout, progressive: ProgressiveSystem) -> None:
         self.s = s
+        self.devices = devices
+        self.lockout = lockout
+        self.progressive = progressive
 
     async def table_step(self, press: ButtonPress) -> None:
         """The next required step of the table (opening, between rounds, reopening after idle)."""
@@ -54,7 +60,7 @@ class Life:
                 raise Refused(f"{name} needs the floor supervisor's key ({where})", "key_needed", clauses=[where])
         deck: str | None = None
         count: int | None = None
-        if name.startswith("shuffled") and s.parts.devices.shuffler is not None:
+        if name.startswith("shuffled") and self.devices.shuffler is not None:
             result = await self.shuffle()
             if result is None:
                 return  # the deck was removed: the opening steps start again
@@ -84,9 +90,9 @@ class Life:
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
-        s.parts.lockout.new_round()
+        self.lockout.new_round()
         s.notice = s.notice_told = None
-        s.parts.progressive.new_round()
+        self.progressive.new_round()
         s.tell(f"round {round_id}: place your bets", told("round_opened"))
 
     async def no_play(self) -> None:
@@ -130,12 +136,12 @@ class Life:
         s = self.s
         r = s.open_round()
         if r.phase is Phase.SETTLED:
-            await s.parts.lockout.check_late()
+            await self.lockout.check_late()
         ask(r.can_confirm())
         await self.finish_void()
         await r.confirm()
         removed = bool(s.life.required)  # a deck removed by the irregularity that voided the round
-        await s.parts.lockout.release()
+        await self.lockout.release()
         if removed:
             s.round = None
             step = s.life.next_step()
@@ -175,13 +181,13 @@ class Life:
         accepted = sum(1 for seat in r.players if "progressive" in seat.wagers)  # as Settling.void counts them
         if accepted:
             s.log.warning("a voided round's contributions taken back after a restart", accepted=accepted)
-            await s.parts.progressive.take_back_all(accepted)
+            await self.progressive.take_back_all(accepted)
 
     async def shuffle(self) -> ShuffleResult | None:
         """The automated shuffler shuffles and counts; anything but 52 cards removes the deck (UTH ch.5 §E,
         HCF ch.5 §C, RET ch.5 §B)."""
         s = self.s
-        shuffler = s.parts.devices.shuffler
+        shuffler = self.devices.shuffler
         assert shuffler is not None
         try:
             result = await shuffler.shuffle()
@@ -215,7 +221,7 @@ class Life:
         UTH ch.3 §B: with two decks, each is used every other round.  The shuffler alternates by itself,
         but a shuffle that failed and was repeated can bring back the deck the last round used."""
         s = self.s
-        if s.parts.devices.shuffler is None:
+        if self.devices.shuffler is None:
             return
         deck = s.life.last_shuffled
         if deck is not None and s.life.decks_in_use and deck not in s.life.decks_in_use:

@@ -6,12 +6,16 @@ no more bets the progressive system stops taking progressive wagers (its lock-ou
 shuffler; a wager tried after it is not recognised and is journaled as late.  This unit is the only
 place that sets or clears the coil:
 
-* ``engage()``     at no more bets: set and confirmed (read back), then the accepted seats read;
+* ``engage()``     at no more bets, the whole sequence (the wagers part calls it alone): the meter
+                   signs ready, the coil set and confirmed (read back), the accepted seats read,
+                   progressive wagers enabled or disabled for the round, the late attempts
+                   journaled, the accepted lights lit;
 * ``check_late()`` the late attempts journaled; a lock-out found released mid-round (the system was
                    power cycled) is set again (``restore()``);
 * ``release()``    after the round: lights off, accepted and late flags cleared, the coil released.
                    A system that did not answer is released as soon as it answers again
-                   (``pending_release``), and before any no more bets reads its flags;
+                   (``pending_release``; this unit follows its health, ``Devices.on_health_of``), and
+                   before any no more bets reads its flags;
 * ``check_at_start()`` a coil still on at start means the last release never happened.
 
 Its state: ``pending_release`` (the last round's flags not yet cleared) and ``late_journaled``
@@ -22,30 +26,63 @@ from __future__ import annotations
 
 from controller import events as ev
 from controller.round.machine import Phase
+from controller.service.devices import Devices
+from controller.service.progressive import NOT_ANSWERING, PROGRESSIVE_SYSTEM, ProgressiveSystem
 from controller.service.session import Session
 from controller.service.told import amend, told
-from drivers.health import DeviceError
+from drivers.health import DeviceError, Health
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 
-NOT_ANSWERING = "the progressive system is not answering"
+__all__ = ["NOT_ANSWERING", "WagerLockout"]
 
 
 class WagerLockout:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices, progressive: ProgressiveSystem) -> None:
         self.s = s
+        self.devices = devices
+        self.progressive = progressive
         self.pending_release = False  # the last round's flags and lock-out not yet cleared
         self.late_journaled: set[int] = set()
+        devices.on_health_of(PROGRESSIVE_SYSTEM, self.on_health)
 
     @property
     def _system(self) -> ProgressiveDriver | None:
         """The progressive system when the table offers progressive wagers, else None."""
-        system = self.s.parts.devices.progressive
+        system = self.devices.progressive
         return system if system is not None and self.s.cfg.progressive.enabled else None
 
     def new_round(self) -> None:
         self.late_journaled = set()
 
-    async def engage(self) -> tuple[list[int], str | None]:
+    def on_health(self, health: Health) -> None:
+        """The progressive system answers again: the last round's reset it missed is done now."""
+        if health is not Health.OFFLINE and self.pending_release and self.s.cfg.progressive.enabled:
+            self.s.spawn(self.release())
+
+    async def engage(self) -> list[int]:
+        """No more bets on a table that offers progressive wagers (UTH ch.8 §C(2)): the signs must show the
+        meters, the lock-out is set and confirmed before any card leaves; the seats whose wager the system
+        accepted, lit.  When any of it fails, progressive wagers are disabled (the reason journaled and
+        said) and this round is taken without them: no seat."""
+        s, progressive = self.s, self.progressive
+        await self.release_if_pending()  # the last round's accepted flags are not this round's wagers
+        why = await progressive.signs_ready()
+        cause, cited = "signs_not_ready", ()  # type: tuple[str, tuple[str, ...]]
+        accepted: list[int] = []
+        if why is None:
+            accepted, why = await self._set_and_confirm()
+            cause, cited = "lockout_not_confirmed", (s.game.cite("lockout"),)  # as _set_and_confirm() cites it
+            if why == NOT_ANSWERING:
+                cause, cited = "not_answering", ()
+        if why is not None:
+            progressive.disabled(why, cause, cited)
+            return []  # this round is taken without progressive wagers
+        progressive.enabled()
+        await self.check_late()
+        await self.light_accepted(accepted)
+        return accepted
+
+    async def _set_and_confirm(self) -> tuple[list[int], str | None]:
         """Set the lock-out and confirm it; the seats whose wager the system accepted, or why not."""
         system = self._system
         assert system is not None
@@ -106,7 +143,7 @@ class WagerLockout:
 
         A linked table reaches its link first (its journal reconciled with it, ``controller.progressive.link``)."""
         s = self.s
-        await s.parts.progressive.link_start()
+        await self.progressive.link_start()
         system = self._system
         if system is None:
             return
@@ -139,7 +176,7 @@ class WagerLockout:
         s = self.s
         r = s.round
         system = self._system
-        if r is None or system is None or s.parts.progressive.off:
+        if r is None or system is None or self.progressive.off:
             return
         try:
             st = await system.status()
@@ -163,7 +200,7 @@ class WagerLockout:
         power cycled): set it again, and the lights and signs it lost; journaled, the dealer told."""
         s = self.s
         r = s.open_round()
-        system = s.parts.devices.progressive
+        system = self.devices.progressive
         assert system is not None
         s.journal.record(ev.ProgressiveLockoutLost(round=r.round_id))
         s.log.error("progressive lock-out lost during the round")
@@ -172,7 +209,7 @@ class WagerLockout:
             await system.set_lights(accepted=r.progressive_seats())
         except (DeviceError, LockoutNotConfirmed) as e:
             s.log.error("lock-out not set again", error=str(e))
-        await s.parts.progressive.show_meters()
+        await self.progressive.show_meters()
         where = s.game.cite('lockout')
         s.notice = ("the progressive system lost its lock-out during this round (restarted?); it is set "
                     f"again: a progressive wager placed meanwhile does not count ({where})")

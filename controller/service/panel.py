@@ -20,10 +20,18 @@ from collections.abc import Awaitable, Callable
 from controller.irregularities import clause
 from controller.round.actions import ROUTES, Condition, HandlerName
 from controller.round.machine import Phase, RoundRefused
-from controller.service.deal import SeatSkip
+from controller.service.deal import Deal, SeatSkip
+from controller.service.decisions import Decisions
+from controller.service.devices import Devices
+from controller.service.life import Life
+from controller.service.lockout import WagerLockout
+from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
+from controller.service.remedies import Remedies
 from controller.service.session import Session
+from controller.service.settlement import Settling
 from controller.service.told import told
+from controller.service.wagers import Wagers
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
 
@@ -31,47 +39,56 @@ Handler = Callable[[ButtonPress], Awaitable[None]]
 
 
 class Panel:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, *, devices: Devices, life: Life, wagers: Wagers, lockout: WagerLockout,
+                 deal: Deal, decisions: Decisions, settling: Settling, progressive: ProgressiveSystem,
+                 remedies: Remedies) -> None:
         self.s = s
+        self.devices = devices
+        self.life = life
+        self.wagers = wagers
+        self.lockout = lockout
+        self.deal = deal
+        self.decisions = decisions
+        self.settling = settling
+        self.progressive = progressive
+        self.remedies = remedies
         self.deferred: list[ButtonPress] = []  # pressed during a deal, taken once it is done
         self._routes: dict[tuple[Phase, str], tuple[tuple[Condition | None, Handler], ...]] | None = None
 
     def handlers(self) -> dict[HandlerName, Handler]:
         """Each handler the declaration names (``controller.round.actions``), bound to the method doing it."""
-        p = self.s.parts
         return {
-            "wagers.no_more_bets": lambda _: p.wagers.no_more_bets(),
-            "life.no_play": lambda _: p.life.no_play(),
-            "life.recut": lambda _: p.life.recut(),
+            "wagers.no_more_bets": lambda _: self.wagers.no_more_bets(),
+            "life.no_play": lambda _: self.life.no_play(),
+            "life.recut": lambda _: self.life.recut(),
             "panel.count_confirmed": self._count_confirmed,
             "panel.count_mismatch": self._count_mismatch,
-            "decisions.decide": p.decisions.decide,
-            "settling.deal_rest_and_settle": lambda _: p.settling.deal_rest_and_settle(),
-            "progressive.validate": lambda _: p.progressive.validate(),
-            "life.close_round": lambda _: p.life.close_round(),
+            "decisions.decide": self.decisions.decide,
+            "settling.deal_rest_and_settle": lambda _: self.settling.deal_rest_and_settle(),
+            "progressive.validate": lambda _: self.progressive.validate(),
+            "life.close_round": lambda _: self.life.close_round(),
             "panel.resume": self._resume,
         }
 
     def holds(self, condition: Condition) -> bool:
         """Whether a condition of the table the declaration names holds now."""
         s = self.s
-        p = s.parts
         if condition == "no_card_source":
-            return bool(p.devices.no_card_source)
+            return bool(self.devices.no_card_source)
         if condition == "no_seat_playing":
             return not s.open_round().seats
         if condition == "shuffled_by_hand":
             return not s.cfg.automated_shuffler
         if condition == "validation_held":
-            return bool(p.progressive.validation)
+            return bool(self.progressive.validation)
         if condition == "device_trouble":
-            return bool(p.devices.trouble)
+            return bool(self.devices.trouble)
         raise AssertionError(f"no such condition: {condition}")
 
     @property
     def routes(self) -> dict[tuple[Phase, str], tuple[tuple[Condition | None, Handler], ...]]:
         """(phase, button) -> (condition, handler) of each action declared for it (``actions.ROUTES``), in the
-        order they are tried; built once the parts are wired."""
+        order they are tried; built at the first press."""
         if self._routes is None:
             bound = self.handlers()
             self._routes = {at: tuple((a.when, bound[a.handler]) for a in declared if a.handler is not None)
@@ -85,7 +102,7 @@ class Panel:
 
     async def next_press(self) -> ButtonPress:
         """The next press: first those pressed during a deal and kept for after it, in order."""
-        panel = self.s.parts.devices.panel
+        panel = self.devices.panel
         assert panel is not None
         if self.deferred:
             return self.deferred.pop(0)
@@ -101,25 +118,24 @@ class Panel:
             try:
                 await self._dispatch(press)
             except DeviceError as e:
-                await s.parts.remedies.device_error(e)
+                await self.remedies.device_error(e)
         except RoundRefused as e:
             await self._refuse(e)
 
     async def _dispatch(self, press: ButtonPress) -> None:
         s = self.s
-        p = s.parts
         b = press.button
         if b == "void_round":
-            p.remedies.menu = None
-            await p.settling.void_pressed()
-        elif b == "irregularity" or p.remedies.menu is not None:
-            if await p.remedies.menu_press(press) is not None:
+            self.remedies.menu = None
+            await self.settling.void_pressed()
+        elif b == "irregularity" or self.remedies.menu is not None:
+            if await self.remedies.menu_press(press) is not None:
                 # the menu offers it only while the cards are dealt; the deal ended meanwhile
                 where = clause('skipped', s.game.short)
                 raise Refused(f"a seat skipped is reported while its cards are dealt "
                               f"({where}): report a wrong number of cards", "deal_ended", clauses=[where])
         elif s.life.required and (s.round is None or s.round.phase is Phase.WAGERS):
-            await p.life.table_step(press)
+            await self.life.table_step(press)
         elif s.round is None:  # no step left and no round: a press must never stop the daemon
             raise Refused(f"{b}: no round is open", "no_round")
         else:
@@ -133,15 +149,14 @@ class Panel:
         """A press while a deal waits on the shoe: the irregularity menu (P41) and void_round are served
         now; anything else (a decision pressed while the dealer's cards still come) after the deal."""
         s = self.s
-        p = s.parts
         s.presses_handled += 1  # counted as taken (a press kept for after the deal is counted then)
         try:
             if press.button == "void_round":
-                p.remedies.menu = None
-                await p.settling.void_pressed()  # the round is voided: the deal stops
+                self.remedies.menu = None
+                await self.settling.void_pressed()  # the round is voided: the deal stops
                 return None
-            if press.button == "irregularity" or p.remedies.menu is not None:
-                return await p.remedies.menu_press(press)
+            if press.button == "irregularity" or self.remedies.menu is not None:
+                return await self.remedies.menu_press(press)
             self.deferred.append(press)
             s.presses_handled -= 1
         except RoundRefused as e:
@@ -164,8 +179,8 @@ class Panel:
         r = s.open_round()
         ask(r.can_confirm_progressive_count(r.progressive_count or 0))
         await r.confirm_progressive_count(r.progressive_count or 0)
-        await s.parts.lockout.check_late()
-        await s.parts.deal.initial()
+        await self.lockout.check_late()
+        await self.settling.finished(await self.deal.initial())
 
     async def _count_mismatch(self, press: ButtonPress) -> None:
         # the dealer counted a different number of progressive chips (UTH ch.8 §C(3)): the round stops
@@ -180,7 +195,7 @@ class Panel:
     async def _resume(self, press: ButtonPress) -> None:
         s = self.s
         r = s.open_round()
-        trouble = s.parts.devices.trouble
+        trouble = self.devices.trouble
         if trouble:
             raise Refused(f"{trouble}: resume once it is back, or void the round", "device_trouble")
         who = await s.supervisor("resume_round")
@@ -190,5 +205,5 @@ class Panel:
         await r.resume_round(who)
         s.tell(f"round resumed by {who}", told("resumed", cause="supervisor"))
         if r.phase is Phase.DEALING:
-            await s.parts.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})",
+            await self.settling.void(f"the deal was interrupted ({clause('deal_failed', s.game.short)})",
                                         cause="deal_interrupted")

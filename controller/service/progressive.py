@@ -14,7 +14,9 @@ Owns:
   the next no more bets (``signs_ready``, NJAC 13:69E-1.39B), hits taken in the link's order (R4), the signs
   shown again at every change anywhere on the link.
 
-The lock-out itself is ``controller.service.lockout``.
+The lock-out itself is ``controller.service.lockout`` (built on this part: it asks whether wagers are
+taken, and follows the system's health itself).  This part follows the progressive system's health
+(``Devices.on_health_of``): its wagers are disabled while it does not answer.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING
 
 from controller import events as ev
 from controller.progressive import hits as prog
-from controller.service.lockout import NOT_ANSWERING
+from controller.service.devices import Devices
 from controller.service.refused import Refused
 from controller.service.session import Session
 from controller.service.told import Told, told
@@ -36,10 +38,14 @@ from games.paytables import paytable
 if TYPE_CHECKING:
     from controller.progressive.link.meters import LinkedMeters
 
+NOT_ANSWERING = "the progressive system is not answering"
+PROGRESSIVE_SYSTEM = "progressive system"  # its title among the devices (``drivers.device``)
+
 
 class ProgressiveSystem:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices) -> None:
         self.s = s
+        self.devices = devices
         self.off: str | None = None  # why progressive wagers are disabled now, or None
         self.off_told: Told = told("progressive_disabled", cause="disabled_before_start")  # as data (``disabled``)
         self.sign_trouble: str | None = None  # the last meter sign update failed
@@ -53,11 +59,12 @@ class ProgressiveSystem:
         if self.link is not None:
             self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
         self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
+        devices.on_health_of(PROGRESSIVE_SYSTEM, self.on_health)
 
     @property
     def offered(self) -> bool:
         """The table offers progressive wagers and has a progressive system to take them."""
-        return self.s.parts.devices.progressive is not None and self.s.cfg.progressive.enabled
+        return self.devices.progressive is not None and self.s.cfg.progressive.enabled
 
     def new_round(self) -> None:
         self.validation = []
@@ -94,8 +101,6 @@ class ProgressiveSystem:
             if self.off is None:
                 self.disabled(NOT_ANSWERING)  # for the following rounds, until it is back
             return
-        if s.parts.lockout.pending_release:
-            s.spawn(s.parts.lockout.release())
         if self.off == NOT_ANSWERING:
             self.enabled()
             s.tell("progressive wagers enabled again: the progressive system answers",
@@ -141,7 +146,7 @@ class ProgressiveSystem:
 
     async def show_signs(self) -> None:
         s = self.s
-        system = s.parts.devices.progressive
+        system = self.devices.progressive
         if system is None:
             return
         names = list(s.cfg.progressive.meters)
@@ -203,7 +208,7 @@ class ProgressiveSystem:
                     seats={h.seat for h in self.validation}))
         s.log.warning("progressive win held for validation", round_id=r.round_id,
                       hits=[h.public() for h in self.validation])
-        system = s.parts.devices.progressive
+        system = self.devices.progressive
         if system is not None:
             try:
                 await system.set_lights(accepted=sorted(r.progressive_seats()),

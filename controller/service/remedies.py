@@ -12,6 +12,8 @@ Two kinds of irregularity reach the daemon (``controller.irregularities`` has th
   ``SeatSkip``; a player who left (UTH ch.7 §C), a device out of order (UTH ch.13 §J; P43).
 
 A remedy that voids the round leaves it VOIDED and buzzes: the deal and the settlement stop there.
+The void itself is the settlement's (``Settling.void_irregular``), as is the remedy of what the deal
+found (the deal returns it: ``controller.service.deal.Found``).
 """
 
 from __future__ import annotations
@@ -22,11 +24,14 @@ from controller import events as ev
 from controller import irregularities as irr
 from controller.irregularities import clause, kept_alive
 from controller.round.machine import Phase
-from controller.service.deal import SeatSkip
+from controller.service.deal import Deal, Found, SeatSkip, card_of_another_deck
+from controller.service.devices import Devices
+from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.settlement import Settling
 from controller.service.told import told
-from controller.table import between_round_steps, opening_steps
+from controller.table import between_round_steps
 from drivers.health import DeviceError
 from drivers.panel import ButtonPress
 from drivers.serial_link import CardCountError, DeviceFault, DuplicateCardError, UnreadableCardError
@@ -42,51 +47,16 @@ class Menu:
 
 
 class Remedies:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices, deal: Deal, settling: Settling,
+                 progressive: ProgressiveSystem) -> None:
         self.s = s
+        self.devices = devices
+        self.deal = deal
+        self.settling = settling
+        self.progressive = progressive
         self.menu: Menu | None = None
 
     # ------------------------------------------------------------------ what a device sees (P40)
-
-    async def irregular_void(self, reason: str, *, cause: str, clauses: tuple[str, ...],
-                             keep: frozenset[str] = frozenset(), remove_deck: str | None = None,
-                             device: str | None = None, counts: dict[str, int] | None = None) -> None:
-        """P40: an irregularity whose remedy leaves nobody a choice: all hands void (R7a), except the
-        wagers the clause keeps alive, settled on the cards; the dealer is told what to do and confirms.
-        The round is VOIDED: nothing more happens in it.  ``cause`` names the irregularity for the
-        status's ``told``, ``clauses`` are the citations ``reason`` gives (the same strings)."""
-        s = self.s
-        r = s.open_round()
-        await s.parts.settling.void(reason, keep)
-        s.log.warning("irregularity", round_id=r.round_id, reason=reason, kept=sorted(keep),
-                      deck_removed=bool(remove_deck), device=device)
-        todo = ("return every wager" if not keep
-                else f"settle {', '.join(sorted(keep))} as shown, return every other wager")
-        todo += "; the cards are reshuffled with those dealt"
-        if remove_deck:
-            # UTH ch.8 §G(2), UTH ch.5 §E: a deck that is not 52 cards of one deck leaves the table
-            s.life.record(ev.DeckRemoved(reason=remove_deck, round=r.round_id, irregularity=reason))
-            s.life.require(opening_steps(s.cfg), f"deck removed: {remove_deck}")
-            todo += f"; REMOVE THE DECK from the table ({remove_deck}): new decks go through the opening steps"
-        s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm",
-               told("irregularity", cause=cause, clauses=clauses, remove_deck=bool(remove_deck), wagers=keep,
-                    device=device, counts=counts))
-        if keep:
-            s.parts.settling.log_settlement()
-            await s.parts.progressive.hold_for_validation()
-        await s.buzz()  # the dealer has been told what happened and what to do
-
-    async def card_of_another_deck(self, seen: str) -> None:
-        """P40: a card seen twice in one round means a card of another deck is in this one: every hand
-        void, and the deck leaves the table as one that is not 52 cards of one deck (UTH ch.8 §G(2))."""
-        where = clause('stub_count', self.s.game.short)
-        await self.irregular_void(f"{seen}: a card from another deck (P40; {where})", cause="card_of_another_deck",
-                                  clauses=("P40", where), remove_deck="a card of another deck is in it")
-
-    async def face_up_in_stack(self, what: str) -> None:
-        """P35: a stack cannot skip a card as a shoe can (UTH ch.13 §A): every hand void."""
-        where = clause('face_up', self.s.game.short)
-        await self.irregular_void(f"{what} (P35; {where})", cause="face_up_in_stack", clauses=("P35", where))
 
     async def device_error(self, e: DeviceError) -> None:
         """A device reported a fault: the rules' remedy when they name it (P40), otherwise fail closed (halt)."""
@@ -94,18 +64,19 @@ class Remedies:
         r = s.round
         short = s.game.short
         dealing = r is not None and r.phase in (Phase.DEALING, Phase.DECISIONS, Phase.REVEAL)
+        void = self.settling.void_irregular
         if dealing and isinstance(e, DuplicateCardError):
-            await self.card_of_another_deck(f"the {e.device} read a card twice")
+            await void(card_of_another_deck(short, f"the {e.device} read a card twice"))
         elif dealing and isinstance(e, UnreadableCardError):
             # never guessed: a card nobody can name is a failure to deal (P40)
             where = clause('deal_failed', short)
-            await self.irregular_void(f"the {e.device} could not read a card ({where})", cause="unreadable_card",
-                                      clauses=(where,), device=e.device)
+            await void(Found(f"the {e.device} could not read a card ({where})", "unreadable_card", (where,),
+                             device=e.device))
         elif dealing and isinstance(e, DeviceFault) and not isinstance(e, CardCountError):
             # a jam, an empty device, an open door while the cards come out of it: a failure to deal
             where = clause('deal_failed', short)
-            await self.irregular_void(f"the {e.device} failed to deal: {e} ({where})", cause="deal_failed",
-                                      clauses=(where,), device=e.device)
+            await void(Found(f"the {e.device} failed to deal: {e} ({where})", "deal_failed", (where,),
+                             device=e.device))
         else:
             await self.device_failed(str(e), device=getattr(e, "device", None))
 
@@ -135,7 +106,7 @@ class Remedies:
         m = self.menu
         if b == "irregularity":
             options = irr.menu(s.game.short, self._menu_phase(), has_dealer=s.game.dealer_cards > 0,
-                               devices=sorted(s.parts.devices.drivers), out_of_order=sorted(s.life.out_of_order))
+                               devices=sorted(self.devices.drivers), out_of_order=sorted(s.life.out_of_order))
             if not options:
                 raise Refused(f"no irregularity can be reported in {self._menu_phase()}: "
                               "void_round with the supervisor's key if the round cannot go on", "no_irregularity")
@@ -183,7 +154,6 @@ class Remedies:
 
     async def _apply(self, what: str, seat: int | None, who: str) -> SeatSkip | None:
         s = self.s
-        p = s.parts
         r = s.round
         short = s.game.short
         where = clause(what.split(":")[0], short)
@@ -198,10 +168,10 @@ class Remedies:
         if what == "player_left":
             assert seat is not None
             returned = s.cfg.abandoned_wagers == "returned"
-            meters = p.progressive.without_contribution(seat) if returned else None
+            meters = self.progressive.without_contribution(seat) if returned else None
             ask(r.can_abandon(seat))
             await r.abandon(seat, who, returned=returned, meters=meters)
-            await p.progressive.take_back_contribution(meters)
+            await self.progressive.take_back_contribution(meters)
             said = told("player_left", cause="returned" if returned else "lost", clauses=(where,), seats=[seat])
             if returned:
                 s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is returned -- "
@@ -210,41 +180,31 @@ class Remedies:
                 s.tell(f"seat {seat}: the player left ({where}); every wager of the seat is lost -- collect them",
                        said)
             if r.phase is Phase.REVEAL:
-                await p.settling.deal_rest_and_settle()
+                await self.settling.deal_rest_and_settle()
             return None
         keep = kept_alive(what, s.game.name, short)
         if keep and any(w in seat_.wagers for seat_ in r.players for w in keep):
             # UTH ch.13 §C/§G, JHE ch.13 §C/§G (R10): the community cards are dealt and the kept wagers
             # settled; HCF ch.13 §F: every card is already out
-            if not await p.deal.all_streets() or not await p.deal.release_dealer_cards():
-                return None  # a remedy of what those cards showed voided the round already
+            finished = self.settling.finished  # a remedy of what those cards showed voids the round
+            if not await finished(await self.deal.all_streets()):
+                return None
+            if not await finished(await self.deal.release_dealer_cards()):
+                return None
         else:
             keep = frozenset()
         labels = {"exposed_after_initial": "cards found face up after the initial deal",
                   "dealer_card_exposed": "a dealer card exposed before every player acted",
                   "wrong_number_of_cards": "a wrong number of cards dealt"}
-        await self.irregular_void(f"{labels[what]}, reported by the dealer, confirmed by {who} ({where})",
-                                  cause=what, clauses=(where,), keep=keep)
+        await self.settling.void_irregular(Found(f"{labels[what]}, reported by the dealer, confirmed by {who} "
+                                                 f"({where})", what, (where,), keep=keep))
         return None
-
-    async def skip_seat(self, seat: int, who: str, cards: list[tuple[str, str]]) -> None:
-        """RET ch.13 §G: the seat plays the next hand; its wagers are returned (and a progressive
-        wager's contribution taken back, R7a), every card dealt so far is where it really went."""
-        s = self.s
-        r = s.open_round()
-        meters = s.parts.progressive.without_contribution(seat)
-        ask(r.can_skip_seat(seat, cards))
-        await r.skip_seat(seat, who, cards, meters)
-        await s.parts.progressive.take_back_contribution(meters)
-        where = clause("skipped", s.game.short)
-        s.tell(f"seat {seat} was skipped ({where}, {who}): it plays the next hand, its wagers stay for it; "
-               "dealing goes on without it", told("seat_skipped", clauses=(where,), seats=[seat]))
 
     async def _device_service(self, what: str, who: str) -> None:
         """UTH ch.13 §J (HCF ch.13 §I, RET ch.13 §E): a device that cannot be used is covered or signed out of order
         before the table shuffles or deals another way; journaled with who (P43)."""
         s = self.s
-        devices = s.parts.devices
+        devices = self.devices
         r = s.round
         if r is not None and r.phase is not Phase.WAGERS:
             raise Refused("a device is taken out of (or back into) service between rounds: "

@@ -1,22 +1,24 @@
-"""The session every part of the daemon shares: the open round, the journal, telling the dealer, the status.
+"""The session every part of the daemon shares: the table's context and the dealer's channel.
 
-One ``Session`` per running daemon.  It owns what is common to the parts and nothing else:
+One ``Session`` per running daemon.  It holds what is common to the parts and nothing else:
 
-* the configuration (``base_cfg`` as configured, ``cfg`` the mode in use while a device is out of
-  order, P43), the game, the journal, the table's life and meters;
-* the open round (``round``), with ``open_round()`` for the parts that need one;
-* what the dealer is told (``tell``, ``refuse``, ``buzz``), the note that stays until the round
-  closes (``notice``), and the supervisor's key (``supervisor``);
-* publishing the status (``publish``: the status part writes it).
+* the table's context: the configuration (``base_cfg`` as configured, ``cfg`` the mode in use while
+  a device is out of order, P43, changed only by ``use_mode``), the game, the journal, the table's
+  life and meters, and the open round (``round``, with ``open_round()`` for the parts that need one);
+* the dealer's channel: what the dealer is told (``tell``, ``refuse``, ``buzz``), the note that stays
+  until the round closes (``notice``), the supervisor's key (``supervisor``), publishing the status
+  (``publish``) and background work (``spawn``).  The buzzer and the key are on the panel: its
+  driver is given once it is started (``attach_panel``).
 
-The parts reach one another through ``parts`` (wired once by ``controller.daemon``).
+No part is reached through the session: each is given the parts it calls when it is built
+(``controller.daemon`` wires them).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
@@ -31,44 +33,16 @@ from controller.service.told import Told, told
 from controller.supervisors import SupervisorList
 from controller.table import TableLife
 from drivers.health import DeviceError
+from drivers.panel import PanelDriver
 from games.game import Game
-
-if TYPE_CHECKING:
-    from controller.service.deal import Deal
-    from controller.service.decisions import Decisions
-    from controller.service.devices import Devices
-    from controller.service.life import Life
-    from controller.service.lockout import WagerLockout
-    from controller.service.panel import Panel
-    from controller.service.progressive import ProgressiveSystem
-    from controller.service.remedies import Remedies
-    from controller.service.settlement import Settling
-    from controller.service.status import Status
-    from controller.service.wagers import Wagers
 
 log = structlog.get_logger("table")
 
 
-class Parts:
-    """The daemon's parts, one attribute each (set by ``controller.daemon.TableDaemon``)."""
-
-    devices: Devices
-    panel: Panel
-    life: Life
-    wagers: Wagers
-    lockout: WagerLockout
-    deal: Deal
-    decisions: Decisions
-    settling: Settling
-    progressive: ProgressiveSystem
-    remedies: Remedies
-    status: Status
-
-
 class Session:
     def __init__(self, cfg: TableConfig) -> None:
-        self.base_cfg = cfg  # as configured; self.cfg is the mode in use (a device out of order: P43)
-        self.cfg = cfg
+        self.base_cfg = cfg  # as configured; ``cfg`` is the mode in use (a device out of order: P43)
+        self._cfg = cfg
         self.game: Game = cfg.game_rules
         self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
@@ -85,9 +59,24 @@ class Session:
         self.notice_told: Told | None = None  # the same, as data (``controller.service.told``)
         self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
-        self.parts = Parts()
+        self.panel: PanelDriver | None = None  # the buzzer and the supervisor's key (``attach_panel``)
         self._publish: Callable[[], None] = lambda: None
         self._spawn: Callable[[Coroutine[Any, Any, None]], None] = lambda coro: coro.close()
+
+    @property
+    def cfg(self) -> TableConfig:
+        """The configuration in use: as configured, or the mode a device out of order leaves (P43)."""
+        return self._cfg
+
+    def use_mode(self, cfg: TableConfig) -> None:
+        """Deal by ``cfg`` from now on (UTH ch.13 §J; P43: ``Devices.apply_mode`` derives it): the one
+        place the configuration in use changes, the table's life with it (its steps and decks follow it)."""
+        self._cfg = cfg
+        self.life.cfg = cfg
+
+    def attach_panel(self, panel: PanelDriver) -> None:
+        """The dealer's panel, started (``Devices.start``): its buzzer and the supervisor's key."""
+        self.panel = panel
 
     async def between_rounds(self) -> None:
         """Roll the journal over to a new segment when one is due, archive, retain (P60, P62): only here,
@@ -134,7 +123,7 @@ class Session:
         await self.buzz()
 
     async def buzz(self) -> None:
-        panel = self.parts.devices.panel
+        panel = self.panel
         if panel is not None:
             try:
                 await panel.buzz()
@@ -146,7 +135,7 @@ class Session:
 
         Only a supervisor on the configured list (P93): a key turned with an unknown ID, or 0, is
         refused and journaled with the action it tried; nothing of the action is done."""
-        panel = self.parts.devices.panel
+        panel = self.panel
         assert panel is not None
         key = await panel.key_switch()
         if not key.on:

@@ -43,6 +43,11 @@ from typing import Any
 from controller.irregularities import clause
 from controller.round import actions
 from controller.round.machine import Phase
+from controller.service.deal import Deal
+from controller.service.devices import Devices
+from controller.service.panel import Panel
+from controller.service.progressive import ProgressiveSystem
+from controller.service.remedies import Remedies
 from controller.service.session import Session
 
 HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)
@@ -53,14 +58,20 @@ def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -
 
 
 class Status:
-    def __init__(self, s: Session, path: Path) -> None:
+    def __init__(self, s: Session, path: Path, *, devices: Devices, deal: Deal, progressive: ProgressiveSystem,
+                 remedies: Remedies, panel: Panel) -> None:
         self.s = s
         self.path = path
+        self.panel = panel  # the conditions the declaration of the actions names (``Panel.holds``)
+        self.devices = devices
+        self.deal = deal
+        self.progressive = progressive
+        self.remedies = remedies  # its irregularity menu
 
     def next_action(self) -> dict[str, Any] | None:
         """What the dealer must do next (see the module's docstring); None when nothing can be done."""
         s = self.s
-        p = s.parts
+        p = self  # the parts this status was given
         short = s.game.short
         menu = p.remedies.menu
         if menu is not None:
@@ -93,7 +104,7 @@ class Status:
     def status(self) -> dict[str, Any]:
         """The public state: nothing hidden is in here (hole cards, undealt cards)."""
         s = self.s
-        p = s.parts
+        p = self  # the parts this status was given
         step = s.life.next_step()
         menu = p.remedies.menu
         return {

@@ -12,7 +12,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from controller.irregularities import clause
-from controller.service.lockout import NOT_ANSWERING
+from controller.service.devices import Devices
+from controller.service.life import Life
+from controller.service.lockout import WagerLockout
+from controller.service.progressive import NOT_ANSWERING, ProgressiveSystem
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
 from controller.service.told import told
@@ -20,49 +23,38 @@ from drivers.health import Health
 
 
 class Wagers:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, devices: Devices, life: Life, progressive: ProgressiveSystem,
+                 lockout: WagerLockout) -> None:
         self.s = s
+        self.devices = devices
+        self.life = life
+        self.progressive = progressive
+        self.lockout = lockout
 
     async def no_more_bets(self) -> None:
         """UTH ch.8 §C / UTH ch.10 §A(2): no more bets; the lock-out set and confirmed before any card leaves."""
         s = self.s
-        p = s.parts
+        progressive = self.progressive
         r = s.open_round()
-        devices = p.devices
+        devices = self.devices
         if devices.no_card_source:
             where = clause('out_of_order', s.game.short)
             raise Refused(f"{devices.no_card_source} ({where}): no round until a device is back in service",
                           "no_card_source", clauses=[where])
-        p.life.check_deck_age()
-        p.life.check_alternation()
+        self.life.check_deck_age()
+        self.life.check_alternation()
         system = devices.progressive
-        offered = p.progressive.offered
+        offered = progressive.offered
         if system is not None and system.health is Health.OFFLINE:
             # the bet sensors are on the progressive unit: no wager can be read, nothing is journaled
             # for the round; it stays open for wagers until the system answers again
             if offered:
-                p.progressive.disabled(NOT_ANSWERING)
+                progressive.disabled(NOT_ANSWERING)
             raise Refused("progressive wagers disabled: the progressive system is not answering "
                           "(its bet sensors too): no more bets once it is back", "not_answering")
-        await p.lockout.release_if_pending()
         bets = await system.read_bets() if system else {}
         areas = [w for w in s.game.wagers if w != "progressive"]  # bet-sensor area i = wager i (docs)
-        accepted: list[int] = []
-        if offered:
-            why = await p.progressive.signs_ready()
-            cause, cited = "signs_not_ready", ()  # type: tuple[str, tuple[str, ...]]
-            if why is None:
-                accepted, why = await p.lockout.engage()
-                cause, cited = "lockout_not_confirmed", (s.game.cite("lockout"),)  # as engage() cites it
-                if why == NOT_ANSWERING:
-                    cause, cited = "not_answering", ()
-            if why is not None:
-                accepted = []  # this round is taken without progressive wagers
-                p.progressive.disabled(why, cause, cited)
-            else:
-                p.progressive.enabled()
-                await p.lockout.check_late()
-                await p.lockout.light_accepted(accepted)
+        accepted = await self.lockout.engage() if offered else []
         playing = {seat for seat, by_area in bets.items() if by_area}
         sensed: list[tuple[int, str, Decimal]] = []
         cfg = s.cfg
@@ -93,15 +85,15 @@ class Wagers:
         await r.close_wagers(sensed, progressive_seats=accepted, meters=meters,
                              contributions=contributions if accepted else None)
         if accepted:
-            await p.progressive.show_meters()
+            await progressive.show_meters()
         said = (f"no more bets: {len(playing)} players, {len(accepted)} progressive wagers accepted -- "
                 "check the chips and confirm")
         data = told("wagers_closed",
                     counts={"players": len(playing), "progressive_accepted": len(accepted)})
-        if offered and p.progressive.off:
-            said = (f"progressive wagers disabled: {p.progressive.off} -- return any progressive chips; "
+        if offered and progressive.off:
+            said = (f"progressive wagers disabled: {progressive.off} -- return any progressive chips; "
                     f"no more bets: {len(playing)} players, no progressive wagers -- confirm")
-            off = p.progressive.off_told  # its cause and clauses, as said when they were disabled
+            off = progressive.off_told  # its cause and clauses, as said when they were disabled
             data = told("wagers_closed", cause=off["cause"], clauses=off["clauses"],
                         counts={"players": len(playing), "progressive_accepted": 0},
                         also=["progressive_disabled"])

@@ -138,6 +138,7 @@ def _p99(values: list[float]) -> float:
 
 def startup(cfg: TableConfig) -> tuple[float, Any]:
     """The daemon's start without its devices (TableDaemon.__init__ and the open round of _recover)."""
+    from controller.service.devices import Devices
     from controller.service.progressive import ProgressiveSystem
     from controller.service.session import Session
 
@@ -145,7 +146,7 @@ def startup(cfg: TableConfig) -> tuple[float, Any]:
     with Journal(cfg.journal) as journal:
         journal.check_at_start(cfg.id, cfg.game)
     s = Session(cfg)
-    s.parts.progressive = ProgressiveSystem(s)
+    ProgressiveSystem(s, Devices(s))  # the daemon builds it at start: the link's meters and progressive_off read
     s.journal.open_round()
     return time.perf_counter() - t, s
 
