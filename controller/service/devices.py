@@ -27,7 +27,6 @@ from drivers.shuffler import Shuffler
 from games.dealing import Procedure
 
 DEVICE_START_TIMEOUT = 10.0  # each device's time to answer at start; one that answers later is taken then
-HAND_DECK_CHANGE_HOURS = Decimal(4)  # UTH ch.3 §C(1)
 # Wagers settled on a box only UTH ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
 BOX_WAGERS = ("six_card_bonus",)
 BOX_PROCEDURES = ("automated_shoe", "shuffler")
@@ -161,10 +160,11 @@ class Devices:
                 else:
                     self.no_card_source = "the shoe is out of order and no shuffler is in service"
         update: dict[str, Any] = {"devices": devices, "dealing": dealing}
-        if dealing.procedure == "hand" and dealing.deck_change_hours > HAND_DECK_CHANGE_HOURS:
+        hand_hours = Decimal(s.game.deck_change_hours_by_hand)
+        if dealing.procedure == "hand" and dealing.deck_change_hours > hand_hours:
             # UTH ch.3 §C(1): cards dealt by hand are changed at least every four hours, whatever the
             # procedure configured (P43)
-            update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": HAND_DECK_CHANGE_HOURS})
+            update["dealing"] = dealing = dealing.model_copy(update={"deck_change_hours": hand_hours})
         self.closed_wagers = [w for w in base.wagers if w in BOX_WAGERS and dealing.procedure not in BOX_PROCEDURES]
         if self.closed_wagers:
             # UTH ch.10 §B(1) alone deals the Six Card Bonus box; UTH ch.8 and UTH ch.9 do not (P55): the
