@@ -461,6 +461,28 @@ class DeviceInputRefused(JournalEvent):
 
 
 @dataclass(frozen=True)
+class DeviceFault(JournalEvent):
+    """A device failed to do what it was asked (a shuffle jammed or did not complete): the first of an
+    episode; its repeats are counted in ``DeviceFaultEnded`` (controller/service/faults.py)."""
+
+    kind = "device_fault"
+    device: str
+    fault: str
+    reason: str
+    clause: str | None = optional()
+
+
+@dataclass(frozen=True)
+class DeviceFaultEnded(JournalEvent):
+    """The device worked again: how many times ``fault`` happened in the episode, the first included."""
+
+    kind = "device_fault_ended"
+    device: str
+    fault: str
+    count: int
+
+
+@dataclass(frozen=True)
 class SupervisorRefused(JournalEvent):
     """The supervisor's key turned with an ID the table does not know, or 0 (P93): ``action`` was not done."""
 

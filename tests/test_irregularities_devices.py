@@ -295,6 +295,33 @@ def test_a_failed_shuffle_between_rounds_deals_no_round(case: Shuffle, tmp_path,
         assert len(required) == 1 and SHUFFLE_FAILED[case.game] in required[0]["why"]
 
 
+def test_a_jammed_shuffler_is_journaled_once_with_its_count(tmp_path, monkeypatch):
+    """Issue 30 (10): a shuffler that jammed (574 failed shuffles) left nothing in the journal.  Now the
+    first failure of an episode is journaled (``device_fault``, UTH ch.13 §H), the repeats are counted, and
+    the shuffle that works again journals the episode's end with the count (``device_fault_ended``)."""
+    tries = 4
+    with table_in_process(GAMES["UTH"], tmp_path, monkeypatch) as t:
+        round_id, s = deal_a_round(t)
+        s = play_out(t)
+        t.controls["shuffler"]("fault", fault="jam")
+        s = confirm(t)  # the round closes; the shuffle for the next one jams (the 1st failure)
+        for n in range(2, tries + 1):  # the dealer tries again without clearing the jam
+            assert s["next_step"]["step"] == "shuffled" and told(s)["kind"] == "shuffle_failed", s["message"]
+            told_before = told(s)["n"]
+            t.press(s["next_step"]["button"], key=s["next_step"]["key"])
+            s = t.until(lambda s, before=told_before: told(s)["n"] > before, f"shuffle failure {n} told")
+            assert told(s)["kind"] == "shuffle_failed", s["message"]
+        for cmd, args in CLEAR:
+            t.controls["shuffler"](cmd, **args)
+        steps, s = next_round(t, round_id)
+        assert steps == ["shuffled"]
+    _, table = _journal(t, round_id)
+    faults = [e.data for e in table if e.kind == "device_fault"]
+    ended = [e.data for e in table if e.kind == "device_fault_ended"]
+    assert len(faults) == 1 and faults[0]["device"] == "shuffler" and faults[0]["clause"] == SHUFFLE_FAILED["UTH"]
+    assert ended == [{"device": "shuffler", "fault": faults[0]["fault"], "count": tries}]
+
+
 # ------------------------------------------------------------------------ devices that stop answering
 
 

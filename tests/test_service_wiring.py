@@ -18,7 +18,8 @@ from controller.config.table import load_config
 ROOT = Path(__file__).resolve().parent.parent
 SERVICE = ROOT / "controller" / "service"
 MODULES = {p.stem: ast.parse(p.read_text(), str(p)) for p in sorted(SERVICE.glob("*.py")) if p.stem != "__init__"}
-SHARED = {"session", "told", "refused"}  # what every part may use: the table's context, what is said, a refusal
+SHARED = {"session", "told", "refused", "faults"}  # what every part may use: the table's context, what is said, a
+# refusal, a device fault's episode
 
 
 def service_imports(tree: ast.Module) -> set[str]:

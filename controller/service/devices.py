@@ -16,6 +16,7 @@ from typing import Any
 
 from controller import events as ev
 from controller.irregularities import clause
+from controller.service.faults import FaultEpisodes
 from controller.service.session import Session
 from controller.service.told import told
 from drivers.device import DEVICE_TYPES
@@ -26,6 +27,7 @@ from drivers.shoe import Shoe
 from drivers.shuffler import Shuffler
 from games.dealing import Procedure
 
+PANEL = "dealer panel"  # the panel as the journal and the dealer name it
 DEVICE_START_TIMEOUT = 10.0  # each device's time to answer at start; one that answers later is taken then
 # Wagers settled on a box only UTH ch.10 §B(1) deals (UTH Six Card Bonus), and the procedures that deal it (P55)
 BOX_WAGERS = ("six_card_bonus",)
@@ -58,6 +60,7 @@ class Devices:
         self.trouble: str | None = None  # the device not answering now
         self.stopping = False  # closing devices is not a device failure
         self._listeners: dict[str, list[HealthListener]] = {}  # by the device's title (``on_health_of``)
+        self.faults = FaultEpisodes(s.life.record)  # the panel's input faults, journaled once an episode
 
     async def start(self) -> None:
         """Build each configured device's driver through the registry (``drivers.device``), start them and
@@ -203,11 +206,16 @@ class Devices:
             listener(health)
         s.publish()
 
+    def panel_pressed(self) -> None:
+        """A press taken from the panel: its input faults' episode, if any, ends (journaled with the count)."""
+        self.faults.worked(PANEL)
+
     def on_panel_fault(self, fault: InputFault) -> None:
         """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
         press is made of it; journaled, and the dealer told to check the panel."""
         s = self.s
-        s.life.record(ev.DeviceInputRefused(device="dealer panel", fault=fault.kind, reason=fault.reason))
+        self.faults.fault(PANEL, fault.kind,
+                          lambda: ev.DeviceInputRefused(device=PANEL, fault=fault.kind, reason=fault.reason))
         s.tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
                "press again what you meant, and call a technician if it repeats",
                told("panel_fault", cause=fault.kind, device="dealer panel"))

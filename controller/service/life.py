@@ -19,6 +19,7 @@ from controller import events as ev
 from controller.irregularities import clause
 from controller.round.machine import Phase, RoundController
 from controller.service.devices import Devices
+from controller.service.faults import FaultEpisodes
 from controller.service.lockout import WagerLockout
 from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
@@ -36,6 +37,7 @@ from drivers.panel import ButtonPress
 from drivers.serial_link import CardCountError
 from drivers.shuffler import ShuffleResult
 
+SHUFFLER = "shuffler"  # the device as the journal and the dealer name it
 
 class Life:
     def __init__(self, s: Session, devices: Devices, lockout: WagerLockout, progressive: ProgressiveSystem) -> None:
@@ -43,6 +45,7 @@ class Life:
         self.devices = devices
         self.lockout = lockout
         self.progressive = progressive
+        self.faults = FaultEpisodes(s.life.record)  # the shuffler's failures, journaled once an episode
 
     async def table_step(self, press: ButtonPress) -> None:
         """The next required step of the table (opening, between rounds, reopening after idle)."""
@@ -191,9 +194,11 @@ class Life:
         assert shuffler is not None
         try:
             result = await shuffler.shuffle()
+            self.faults.worked(SHUFFLER)
             s.life.record(ev.DeckShuffled(deck=result.deck, count=result.count))
             return result
         except CardCountError as e:
+            self.faults.worked(SHUFFLER)  # it shuffled and counted: the count is the deck's fault
             counted = s.game.cite("deck_count")
             s.life.record(ev.DeckRemoved(deck=e.deck, count=e.count, clause=counted))
             s.life.require(opening_steps(s.cfg), f"deck {e.deck} removed: {e.count} cards counted ({counted})")
@@ -206,7 +211,10 @@ class Life:
             # jammed, stopped or did not complete the shuffle -- or did not answer: no round is dealt
             # from it; the cards are taken out and shuffled again (UTH ch.13 §H, HCF ch.13 §G)
             where = clause("shuffle_failed", s.game.short)
-            s.log.error("shuffle failed", error=str(e))
+            fault, reason = type(e).__name__, str(e)
+            self.faults.fault(SHUFFLER, fault, lambda: ev.DeviceFault(device=SHUFFLER, fault=fault, reason=reason,
+                                                                     clause=where))
+            s.log.error("shuffle failed", error=str(e), failures=self.faults.count(SHUFFLER, fault))
             if not s.life.required:
                 s.life.require(["shuffled"], f"the shuffle failed ({where})")
             s.tell(f"the shuffle failed: {e} ({where}): clear the shuffler, put all the cards back in it, "

@@ -110,6 +110,7 @@ class Panel:
 
     async def on_press(self, press: ButtonPress) -> None:
         s = self.s
+        self.devices.panel_pressed()  # a press taken: the panel works (its input faults' episode ends)
         if press.after_outage:
             await s.refuse(f"{press.button} was pressed while the panel was unreachable: press it again",
                            "panel_unreachable")
