@@ -194,7 +194,7 @@ class TableConfig(BaseSettings):
 
     @property
     def automated_shuffler(self) -> bool:
-        """An automated card shuffling device is used (see the module docstring)."""
+        """An automated card shuffling device is used (docs/configuration.md: "used" exactly when one is configured)."""
         return self.devices.automated_shuffler
 
     def limits(self, wager: str) -> tuple[Decimal, Decimal]:
