@@ -296,13 +296,16 @@ def test_every_name_written_for_people_exists():
     assert found == []
 
 
+def module_docstring_lines(source: str) -> int:
+    """How many lines a module's docstring spans (0: none), its first and last lines included."""
+    doc = ast.get_docstring(ast.parse(source), clean=False)
+    return len(doc.strip().splitlines()) if doc else 0
+
+
 def test_every_module_docstring_is_a_few_lines():
     """What the module is and why, in at most ``MODULE_DOCSTRING_LINES`` lines; the rest is in docs/."""
-    long = {}
-    for path in package_files():
-        doc = ast.get_docstring(ast.parse(path.read_text(), str(path)), clean=False)
-        if doc and len(doc.strip().splitlines()) > MODULE_DOCSTRING_LINES:
-            long[str(path.relative_to(ROOT))] = len(doc.strip().splitlines())
+    long = {str(path.relative_to(ROOT)): n for path in package_files()
+            if (n := module_docstring_lines(path.read_text())) > MODULE_DOCSTRING_LINES}
     assert long == {}
 
 
@@ -326,6 +329,9 @@ def test_a_name_that_exists_is_not_found(text):
     assert list(problems(text, ROOT / "controller" / "daemon.py")) == []
 
 
-def test_a_long_module_docstring_is_counted():
-    doc = '"""' + "\n".join(f"line {i}" for i in range(MODULE_DOCSTRING_LINES + 1)) + '"""\n'
-    assert len(ast.get_docstring(ast.parse(doc), clean=False).strip().splitlines()) > MODULE_DOCSTRING_LINES
+@pytest.mark.parametrize("lines", [1, MODULE_DOCSTRING_LINES, MODULE_DOCSTRING_LINES + 1])
+def test_a_module_docstring_is_counted_line_by_line(lines):
+    body = "\n".join(f"line {i}" for i in range(1, lines + 1))
+    source = f'"""{body}\n"""\n\nfrom __future__ import annotations\n\nX = 1  # a comment is not the docstring\n'
+    assert module_docstring_lines(source) == lines
+    assert module_docstring_lines("X = 1\n") == 0
