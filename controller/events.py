@@ -13,7 +13,7 @@ event written before the field existed reads back with None).  ``parse`` of a
 kind this module does not declare gives an ``Unrecognised`` event carrying the
 data as stored: the journal never refuses to read a row.
 
-Kinds are written as ``Wager.kind`` rather than as literals, so that a misspelt
+Kinds are written as ``WagerPlaced.kind`` rather than as literals, so that a misspelt
 kind is a type error, not an event nobody applies.  Every journal write of the
 program passes one of these types (``Journal.record``, ``TableLife.record``), never
 a kind and a dict (tests/test_event_call_sites.py); a part of an event that is a

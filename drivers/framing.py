@@ -1,35 +1,10 @@
-"""Frames of the table's serial devices (shuffler, dealing shoe).
+"""Frames of the table's serial devices (shuffler, dealing shoe), and the one-byte card code both share.
 
-One frame on the wire (all multi-byte fields big-endian)::
-
-    +------+-----+------+-----+------+-------------+--------+
-    | SOF  | LEN | ~LEN | SEQ | TYPE | PAYLOAD     | CRC-16 |
-    | 0xA5 | n   | n^FF | 0-255 | 1B | n bytes     | 2 B    |
-    +------+-----+------+-----+------+-------------+--------+
-
-``CRC-16`` is CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF, no reflection,
-no final xor) over ``LEN ~LEN SEQ TYPE PAYLOAD``.  ``~LEN`` rejects most
-false starts (a 0xA5 inside garbage or inside another frame) before the
-decoder waits for a whole frame's worth of bytes.
-
-:class:`FrameDecoder` is incremental and never raises on bad input.  Its
-rule, which the property tests of ``tests/test_framing.py`` check:
-
-* bytes before a start marker are discarded (counted as garbage);
-* a candidate whose ``~LEN`` does not match, or whose CRC fails, is a false
-  start: **only its start byte** is discarded and scanning resumes at the
-  next byte, so a real frame that begins inside the false candidate is still
-  found;
-* a candidate still incomplete is kept until more bytes arrive, or until
-  :meth:`FrameDecoder.flush` (called by the link after an inter-character
-  timeout, or at end of stream) abandons it the same way.
-
-So every complete, CRC-valid frame in the stream is recovered in order,
-unless a *false* candidate that overlaps it passes the CRC (a 1 in 65,536
-event per false start that also passes the ``~LEN`` check) -- the ARQ of
-:mod:`drivers.frame_link` then recovers the lost frame by retransmission.
-
-This module also holds the one-byte card code shared by both devices.
+A frame is ``SOF LEN ~LEN SEQ TYPE PAYLOAD CRC-16`` (docs/protocols-serial.md §2).  ``FrameDecoder`` is
+incremental and never raises on bad input: a false start loses only its start byte, so every complete,
+CRC-valid frame in the stream is recovered in order (§2.1; the property tests of ``tests/test_framing.py``);
+the rare false candidate that passes the CRC and hides a real frame is recovered by the retransmissions of
+``drivers.frame_link``.
 """
 
 from __future__ import annotations

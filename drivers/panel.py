@@ -1,34 +1,9 @@
 """Driver of the dealer's button panel (Modbus RTU or TCP).
 
-The panel debounces its buttons itself and counts presses; this driver polls
-(every 25 ms by default) and turns new presses into :class:`ButtonPress`
-events, in the order they were pressed, exactly once each:
-
-* ``press_seq`` counts every press; press number n's button code sits in
-  ``ring[(n-1) % 64]``, so the order of up to 64 presses between two polls is
-  known;
-* each button also has its own press counter: if more than 64 presses happened
-  between two polls (or the ring disagrees with the counters) the driver emits
-  the counters' increments instead -- none lost, none doubled, order by button;
-* a power-up of the panel (``boot_id`` changes) restarts the counting from 0:
-  the presses made since that power-up are delivered, none is invented from
-  the jump of the counters.
-
-Presses made while the panel could not be reached are delivered when it
-answers again, flagged ``after_outage=True``: the controller decides whether a
-late "no more bets" still counts.
-
-Counters are checked, not believed (docs/protocols-modbus.md §5 (6)): a button's counter advances
-by at most one press per poll (``PRESSES_PER_POLL``; the polls missed in an outage count), the
-sequence number, the ring and the counters must tell the same presses, a counter never goes back,
-and no person presses more than ``MAX_PRESS_RATE`` a second plus a ring's burst.  Anything else (a
-glitched register, noise on the line) is a fault: no press is queued, the counts are the new
-baseline, and every fault listener is told why.  The press queue is bounded (``MAX_PENDING``): a
-press that finds it full is a fault too, never an unbounded backlog.
-
-    async with PanelDriver("tcp://127.0.0.1:5021") as panel:
-        async for press in panel.presses():
-            print(press.button, press.multiple)   # "bet", 2 for bet_2x
+The panel debounces its buttons and counts presses; this driver polls and turns new presses into
+``ButtonPress`` events, in press order, exactly once each, flagging those made while the panel could not be
+reached (``after_outage``).  The counters are checked, not believed: an implausible reading is a fault, never
+a press.  How (the press ring, a power-up, the plausibility rules): docs/protocols-modbus.md §5.
 """
 
 from __future__ import annotations

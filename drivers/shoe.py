@@ -1,34 +1,11 @@
 """Driver of the card-reading dealing shoe.
 
-The shoe reports what happens at each draw; the controller acknowledges
-every report (docs/protocols-serial.md, "Dealing shoe").  The encoders and
-decoders below are used by both this driver and ``simulators.shoe``:
-
-===========  ======  ==================================================
-REPORT_ACK   0x30    controller -> shoe: rid (u16): report taken
-CARD         0x40    rid (u16), position, card code, flags
-SHOE_FAULT   0x41    rid (u16), position, error code (jam, empty)
-SHOE_LOADED  0x42    rid (u16), number of cards loaded
-STATUS       0x91    ref, state, faults, position, remaining
-===========  ======  ==================================================
-
-Every report carries a report id (``rid``) that grows by one per report.
-The shoe keeps each report until the controller acknowledges it and sends
-the unacknowledged ones again after every HELLO, so a card drawn while the
-line was down is reported once the line is back; the driver drops a report
-id it has already taken, so nothing is reported twice.  HELLO_REPLY carries
-the shoe's boot id: after the shoe restarts, report ids start again.
-
-Use::
-
-    async with Shoe("socket://127.0.0.1:5021") as shoe:
-        async for card in shoe.cards():   # CardDrawn(rank, suit, face_up, position)
-            ...
-
-The iterator raises (and can then be iterated again) :class:`JamError`,
-:class:`EmptyError`, :class:`UnreadableCardError`, :class:`DuplicateCardError`
-for the draws that produced them, and :class:`DeviceOffline` when the shoe
-is offline and no report is waiting: it never makes up a card.
+The shoe reports each draw; the controller acknowledges every report and takes each report id once, so a
+card drawn while the line was down is reported once it is back, and never twice (docs/protocols-serial.md
+§7).  ``Shoe.cards()`` yields each ``CardDrawn``, raises ``JamError``, ``EmptyError``,
+``UnreadableCardError`` or ``DuplicateCardError`` for the draws that produced them, and ``DeviceOffline``
+when the shoe is offline with no report waiting: it never makes up a card.  The report encoders and decoders
+here are ``simulators.shoe``'s too.
 """
 
 from __future__ import annotations

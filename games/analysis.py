@@ -1,60 +1,10 @@
 """Par sheets: the return of each wager under each paytable letter (``tablectl analyze``).
 
-Contract: shared/contracts/analyze.md.  Two methods:
-
-* ``exact``: every equally likely outcome of the cards the wager depends on is
-  counted, the counts are integers, and the return is computed from them with
-  ``Fraction`` -- nothing is rounded until the result is written.
-* ``simulation`` (``games.simulation``): the base games, played with the
-  strategies of ``games.strategy``, and the UTH Bad Beat; rounds dealt at random
-  and settled by the game's own code, reported with a 95 % confidence interval.
-
-Which lines a hand makes is always decided by the game's own code
-(``games.poker.lines_made``, ``games.jackpot_holdem.jackpot_lines_made``,
-``six_card_bonus_made``, ``ultimate_pairs_made``, ``games.high_card_flush``),
-applied to one representative hand of each class of equivalent hands; the
-paytable then pays the highest line made (``Paytable.line_for``, RULINGS R5).
-
-Spaces counted (exact):
-
-* UTH Trips, JHE Player Bonus: the player's best five of seven cards,
-  C(52,7) = 133,784,560 (``games.batch``).
-* UTH and JHE Progressive, RET Progressive: the Progressive Payout Hand, five
-  cards -- the player's two and the first three community cards (R24a), the
-  1st Run hand (R29) -- C(52,5) = 2,598,960; JHE reads its diamond royal line on
-  those five (R13).  ``games.progressive_return`` holds the same counts as
-  closed forms for the start-up check of R24d; a test compares the two.
-* UTH Six Card Bonus: the player's two and the four box cards, C(52,6) (R21).
-* UTH Play the Board, RET Five Card Bonus: the five community cards, C(52,5)
-  (R23, R29).
-* Ultimate Pairs: the player's two cards, C(52,2); UTH paytable B, whose first
-  line needs the dealer's two cards too (R22), C(52,2) x C(50,2).
-* HCF Flush Bonus, Straight Flush Bonus, Progressive: seven cards, C(52,7),
-  counted by suit: the lines a hand makes are the union of what each suit's
-  cards make (longest flush, longest run, suited 9-A), plus four of a kind
-  (Straight Flush Bonus G, R19), so the counts are coefficients of a product
-  of four per-suit generating polynomials.
-* Envy Bonus (UTH, HCF, RET): the Envy Bonus Qualifying Hand of one other
-  seat -- UTH and RET five cards as their Progressive (R24a, R29), HCF seven
-  cards (R18a).  The Envy paid to one seat is a sum over the other seats, so by
-  linearity its expectation is ``other_seats`` times that of one other seat,
-  whatever the seats' hands share (the community cards): exact.
-
-A progressive's par sheet adds what a game-math reviewer asks (``_review``): the
-return at the reset amounts for the unit, the contribution rates added, the hit
-frequency of every line and of every meter, the break-even top meter.
-
-Returns per unit wagered, stake included (R2, R3, R21a, R4): "X to 1" X+1,
-"X for 1" X, push 1, a fixed amount D for any wager (Six Card Bonus super
-royal) D+1 on a unit of 1, a dollar amount stated for a $1 Progressive D, a
-percentage of a meter p x meter rounded half up to the cent, divided by the
-Progressive unit (``games.progressive_return.line_return``).
-
-The parts of a base game (UTH Ante, Blind, Play; JHE Ante, X-tra Bonus, Play;
-HCF Ante, Raise; RET Antes, Run and Center wagers) depend on each other
-through the player's decisions: they are analysed together as ``base``, whose
-result gives each part's share of the return (``"wagers"``); asking for one of
-them alone is refused with a message naming ``base``.
+Contract: shared/contracts/analyze.md.  Two methods: ``exact`` counts every equally likely outcome of the
+cards the wager depends on, in integers, and computes the return with ``Fraction``; ``simulation``
+(``games.simulation``) plays the base games and the UTH Bad Beat.  Which lines a hand makes is always decided
+by the game's own code, and the paytable pays the highest line made (``Paytable.line_for``, RULINGS R5).
+The spaces counted, the returns per unit and the progressive's review: docs/analysis.md.
 """
 
 from __future__ import annotations

@@ -1,43 +1,10 @@
 """Batch poker evaluation with NumPy, beside the clear single-hand ``games.poker``.
 
-``games.poker`` evaluates one hand at a time and is the reference; this module
-evaluates whole arrays of 5- to 7-card hands at once (``categorise``, ``ranks``,
-``values``), and counts every hand of k cards of the deck (par sheets,
-``games.analysis``).  Categories are those of ``games.poker`` (``HIGH_CARD`` 0 ..
-``ROYAL_FLUSH`` 9); hands are (n, k) arrays of card indices 0..51
-(``games.cards``: ``(rank - 2) * 4 + suit``), see ``hand_indices``.
-
-How: each card is one 32-bit *key*, and the key of a hand is the sum of its
-cards' keys (one gather of a 52-entry table and k - 1 additions per hand):
-
-* bits 0..22 hold the sum of the ranks' weights ``RANK_WEIGHTS``, chosen so that
-  every multiset of up to seven ranks (each at most four times) has its own sum,
-  at most 7,825,759 < 2**23: that sum indexes a table of the hand's rank class
-  (or its category) as if it held no flush, one table per number of cards k;
-* bits 23..31 hold the suit counts of suits 1..3 in 3-bit digits (suit 0 is
-  k minus the others): these 9 bits index a 512-entry table of the flush suit.
-
-Only the few hands with a flush (about 3 % of seven-card hands; a hand with a
-flush has neither quads nor a full house in seven cards or fewer, so the flush
-is its best hand) need their suited ranks: a 13-bit mask of the flush suit's
-ranks indexes an 8,192-entry table of flushes and straight flushes.
-
-Ranks (``ranks``): every hand is given its class among the 7,462 distinct
-five-card poker hands, as a uint16 from 0 (7-5-4-3-2, no flush) to 7,461 (a
-royal flush), in the order of ``games.poker.value``: two hands compare as
-their ranks compare, and tie exactly when their ranks are equal.
-``RANK_VALUE[r]`` is the ``games.poker.value`` of rank r (so ``values`` gives
-the very integers of ``games.poker.value``), ``RANK_CATEGORY[r]`` its category.
-The tables are built here with NumPy from the rules of ``games.poker`` (not by
-calling it), so the tests comparing the two compare two implementations.
-
-Enumeration (``count_categories``) fixes the two highest cards of the hand and
-adds their keys to the precomputed keys of every (k-2)-card combination of the
-lower cards: the combinations are stored in colexicographic order, so those
-below card ``b`` are exactly the first C(b, k-2) of them.  It histograms the
-rank classes of every hand, from which the categories, pairs by rank and
-royals by suit follow.  The 1,326 chunks are shared between threads (NumPy
-releases the GIL).
+``games.poker`` evaluates one hand at a time and is the reference; this module evaluates whole arrays of
+5- to 7-card hands at once (``categorise``, ``ranks``, ``values``) and counts every hand of k cards of the
+deck (``count_categories``) for the par sheets (``games.analysis``).  Its tables are built from the rules of
+``games.poker`` (not by calling it), so the tests comparing the two compare two implementations.  How the
+keys, the tables and the enumeration work: docs/analysis.md (the batch evaluator).
 """
 
 from __future__ import annotations

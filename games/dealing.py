@@ -1,56 +1,10 @@
 """The dealing procedures of chapters 8-11 of each game, as data: where each card out of the deck goes.
 
-Each game's facts (the community places, when they are shown, the clauses of
-its stacks) are its own (``Game.dealing``, ``games.facts.DealingFacts``); the
-functions here apply them.  Pure rules, no I/O: the daemon asks these functions where the next card out of
-the manual dealing shoe or the dealer's hand goes, or which stack the automated
-dealing shoe or shuffler delivers next, and compares what the devices report
-with them.
-
-Three procedures (:class:`Procedure`), one chapter each in every game:
-
-* ``MANUAL_SHOE`` (UTH ch.8) and ``HAND`` (UTH ch.9) deal one card at a time:
-  :func:`initial_deal` before the first decision, :func:`street_deal` between
-  decisions (UTH only: the flop and the last two community cards, each after a
-  burn card when dealing by hand, UTH ch.11 §C(1), §E(1)).
-* ``AUTOMATED`` (UTH ch.10) delivers stacks: :func:`stacks`, and
-  :func:`dealer_release_stack` for the dealer's stack left in the shuffler
-  (UTH ch.10 §B(4), JHE ch.10 §B(3)).
-
-Community cards lying face down are turned over between decisions
-(:func:`reveals`): a reveal moves no card out of the deck.
-
-Places (:data:`Place`) are plain tuples, card indexes from 0:
-``("seat", n, i)`` (seats 1..6 clockwise from the dealer's left, RULINGS R1),
-``("dealer", i)``, ``("community", i)`` (RET: ``("community", "left")`` etc.,
-RULINGS R25), ``("bonus_box", i)`` (the UTH Six Card Bonus box, UTH ch.10
-§B(1)), ``("burn",)`` and ``("discard",)`` (a card found face up in the shoe or
-the deck, UTH ch.13 §A, JHE ch.13 §A).
-
-Decision indexes (``street_index``) are those of ``Game.streets``: ``k`` means
-"before decision ``k`` is asked", and ``len(game.streets)`` means after the
-last decision, before settlement.  The community cards face up at decision
-``k`` are then exactly ``game.streets[k].shown``.
-
-Readings of points the text leaves open (to be recorded in docs/rulings.md):
-
-* "Dealing by hand" (UTH ch.11 §C(1), §E(1)) is UTH ch.9 only: UTH ch.3 §C(1)-(2)
-  sets cards "dealt by hand" apart from a manual dealing shoe.  No burn card
-  from a manual shoe or a shuffler.
-* JHE ch.8 §D(3), JHE ch.9 §B(3) deal the community cards "in accordance with"
-  JHE ch.11, whose §B, §D, §F only reveal: the five are dealt face down right after
-  the players' and the dealer's cards and turned over as R11 says.
-* UTH ch.8 and UTH ch.9 deal no Six Card Bonus box; only UTH ch.10 §B(1) does
-  (:func:`bonus_box_cards`).  With UTH ch.10 the box stack is always the first
-  stack (§B(1) has no condition; docs/rulings.md P4).
-* UTH ch.10 §B(4), JHE ch.10 §B(3): the dealer's cards left in the shuffler are the
-  ones §B(3)/§B(2) would have delivered (set aside after the community stack),
-  so the cards every place receives do not depend on the option.
-* A community stack is laid out in the order it is read: UTH/JHE spread left to
-  right, the flop being the first three; RET left, center, right, top, bottom
-  (R25).  RET ch.10 §B(1) "deal five community cards" is one five-card stack.
-* UTH ch.10 §F adds nothing to the order: §B(2) already dispenses the
-  community stack before every player's and the dealer's cards.
+Each game's facts (the community places, when they are shown, the clauses of its stacks) are its own
+(``Game.dealing``); the functions here apply them.  Pure rules, no I/O: the daemon asks where the next card
+out of the manual dealing shoe or the dealer's hand goes (UTH ch.8, UTH ch.9), or which stack the automated
+dealing shoe or shuffler delivers next (UTH ch.10), and compares what the devices report with them.  The
+places, the decision indexes and the readings behind them: docs/architecture.md (dealing as data).
 """
 
 from __future__ import annotations

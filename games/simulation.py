@@ -1,29 +1,9 @@
 """Par sheets by simulation: the base games played with their strategy, and the UTH Bad Beat.
 
-Contract: shared/contracts/analyze.md, method ``simulation``.  Each round is
-dealt from a shuffled deck and settled by the game's own code, so the par sheet
-pays what the table pays:
-
-* base games (``--wager base``): one seat with the Ante(s) of one unit each,
-  the player's decisions taken by ``games.strategy``, the round settled by
-  ``Game.settle`` (``games.ultimate_texas_holdem`` ...); the return is the
-  seat's net, in units of one Ante.
-* UTH Bad Beat (RULINGS R24b): vectorised with NumPy, because the 10,000 to 1
-  line needs tens of millions of rounds.  Both hands are categorised by
-  ``games.batch.categorise``; when they are of one category, three of a kind or
-  better, ``games.poker.value`` tells the loser or a tie.  The line the losing
-  category makes is looked up once per category with ``games.poker.lines_made``
-  and ``Paytable.line_for``, as ``UltimateTexasHoldem._bad_beat`` does; the test
-  suite checks the two agree round by round.
-
-Reproducibility: the rounds are cut into chunks of a fixed size; chunk ``i``
-draws its cards from a generator seeded with (seed, i) only, so the same
-``--seed`` and ``--rounds`` give the same counts and the same JSON however
-many processes run the chunks.  Sums are exact (``Decimal`` nets, integer
-counts); floats appear only in the reported confidence interval.
-
-The 95 % confidence interval of the house edge is the normal one:
-mean ± 1.96 standard errors of the per-round net.
+Contract: shared/contracts/analyze.md, method ``simulation``.  Each round is dealt from a shuffled deck and
+settled by the game's own code, so the par sheet pays what the table pays; the UTH Bad Beat (RULINGS R24b)
+is vectorised with NumPy (``games.batch.categorise``).  The same ``--seed`` and ``--rounds`` give the same
+counts however many processes run the chunks.  Units, reproducibility, the interval: docs/analysis.md.
 """
 
 from __future__ import annotations

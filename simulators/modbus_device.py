@@ -1,36 +1,10 @@
 """Server side shared by the Modbus device simulators.
 
-A simulated device is a register store laid out by the same map the driver
-uses (``drivers.registers``), served by pymodbus's own server over
-
-* Modbus TCP on a loopback port (``--tcp``, the default), or
-* Modbus RTU over a pseudo-terminal (``--rtu``): the driver opens the printed
-  ``/dev/pts/N`` like a USB-RS485 adapter.
-
-pymodbus answers the requests from a ``SimDevice`` whose ``action`` hook hands
-every request to the device model here (so the model, not pymodbus's memory, is
-the truth: writes go through the device's own logic, reads see its current
-state).
-
-A control port (``simulators.control``: one JSON object per line over loopback
-TCP, one JSON reply per line) lets a test drive the device's physical side and
-inject faults.  Commands common to every device:
-
-  {"cmd": "ping"}
-  {"cmd": "stop_answering"}            the device goes silent (requests are
-                                       received and dropped: no reply at all,
-                                       writes not applied)
-  {"cmd": "resume"}
-  {"cmd": "freeze_heartbeat", "on": true}   heartbeat stops counting (false: runs again)
-  {"cmd": "state"}                     every point by name
-  {"cmd": "reset"}                     back to the power-up state, faults cleared
-
-Replies: ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``.
-
-On start the process prints exactly one line, e.g.
-
-  listening tcp://127.0.0.1:40123 control tcp://127.0.0.1:40124
-  listening rtu:///dev/pts/7?baud=115200 control tcp://127.0.0.1:40124
+A simulated device is a register store laid out by the driver's own map (``drivers.registers``), served by
+pymodbus's server over Modbus TCP on a loopback port (``--tcp``, the default) or Modbus RTU over a
+pseudo-terminal (``--rtu``).  Every request goes through the device model's ``action`` hook, so the model,
+not pymodbus's memory, is the truth.  A control port (``simulators.control``) drives the physical side and
+injects faults; the commands every device takes, and the line it prints at start: docs/protocols-modbus.md §7.
 """
 
 from __future__ import annotations

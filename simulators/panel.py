@@ -1,32 +1,9 @@
-"""Simulated dealer's button panel (Modbus TCP or RTU over a pty).
+"""Simulated dealer's button panel (Modbus TCP or RTU over a pty): ``python -m simulators.panel [--rtu]``.
 
-    python -m simulators.panel            # Modbus TCP on a free loopback port
-    python -m simulators.panel --rtu      # Modbus RTU on a new /dev/pts/N, 115200 8N1
-
-Prints ``listening <url> control tcp://127.0.0.1:<port>`` and serves.
-
-The panel's firmware debounces each contact: a change of the contact counts
-only once the contact has held still for ``DEBOUNCE_MS``; each debounced press
-increments ``press_seq`` and the button's own counter and is written into the
-press ring (see ``docs/protocols-modbus.md``).  The contact is simulated as a
-waveform in the panel's own time base, so a bouncing press is debounced the
-same way however loaded the host is.
-
-Control commands (besides those of ``simulators.modbus_device``):
-
-  {"cmd": "press", "button": "deal"}                  one clean press
-  {"cmd": "press", "button": "deal", "bounce": 5}     the contact bounces 5 times
-                                                      on closing and on opening
-  {"cmd": "press", "button": "deal", "hold_ms": 2}    a touch shorter than the
-                                                      debounce time: not a press
-  {"cmd": "press", "button": "seat_3", "count": 50}   50 presses in one burst
-  {"cmd": "press", "buttons": ["seat_1", "bet_2x"]}   a burst, in this order
-        -> {"registered": n, "seq": press_seq, "at": CLOCK_MONOTONIC of the last press}
-  {"cmd": "key", "on": true, "supervisor": 4711}      the floor supervisor's key
-  {"cmd": "reboot"}                                   power cycle: counters restart
-  {"cmd": "glitch", "point": "count.fold", "value": 40000}   a register reads what no one
-                                                     pressed (noise, a bad cell); no press is made
-  {"cmd": "outputs"}                                  lights, buzzer, buzz count
+Its firmware debounces each contact (``DEBOUNCE_MS``); each debounced press increments ``press_seq`` and the
+button's counter and is written into the press ring (docs/protocols-modbus.md §5).  The contact is simulated
+as a waveform in the panel's own time base, so a bouncing press is debounced the same way however loaded the
+host is.  Its control commands (``press``, ``key``, ``reboot``, ``glitch``, ``outputs``): docs/protocols-modbus.md §7.
 """
 
 from __future__ import annotations

@@ -1,38 +1,10 @@
 """The device side of the serial link, shared by the simulated shuffler and shoe.
 
-A simulated device is a process that
-
-* listens on a loopback TCP port (``socket://127.0.0.1:PORT``, what pyserial's
-  ``serial_for_url`` opens) or on a pseudo-terminal (``/dev/pts/N``, a real
-  tty the driver opens like a USB serial adapter);
-* speaks the wire protocol with the very :class:`drivers.frame_link.FrameLink`
-  the drivers use, so both ends share one framing and one ARQ;
-* prints one line, ``listening URL control tcp://127.0.0.1:PORT``, then serves;
-* takes test commands on its control port (``simulators.control``: JSON lines,
-  ``{"ok": true, ...}`` or ``{"ok": false, "error": "..."}``).
-
-Line faults, common to both devices (all apply to what the device *sends*):
-
-=========================================  ==========================================
-``{"cmd": "garbage", "n": 40}``            random bytes (``"hex": "a5ff.."`` for given
-                                           ones) written before the next frame; with
-                                           ``"now": true`` written at once
-``{"cmd": "drop", "count": 1,              the next ``count`` frames of that kind are
-"frames": "data"|"ack"|"any"}``            not sent ("ack" = ACK/NAK frames)
-``{"cmd": "corrupt", "count": 1,           the next frames go out with a wrong CRC
-"frames": ...}``
-``{"cmd": "delay", "ms": 300}``            every frame goes out ``ms`` later (0: off)
-``{"cmd": "unplug", "mode": "silent"}``    stop answering: input ignored, nothing sent;
-``{"cmd": "unplug", "mode": "close"}``     socket: also drop the connection and stop
-                                           listening (pty: same as silent)
-``{"cmd": "plug"}``                        back to normal (listening again, same port)
-``{"cmd": "stats"}``                       link counters of the current connection
-``{"cmd": "ping"}``
-=========================================  ==========================================
-
-Device commands (faults, decks, draws) are documented in each simulator.
-Card values are never logged; the deck order leaves the process only
-through the explicit ``peek`` control command.
+A simulated device is a process that listens on a loopback TCP port (``socket://127.0.0.1:PORT``) or a
+pseudo-terminal, speaks the wire protocol with the very ``drivers.frame_link.FrameLink`` the drivers use (one
+framing, one ARQ at both ends), prints one ``listening ...`` line, and takes test commands on its control port
+(``simulators.control``), among them the line faults common to both devices (docs/protocols-serial.md §9).
+Card values are never logged; the deck order leaves the process only through the explicit ``peek`` command.
 """
 
 from __future__ import annotations

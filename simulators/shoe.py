@@ -1,36 +1,9 @@
 """Simulated card-reading dealing shoe: ``python -m simulators.shoe [--transport pty] [--seed N]``.
 
-The shoe starts loaded with one deck shuffled from ``--seed``.  The dealer
-draws cards (control ``draw``); the shoe reads each and reports it, keeping
-every report until the controller acknowledges it and sending the
-unacknowledged ones again after each HELLO.
-
-Control commands (JSON lines on the control port), besides the line faults
-of :mod:`simulators.serial_device`:
-
-====================================================  =========================================
-``{"cmd": "load", "cards": ["As", ...]}``             load exactly these cards (any count,
-                                                      duplicates allowed); without ``cards``, a
-                                                      deck shuffled from ``seed`` (or the
-                                                      simulator's generator)
-``{"cmd": "draw", "n": 1}``                           the dealer draws ``n`` cards; replies how
-                                                      many draws were reported
-``{"cmd": "peek"}``                                   the cards left (test only: secret)
-``{"cmd": "fault", "fault": "jam"}``                  the next draw jams (``"at": N``: the draw
-                                                      of card N)
-``{"cmd": "fault", "fault": "empty"}``                the shoe runs out: the cards left are gone
-``{"cmd": "fault", "fault": "face_up", "at": N}``     card N comes out face up (``at`` may be a
-                                                      list: two face-up cards)
-``{"cmd": "fault", "fault": "duplicate", "at": N}``   card N is a copy of a card of this deck
-``{"cmd": "fault", "fault": "unreadable", "at": N}``  card N cannot be read
-``{"cmd": "clear"}``                                  the dealer clears a jam
-``{"cmd": "replay"}``                                 send the last report again as a new frame
-                                                      (the controller must not take it twice)
-``{"cmd": "state"}``                                  position, remaining, jammed, unacknowledged
-                                                      reports (no cards)
-====================================================  =========================================
-
-Positions ``N`` count the draws since the shoe was loaded, from 1.
+The shoe starts loaded with one deck shuffled from ``--seed``.  The dealer draws cards (control ``draw``);
+the shoe reads each and reports it, keeping every report until the controller acknowledges it and sending
+the unacknowledged ones again after each HELLO.  Its control commands (``load``, ``draw``, ``fault``,
+``replay`` ...), besides the line faults of ``simulators.serial_device``: docs/protocols-serial.md §9.
 """
 
 from __future__ import annotations

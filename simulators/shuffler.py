@@ -1,40 +1,10 @@
 """Simulated automatic card shuffler: ``python -m simulators.shuffler [--transport pty] [--seed N]``.
 
-Two decks, A and B (``--decks 1`` for one): each SHUFFLE brings the other
-deck into play (UTH ch.3 §B(3): one deck is shuffled and stored while the
-other is used), shuffled from a seeded random generator and counted (UTH
-UTH ch.5 §E).  It delivers stacks of N cards, reading each card, and can hold a
-stack aside until released (the dealer's cards: UTH ch.10 §B(4), JHE ch.10
-§B(3)).
-
-Control commands (JSON lines on the control port), besides the line faults
-of :mod:`simulators.serial_device`:
-
-====================================================  =========================================
-``{"cmd": "set_deck", "cards": ["As", ...],           the next shuffle (of that deck, or of any
-"deck": "A"}``                                        deck) deals exactly these cards in order;
-                                                      any count, duplicates allowed
-``{"cmd": "seed", "seed": 7}``                        reseed the shuffling
-``{"cmd": "peek"}``                                   the undealt cards of the deck in play
-                                                      (test only: the deck order is secret)
-``{"cmd": "fault", "fault": "jam"}``                  the next shuffle or card jams
-``{"cmd": "fault", "fault": "jam", "at": N}``         jam at card position N
-``{"cmd": "fault", "fault": "shuffle_incomplete"}``   the next shuffle stops before the end
-``{"cmd": "fault", "fault": "count", "count": 51}``   the next shuffle leaves 51 (or 53, ...) cards
-``{"cmd": "fault", "fault": "face_up", "at": N}``     card N comes out face up (``at`` may be a
-                                                      list: two face-up cards)
-``{"cmd": "fault", "fault": "duplicate", "at": N}``   card N is a card from another deck: a copy
-                                                      of a card of this deck
-``{"cmd": "fault", "fault": "unreadable", "at": N}``  card N cannot be read
-``{"cmd": "door", "open": true}``                     open (false: close) the door
-``{"cmd": "clear"}``                                  the dealer clears a jam: cards removed, the
-                                                      deck must be shuffled again
-``{"cmd": "state"}``                                  state, deck, position, remaining (no cards)
-====================================================  =========================================
-
-Card positions ``N`` count the cards dealt from the deck in play since its
-shuffle, from 1; a fault set before a shuffle applies to the deck that
-shuffle brings into play.  A fault fires once.
+Two decks, A and B (``--decks 1`` for one): each SHUFFLE brings the other deck into play (UTH ch.3 §B(3):
+one deck is shuffled and stored while the other is used), shuffled from a seeded random generator and
+counted (UTH ch.5 §E).  It delivers stacks of N cards, reading each card, and can hold a stack aside until
+released (the dealer's cards: UTH ch.10 §B(4), JHE ch.10 §B(3)).  Its control commands (``set_deck``,
+``fault``, ``door`` ...), besides the line faults of ``simulators.serial_device``: docs/protocols-serial.md §9.
 """
 
 from __future__ import annotations

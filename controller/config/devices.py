@@ -76,7 +76,7 @@ class DevicesConfig(BaseModel):
     @property
     def automated_shuffler(self) -> bool:
         """An automated card shuffling device is used exactly when one is configured: the controller only
-        knows the devices it talks to (controller/config/table.py's docstring)."""
+        knows the devices it talks to (docs/configuration.md)."""
         return self.shuffler is not None
 
 

@@ -1,99 +1,10 @@
 """The table configuration: one TOML file, overridable by environment variables.
 
-``load_config(path)`` reads the file, lays the environment over it and checks
-the whole configuration against the rules of the configured game.  Anything
-wrong is a start-up error: ``ConfigError`` lists every problem found, one line
-each, each naming the key path it concerns (``progressive.meters.major.reset:
-must be at least 1000.00 (UTH ch.12 §D(3)(b)(ii))``); a problem in a value
-that came from the environment names the variable too.  Nothing is guessed:
-unknown keys at any level, in the file or as ``TABLE_*`` variables, are
-refused.
-
-Sources, highest priority first (pydantic-settings):
-
-1. environment variables ``TABLE_<KEY>``, nested keys joined by ``__``
-   (``TABLE_PAYOUT_LIMIT=75000``, ``TABLE_PROGRESSIVE__METERS__MAJOR__RESET=1500``,
-   ``TABLE_DEVICES__SHOE=null`` for "no shoe"); a table-valued key may also
-   be given whole as JSON (``TABLE_DEVICES='{"shoe": "/dev/ttyUSB1"}'``);
-2. the TOML file.  It is read with ``tomllib`` and ``parse_float=Decimal``, so
-   a TOML float such as ``rate = 0.05`` or ``unit = 1.00`` is the exact decimal
-   written, never a binary float.  A binary float that reaches the model any
-   other way (a JSON number in an environment variable, a Python caller) is
-   refused for money: write amounts as a string (``"1000.00"``) or an integer.
-
-``TABLE_CONFIG`` is not a setting: it is reserved for the path of the file
-(``load_config(None)`` reads it).
-
-Each section has its own module, its model beside its checks; this module joins them
-(``TableConfig``), loads the file and runs every check::
-
-    values.py       the value types: exact money, rates, hours, the table's id
-    devices.py      [devices]: serial and Modbus addresses, the devices every round needs
-    dealing.py      [dealing]
-    wagers.py       [wagers]: limits, paytable letters
-    progressive.py  [progressive]: the unit, paytables, Envy Bonus, meters
-    payout.py       payout_limit: its floor from the wagers' minimums (RULINGS R6)
-    problems.py     the environment's names and one line per problem
-    table.py        [supervisors], [web], the top-level keys, TableConfig, load_config, check
-
-Each section's checks take the parts of the table they check, never ``TableConfig``: the sections are
-below this module and do not import it (tests/test_imports.py); the payout limit, computed from the
-whole table, reads it through the small Protocol its module declares (``PricedTable``).
-
-Every name importable from ``controller.config.table`` before the split still is (``__all__``).
-
-The schema (see ``config/*.toml`` for one complete example per game)::
-
-    id = "uth-01"                   # table id: letters, digits, . _ -
-    name = "Ultimate Texas Hold 'Em 1"
-    game = "ultimate_texas_holdem"  # one of games.registry.GAMES
-    seats = 6                       # betting positions 1..6 (UTH ch.2 §A, RULINGS R1)
-    adjacent_boxes = 2              # boxes one player may wager on in a round (UTH ch.7 §G)
-    payout_limit = "75000.00"       # RULINGS R6, see payout_limit_floor()
-    journal = "../var/uth-01.journal"   # relative paths: from the file's directory
-    log_format = "auto"             # json | console | journald | auto (controller/logs.py)
-    abandoned_wagers = "losing"     # a player who leaves mid-round: losing | returned (UTH ch.7 §C(2), P42)
-
-    [dealing]
-    procedure = "shuffler"          # manual_shoe | hand | automated_shoe | shuffler
-    dealer_cards = "in_shuffler"    # dealt | in_shuffler
-    decks = 2                       # 1, or 2 with an automated shuffler (UTH ch.3 §B)
-    deck_change_hours = 8           # at most 4 by hand, 8 otherwise (UTH ch.3 §C)
-    stub_count_rounds = 5           # at most 5 (UTH ch.8 §E, UTH ch.9 §C, UTH ch.10 §C)
-
-    [wagers.ante]                   # every wager offered, by the settle contract's names
-    min = 5
-    max = "500.00"
-    [wagers.blind]                  # the companion of the Ante: its limits are the Ante's
-    paytable = "A"
-    [wagers.trips]
-    paytable = "A"
-    min = 5
-    max = 100
-
-    [progressive]
-    enabled = true
-    unit = 1                        # the one fixed Progressive wager (RULINGS R3)
-    paytable = "B"
-    envy = "B"                      # absent: no Envy Bonus
-    envy_requires_progressive_wager = true   # RULINGS R24
-    [progressive.meters.major]
-    initial = "1000.00"
-    reset = "1000.00"
-    rate = 0.05                     # fraction of each Progressive wager added to the meter
-
-    [devices]                       # absent key: no such device
-    shuffler = "socket://127.0.0.1:7101"   # serial: /dev/... or socket://HOST:PORT
-    shoe = "/dev/ttyUSB1"
-    progressive = "tcp://127.0.0.1:7103"   # Modbus: tcp://HOST:PORT, rtu:///dev/..., /dev/...
-    panel = "rtu:///dev/ttyUSB2?baud=115200&unit=2"
-
-    [supervisors]                   # who may turn the supervisor's key (P93): required
-    ids = ["scrypt$16384$8$1$...$..."]    # one per supervisor: `tablectl supervisor hash` < ID
-
-An automated card shuffling device is "used" (UTH ch.3 §B, UTH ch.5, UTH ch.8 §E,
-UTH ch.9 §A(1), and the same chapters of every game) exactly when ``devices.shuffler`` is configured:
-the controller only knows the devices it talks to.
+``load_config(path)`` reads the file, lays the ``TABLE_*`` environment over it and checks the whole
+configuration against the rules of the configured game; anything wrong is a ``ConfigError`` listing every
+problem, one line each, naming its key.  Each section has its own module beside this one; this module joins
+them (``TableConfig``), loads the file and runs every check.  The sources, the schema and what each key
+means: docs/configuration.md.
 """
 
 from __future__ import annotations
@@ -283,7 +194,7 @@ class TableConfig(BaseSettings):
 
     @property
     def automated_shuffler(self) -> bool:
-        """An automated card shuffling device is used (see the module docstring)."""
+        """An automated card shuffling device is used (docs/configuration.md: "used" exactly when one is configured)."""
         return self.devices.automated_shuffler
 
     def limits(self, wager: str) -> tuple[Decimal, Decimal]:

@@ -1,8 +1,8 @@
 """The journal's rows: what one row holds, its canonical JSON and its link in the hash chain, the errors.
 
-Split from ``controller.journal.store`` (which re-exports every name here): the row format is shared by the
-journal, its verification (``controller.journal.verify``) and its derived state
-(``controller.journal.state``).  See ``controller.journal.store``'s docstring for the format itself.
+Split from ``controller.journal.store`` (which re-exports the names its callers use): the row format is
+shared by the journal, its verification (``controller.journal.verify``) and its derived state
+(``controller.journal.state``).  The format itself: docs/journal.md (the format of a row and the chain).
 """
 
 from __future__ import annotations

@@ -1,34 +1,10 @@
 """The journal in segments: rolled over to a new file by day or size, archived, kept N days (issue 14, P60-P62).
 
-The configured journal path is always the *open* segment: the daemon writes it, and every tool and the web
-read it as before.  Sealed segments sit beside it in ``<journal>.segments/``, one SQLite file each, named
-``<first seq>-<last seq>-<UTC date of the first event>.journal`` (seqs zero-padded to 12 digits, so the
-names sort in the chain's order).  A journal that never rolled over has no such directory and is read and
-checked exactly as before.
-
-**Roll-over** (``roll_over``; the daemon asks ``due`` between rounds only, never inside one, P60):
-
-1. the open file is copied, as one consistent snapshot (SQLite's backup), to ``<name>.tmp`` in the
-   segments directory; the copy is made a plain (rollback-journal) file, checked to end at the open file's
-   head, made durable, and renamed to its name (the directory made durable too);
-2. in one transaction of the open file, the rows the copy holds are deleted, ``meta.base`` records the
-   sealed head (seq, hash), and a checkpoint (``why: "segment"``, the whole derived state) is appended:
-   it is seq head+1 and links to the sealed head's hash, so the chain runs on across the files.
-
-A crash before step 1's rename leaves only a ``.tmp`` (removed at the next roll-over); between the two steps
-it leaves a sealed copy of the whole open file (the open file still begins where it did): readers skip that
-copy, and the daemon completes the roll-over at start (``complete``); step 2 is one transaction.
-
-**Reading across segments** (``SegmentedJournal``, P61): the sealed segments (those archived too, when the
-archive directory is given) and the open one, read as one journal by ``recall``, ``progressive
-history/report`` and ``journal verify``.  The full check verifies each file's chain and that each file
-begins where the one before it ends (its ``meta.base`` is the previous file's head, its name says its
-range): a segment missing, edited, truncated, swapped or out of order is named by its file.
-
-**Retention** (``retain``, P62): every sealed segment is copied to the archive directory (copied, made
-durable, its SHA-256 compared with the original's); a sealed segment whose last event is older than
-``retain_days`` is deleted only when an identical copy is in the archive.  The open segment is never a
-candidate: it is not in the segments directory.
+The configured journal path is always the *open* segment; sealed segments sit beside it in
+``<journal>.segments/``, one SQLite file each, named by their first and last seq and the UTC date of their
+first event.  ``roll_over`` (between rounds only, P60) seals the open file and carries the chain on;
+``SegmentedJournal`` reads every segment as one journal (P61); ``retain`` archives and deletes (P62).
+Step by step, and what a crash at each step leaves: docs/journal.md (segments).
 """
 
 from __future__ import annotations

@@ -1,34 +1,10 @@
 """One round of play: a ``transitions`` state machine over the facts the rules care about.
 
-    wagers -> no_more_bets -> dealing -> decisions -> reveal -> settled -> complete
-                 \\______________ void / halt from any open state ______________/
-
-The model (``RoundController``) does not talk to devices: the daemon feeds it
-what the devices and the dealer report (a wager, the lock-out confirmed, a
-card and where it went, a decision, a confirmation) and does what the round
-asks for next.  Every fact is first appended to the journal, then applied
-through its one ``@applies`` method (``controller.events``: one declared type
-per kind); replaying a round's journal through the same methods rebuilds it
-after a crash (``RoundController.restore``).
-
-Ask before you act: every action has its question (``can_place_wager``,
-``can_deal``, ``can_decide``, ``can_void`` ...) answering with an ``Answer``
-(allowed, or a ``code`` and a reason) instead of raising; the action asks the
-same question and raises ``RoundRefused`` carrying that answer.  The machine's
-triggers are declared on the class for the type checker.  The settle
-contract's input, the settlement and the void are built in
-``controller.round.settlement``; what may be shown, in ``controller.round.view``; whose turn it
-is and what they may do, in ``controller.round.decisions``; the phases and transitions, in
-``controller.round.state``.
-
-What the rules decide comes from ``games``: legal decisions per street
-(``Game.streets``, RULINGS R1: clockwise from seat 1), settlement
-(``games.contract`` / the game modules), voids and partial settlements
-(``games.void``, R7a).
-
-Secrets: hole cards, the dealer's cards and unrevealed community cards are in
-the journal (a hand must be reconstructable) but never in ``public_view()``
-before the rules reveal them, and never logged.
+``RoundController`` does not talk to devices: the daemon feeds it what the devices and the dealer report,
+each fact appended to the journal first and then applied through its one ``@applies`` method, so that
+replaying a round's journal rebuilds it after a crash (``RoundController.restore``).  Every action has its
+question (``can_...``) answering with an ``Answer`` instead of raising.  Its phases, its helpers and what it
+keeps secret: docs/architecture.md (the round).
 """
 
 from __future__ import annotations

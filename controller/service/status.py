@@ -1,35 +1,9 @@
 """The public status: what the table, its round and devices are now, and what the dealer must do next.
 
-Owns the status file beside the journal (``tablectl status``, the web service and the tests read
-it), written atomically after every press and every change a device reports.  Nothing hidden is
-in it: no hole card, no undealt card, no dealer card before the rules reveal it.
-
-``next_action`` is the dealer's next action as data, for machines (the ``message`` says it in
-words, for people)::
-
-    {"action": "no_more_bets", "button": "no_more_bets", "key": false, "why": "UTH ch.8 §C"}
-
-``action`` names what is to be done (a table step's name, ``draw_cards``, ``decide``,
-``validate_progressive`` ...), ``button`` the panel button that does it (None when no button
-does: cards are drawn from the shoe, a device must answer again), ``key`` whether the floor
-supervisor's key must be turned, ``why`` the clause (the game's own, ``Game.cite``) or ruling.  A
-decision adds ``seat`` and the ``buttons`` it may press; cards asked of the shoe add ``cards`` and ``to``.
-What the round's phase offers is declared once, with the panel's routes, in ``controller.round.actions``;
-the irregularity menu, a deal waiting on cards and the table's steps come first, as below.
-
-``told`` is the ``message`` as data, published with every message (``controller.service.told`` describes
-every key)::
-
-    {"kind": "irregularity", "cause": "card_of_another_deck", "clauses": ["P40", "UTH ch.8 §E-§G"],
-     "seats": [], "remove_deck": true, "wagers": [], "device": null, "deck": null, "counts": {},
-     "also": [], "n": 31}
-
-``kind`` is what was said (a remedy, a refusal, a halt, a resume, a progressive win, a deck counted
-wrong ...), ``cause`` why as a code (a refusal's code, the irregularity), ``clauses`` the citations the
-sentence gives, the same strings, ``remove_deck`` whether the deck must leave the table; ``n`` counts the
-sentences.  Programs (and tests) read ``told``; the sentence is for the dealer and may be reworded.
-``notice`` is the note that stays until the round closes (a lock-out lost, a wager returned), in words;
-``notice_told`` the same as data (the same keys as ``told``, without ``n``).
+Owns the status file beside the journal (``tablectl status``, the web service and the tests read it),
+written atomically after every press and every change a device reports.  Nothing hidden is in it: no hole
+card, no undealt card, no dealer card before the rules reveal it.  ``next_action`` is the dealer's next
+action as data, ``told`` the ``message`` as data: their keys, docs/architecture.md (the status).
 """
 
 from __future__ import annotations

@@ -1,30 +1,9 @@
 """What the dealer was told, as data: the status's ``told``, published with every ``message``.
 
 The ``message`` is the sentence on the dealer's screen, for people; ``told`` says the same in fields, for
-machines (the web pages, the tests, a floor system)::
-
-    {"kind": "irregularity", "cause": "stub_count", "clauses": ["UTH ch.8 §E-§G"], "seats": [],
-     "remove_deck": true, "wagers": [], "device": "shoe", "deck": null,
-     "counts": {"drawn": 30, "left": 21, "round_took": 30}, "also": [], "n": 12}
-
-* ``kind``: what happened (one of ``KINDS``): a remedy that voided the round (``irregularity``), a round
-  ``halted`` or ``resumed``, a press ``refused``, a ``progressive_win`` held, a deck that counted wrong
-  (``deck_count``), a ``shuffle_failed``, a ``recut`` ...;
-* ``cause``: why, as a code (``stub_count``, ``card_of_another_deck``, a refusal's code ...) or None;
-* ``clauses``: every citation the sentence gives, in its order, each exactly as the sentence has it
-  (from ``Game.cite`` or ``games.registry.irregularity_clause``, or a ruling: ``P40``, ``R7a``): the
-  call that writes the sentence passes the same strings here, so the two cannot disagree;
-* ``seats``: the seats the sentence names; ``wagers``: the wagers it names (kept alive, closed);
-* ``remove_deck``: the dealer must take the deck off the table (UTH ch.5 §E, UTH ch.8 §G(2));
-* ``device``, ``deck``: the device and the deck (``A``/``B``) it names; ``counts``: the counts it names, by
-  what they count (``{"deck": 51}``, ``{"players": 3, "progressive_accepted": 1}``);
-* ``also``: what else the sentence says, or adds to the one before it (``lockout_lost``,
-  ``journal_writable``, ``table_open``);
-* ``n``: how many sentences the daemon has said since it started (a new sentence, even the same one
-  again, is a new ``n``).
-
-Nothing secret goes in (the status is public): no card at all -- a card named here is refused --, no
-hole card, no undealt card, no order of the deck.
+machines (the web pages, the tests, a floor system).  The call that writes the sentence passes the same
+citations here, so the two cannot disagree.  Nothing secret goes in: a card named here is refused.  Each
+key: docs/architecture.md (the status).
 """
 
 from __future__ import annotations

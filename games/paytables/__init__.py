@@ -1,33 +1,9 @@
-"""Every paytable of every game, and the progressive meters' minimum
-initial/reset amounts, as data: one module per game (``games.paytables.run_em_twice``
-and the others), indexed here.
+"""Every paytable of every game, and the progressive meters' minimum initial/reset amounts, as data.
 
-Transcribed from chapter 12 of each game's rules (see docs of ``games.paytable``
-for the payout kinds).  Every table keeps the rules' own printed order of lines,
-highest first, and every line carries the clause it was read from.  Clause
-letters and numbers are cited exactly as printed, even where the scanned text
-numbers them oddly (each such place has a comment below).
-
-Short names in the clauses: UTH = Ultimate Texas Hold 'Em Poker, JHE = Jackpot
-Hold 'Em, HCF = High Card Flush, RET = Run 'Em Twice Poker.
-
-Public API:
-
-* ``PAYTABLES``: ``{(game, wager, letter): Paytable}``.
-* ``paytable(game, wager, letter)``: one table; ``letter=None`` only where the
-  wager has a single table.
-* ``letters(game, wager)``: the letters the rules offer for a wager.
-* ``METERS``: ``{game: meter names}``.
-* ``METER_MINIMUMS``: ``{(game, progressive letter): {meter: minimum initial and
-  reset amount}}``, with ``METER_MINIMUM_CLAUSES`` naming where each stands.
-
-The meters and their minimums are the game's own (``Game.meters``,
-``Game.meter_minimums``); the flat views above are built from the game modules.
-A new game adds its module here, in ``GAME_MODULES``.
-
-The Envy Bonus tables are stored for a $1 Progressive wager only
-(``FixedPerUnit``); the rules' $5 Envy tables (UTH ch.12 §D(7), RET ch.12 §I)
-are exactly 5x those and are not stored (RULINGS R3).
+One module per game (``games.paytables.run_em_twice`` and the others), transcribed from chapter 12 of
+each game's rules in its printed order, every line carrying the clause it was read from; indexed here
+(``PAYTABLES``, ``paytable``, ``letters``, ``METERS``, ``METER_MINIMUMS``).  A new game adds its module
+to ``GAME_MODULES``.  More: docs/architecture.md (paytables as data).
 """
 
 from __future__ import annotations
