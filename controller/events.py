@@ -582,6 +582,8 @@ class Checkpoint(JournalEvent):
     last_round: str | None
     rounds: int  # rounds closed since the journal began
     table: dict[str, Any] | None  # the table's life (``controller.table.TableLife.checkpoint``), when known
+    # a linked table's outbox: its contributions the link has not confirmed (P98; ``LinkedMeters.checkpoint_part``)
+    link: dict[str, Any] | None = optional()
 
 
 # -- the floor's audit journal (web/audit.py: a file of its own beside the table's journal) ----------

@@ -82,10 +82,11 @@ class JournalState:
             self.restore(seq, events.Checkpoint.from_data(data))
 
     def checkpoint(self, why: str, parts: Mapping[str, Any]) -> events.Checkpoint:
-        """This state as a checkpoint event; ``parts``: the state kept outside the journal (the table's life)."""
+        """This state as a checkpoint event; ``parts``: the state kept outside the journal (the table's life,
+        a linked table's outbox: P98)."""
         return events.Checkpoint(why=why, meters=dict(self.meters), open_rounds=dict(self.open_rounds),
                                  progressive_off=self.progressive_off, last_round=self.last_round,
-                                 rounds=self.rounds, table=parts.get("table"))
+                                 rounds=self.rounds, table=parts.get("table"), link=parts.get("link"))
 
     def restore(self, seq: int, cp: events.Checkpoint) -> None:
         """Take the state a checkpoint journaled at ``seq`` holds (it is the state after ``seq - 1``)."""

@@ -12,7 +12,9 @@ Owns:
 * on a linked table (``[progressive] link``, ``controller.progressive.link``): the round's contributions written to the
   link after its no more bets is journaled (``show_meters``), a lost link disabling progressive wagers at
   the next no more bets (``signs_ready``, NJAC 13:69E-1.39B), hits taken in the link's order (R4), the signs
-  shown again at every change anywhere on the link.
+  shown again at every change anywhere on the link.  A no more bets waits on the link ``LINK_WAIT_S`` at
+  most, in all (``signs_ready`` and ``show_meters`` share it): a stalled link is a lost one, the round's
+  contributions stay in the link's outbox, sent when it answers (P98).
 
 The lock-out itself is ``controller.service.lockout`` (built on this part: it asks whether wagers are
 taken, and follows the system's health itself).  This part follows the progressive system's health
@@ -21,6 +23,7 @@ taken, and follows the system's health itself).  This part follows the progressi
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -52,6 +55,7 @@ class ProgressiveSystem:
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
         self.link: LinkedMeters | None = None
+        self._link_until: float | None = None  # when this no more bets stops waiting on the link (P98)
         if prog.linked(s.cfg.progressive) is not None:  # psycopg is loaded on a linked table only
             from controller.progressive.link.meters import LinkedMeters
 
@@ -109,7 +113,9 @@ class ProgressiveSystem:
     async def link_start(self) -> None:
         """At start, a linked table reaches its link (reconciled with the journal) and shows its meters."""
         if self.link is not None and self.s.cfg.progressive.enabled:
-            why = await self.link.connect()
+            from controller.progressive.link.meters import START_WAIT_S
+
+            why = await self.link.connect(wait=START_WAIT_S)  # not reached by then: tried in the background
             if why is not None:
                 self.s.log.error("progressive link not reached at start", reason=why)
             await self.show_signs()
@@ -125,7 +131,11 @@ class ProgressiveSystem:
         A linked table whose link is lost takes no progressive wager: its contributions could not be
         confirmed (NJAC 13:69E-1.39B); the link reached again, they are taken again."""
         if self.link is not None:
-            why = await self.link.sync()
+            from controller.progressive.link.meters import LINK_WAIT_S
+
+            loop = asyncio.get_running_loop()
+            self._link_until = loop.time() + LINK_WAIT_S  # this no more bets' whole wait on the link
+            why = await self.link.sync(wait=LINK_WAIT_S)
             if why is not None:
                 return why
         if self.sign_trouble is not None:
@@ -139,10 +149,24 @@ class ProgressiveSystem:
         already) are written to the link first and its meters read back (unconfirmed: sent again later)."""
         if self.link is not None:
             r = self.s.round
-            why = await self.link.sync(r.round_id if r is not None else None)
-            if why is not None:
+            why = await self.link.sync(r.round_id if r is not None else None, wait=self._link_wait())
+            if why is not None:  # in the link's outbox: sent when it answers (P98)
                 self.s.log.error("contributions not confirmed by the link", reason=why)
         await self.show_signs()
+
+    def _link_wait(self) -> float:
+        """How long a sync may wait on the link now: what is left of this no more bets' ``LINK_WAIT_S``
+        (nothing when the link is already lost: the outbox holds the round); after any other press, the same
+        ``LINK_WAIT_S``."""
+        from controller.progressive.link.meters import LINK_WAIT_S
+
+        assert self.link is not None
+        until, self._link_until = self._link_until, None
+        if self.link.down is not None:
+            return 0.0
+        if until is None:
+            return LINK_WAIT_S
+        return max(until - asyncio.get_running_loop().time(), 0.0)
 
     async def show_signs(self) -> None:
         s = self.s

@@ -26,6 +26,7 @@ from controller import events as ev
 from controller.config.table import TableConfig
 from controller.journal import segments as journal_segments
 from controller.journal.store import Journal, JournalError
+from controller.progressive.hits import linked as prog_linked
 from controller.progressive.link import table_meters
 from controller.round.machine import Phase, RoundController
 from controller.service.refused import Refused
@@ -47,8 +48,12 @@ class Session:
         self.journal = Journal(cfg.journal, checkpoint_every=cfg.journal_options.checkpoint_every)
         self.supervisors = SupervisorList(cfg.supervisors.ids)
         self.life = TableLife(cfg, self.journal)
-        journal_segments.complete(self.journal)  # a roll-over a crash cut short (P60), with the table's life
-        self.meters = table_meters(cfg, self.journal)  # linked progressive: the link's (controller/link)
+        # a roll-over a crash cut short (P60), completed with the table's life and a linked table's outbox
+        # (P98): the link's meters first (they journal nothing); a table's own after (they may journal)
+        linked = prog_linked(cfg.progressive) is not None
+        meters = table_meters(cfg, self.journal) if linked else None
+        journal_segments.complete(self.journal)
+        self.meters = meters if meters is not None else table_meters(cfg, self.journal)  # (controller/link)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None

@@ -3,16 +3,24 @@
 The same interface as ``controller.table.Meters`` (``values``, ``contributions``, ``setup_block``) plus
 what the link needs, all async and called by ``controller.service.progressive``:
 
-* ``sync(round_id)``: after the table journaled a round's no more bets (its contributions are in its own
-  journal first: the journal stays the record), the round's contributions are written to the link keyed
-  by table, round and seat; the meters read back.  Unconfirmed rounds stay listed and are sent again.
-* ``connect()``: (again) reach the database, install the configured meters the link lacks, send every
-  contribution of the journal the link does not hold (the journal decides, nothing is guessed), start
-  listening to the link's changes.
+* ``outbox``: the rounds whose contributions (journaled: the journal stays the record) the link has not
+  confirmed, with their rows.  Derived from the journal at start (the latest checkpoint's ``link`` part and
+  the rounds after it), kept as rounds are journaled and confirmed, and checkpointed (``checkpoint_part``):
+  the checkpoint that begins a new segment holds it, so a roll-over never seals away an unsent round (P98).
+* ``sync(round_id, wait)``: the round's rows into the outbox, the outbox drained to the link (each row
+  keyed by table, round, seat, meter and kind: once, however often sent), the meters read back.  The caller
+  waits ``wait`` seconds at most (a no more bets: ``LINK_WAIT_S``); the drain goes on in the background.
+* ``connect()``: (again) reach the database, install the configured meters the link lacks, send the outbox
+  (compared key by key with what the link holds), start listening to the link's changes.
 * ``down``: why the link is lost, or None.  A lost link disables progressive wagers at the next no more
-  bets (NJAC 13:69E-1.39B); ``connect()`` succeeds again and they are enabled again.
+  bets (NJAC 13:69E-1.39B); it is tried again every ``RETRY_S`` in the background, the outbox drained when it
+  answers, and progressive wagers are enabled at the next no more bets.
 * ``claim(...)``: a progressive hit taken by the database in its order (R4); the hit records the table's
   asset number (COMAR 36.05.03.24 F(3)(c)).
+
+Every call to the link has a deadline kept on the table's side (``store.deadline``): a server that stopped
+answering (paused, a host that hangs) enforces no timeout of its own.  A call past its deadline is left to
+end in the background and its connections with it (``LinkStore.abandon``).
 
 Each seat's contribution is its rate x unit to the cent, and a round's is the seats' sum: the journal's
 ``meter_add`` of the round is then exactly the sum of the rows keyed by seat.
@@ -23,20 +31,31 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
 from controller.config.table import TableConfig
 from controller.journal.store import METER_ADD, Journal
-from controller.progressive.link.store import Contribution, LinkError, LinkHit, LinkStore
+from controller.progressive.link.store import Contribution, LinkError, LinkHit, LinkStore, deadline
 from controller.table import Meters
 from games.money import CENT, round_cents
 
 log = structlog.get_logger("link")
+T = TypeVar("T")
 
 #: after the listening connection failed, it is tried again this often (while the table plays on)
 LISTEN_RETRY_S = 1.0
+#: a lost link is tried again this often, in the background (its outbox drained as soon as it answers)
+RETRY_S = 1.0
+#: a no more bets waits on the link this long at most, in all (P98): then it goes on without the link
+LINK_WAIT_S = 0.5
+#: each call to the link (a statement, a connection, the pool's) ends by this, answered or not (table side)
+CALL_DEADLINE_S = 2.0
+#: the start waits on the link this long at most (the drain goes on in the background)
+START_WAIT_S = 3.0
+#: a caller with no press waiting (a tool, a test) waits this long for the link
+DEFAULT_WAIT_S = 10.0
 
 
 def round_rows(events: Iterable[Any], unit: Decimal) -> list[Contribution]:
@@ -84,10 +103,14 @@ class LinkedMeters(Meters):
         # until the link answers, the configured amounts stand in (and no progressive wager is taken on them)
         self.cache: dict[str, Decimal] = {m: c.initial for m, c in p.meters.items()}
         self.down: str | None = "the progressive link is not connected yet"
-        self.unsent: set[str] = set()  # rounds whose contributions the link has not confirmed
+        self.outbox: dict[str, list[Contribution]] = self._journaled_outbox()  # unconfirmed rounds (P98)
+        journal.checkpoint_parts["link"] = self.checkpoint_part  # carried across checkpoints and roll-overs
         self.pending: list[LinkHit] = []  # the link's hits awaiting validation (every table shows them)
         self.on_change: Callable[[], Awaitable[None]] | None = None  # the signs shown again
         self._listener: asyncio.Task[None] | None = None
+        self._drain: asyncio.Task[str | None] | None = None  # the one pass talking to the link for the outbox
+        self._retry: asyncio.Task[None] | None = None  # a lost link tried again in the background
+        self._refused = False  # reached but its meters are configured otherwise: not retried in the background
 
     # ------------------------------------------------------------------ Meters
 
@@ -107,14 +130,14 @@ class LinkedMeters(Meters):
             raise ValueError("progressive.unit is not configured")
         return {m: round_cents(c.rate * p.unit) * wagers for m, c in p.meters.items()}
 
-    # ------------------------------------------------------------------ the link
+    # ------------------------------------------------------------------ the outbox (P98)
 
     def _unit(self, events: list[Any]) -> Decimal:
         opened = events[0].data.get("progressive") if events and events[0].kind == "round_opened" else None
         return Decimal(str(opened["unit"])) if opened else Decimal(self.cfg.progressive.unit or 0)
 
     def _rounds(self) -> Iterator[tuple[str, list[Contribution]]]:
-        """Every round of the journal with contributions, and its rows."""
+        """Every round of the journal's open segment with contributions, and its rows."""
         by_round: dict[str, list[Any]] = {}
         for e in self.journal.iter_events():
             if e.round_id is not None:
@@ -124,28 +147,122 @@ class LinkedMeters(Meters):
             if rows:
                 yield rid, rows
 
-    async def connect(self) -> str | None:
-        """Reach the link and reconcile the journal with it; None when linked, else why not."""
+    def _journaled_outbox(self) -> dict[str, list[Contribution]]:
+        """The outbox as the journal has it: the latest checkpoint's (a roll-over carried it into this
+        segment, P98) and every round of this segment with contributions; those the link holds already
+        are found key by key at ``connect()`` and sent no more."""
+        outbox: dict[str, list[Contribution]] = {}
+        cp = self.journal.latest_checkpoint(with_part="link")
+        if cp is not None and cp[1].link is not None:
+            for rid, rows in cp[1].link.get("unsent", {}).items():
+                outbox[rid] = [Contribution(int(seat), meter, Decimal(amount), Decimal(coin_in), kind)
+                               for seat, meter, kind, amount, coin_in in rows]
+        outbox.update(self._rounds())
+        return outbox
+
+    def checkpoint_part(self) -> dict[str, Any]:
+        """The outbox as a checkpoint holds it (``_journaled_outbox`` reads it back): per round, its rows
+        as [seat, meter, kind, amount, coin in], amounts as exact decimal text."""
+        return {"unsent": {rid: [[r.seat, r.meter, r.kind, str(r.amount), str(r.coin_in)] for r in rows]
+                           for rid, rows in sorted(self.outbox.items())}}
+
+    def journaled(self, round_id: str) -> None:
+        """The round's contributions as journaled now (its wagers, or their taking back, R7a) into the outbox."""
+        events = self.journal.events(round_id)
+        rows = round_rows(events, self._unit(events))
+        if rows:
+            self.outbox[round_id] = rows
+
+    @property
+    def unsent(self) -> set[str]:
+        """The rounds whose contributions the link has not confirmed."""
+        return set(self.outbox)
+
+    # ------------------------------------------------------------------ the link
+
+    async def _call(self, aw: Awaitable[T]) -> T:
+        """One call to the link, ended by ``CALL_DEADLINE_S`` on this side; past it, the pool's connections
+        are left behind (a call stuck on them ends in the background) and new ones made next time."""
         try:
-            await self.store.open()
-            p = self.cfg.progressive
-            await self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()})
-            differ = self.configured_otherwise(await self.store.resets())
-            if differ is not None:
-                await self.store.close()
-                return self.refused(differ)
-            held = await self.store.confirmed(self.table_id)
-            resent = 0
-            for rid, rows in self._rounds():
-                missing = [r for r in rows if (rid, *r.key) not in held]
-                if missing:
-                    resent += await self.store.contribute(self.table_id, rid, missing)
-            await self._validations()
-            self.unsent.clear()
+            return await deadline(aw, CALL_DEADLINE_S)
+        except LinkError:
+            self.store.abandon()
+            raise
+
+    async def connect(self, wait: float = DEFAULT_WAIT_S) -> str | None:
+        """Reach the link and reconcile the outbox with it; None when linked, else why not (``wait``: the
+        longest the caller waits; the attempt goes on in the background)."""
+        return await self._run(full=True, wait=wait)
+
+    async def sync(self, round_id: str | None = None, wait: float = DEFAULT_WAIT_S) -> str | None:
+        """Put ``round_id``'s contributions (journaled already) into the outbox and drain it; read the meters
+        back.  None when the link holds the whole outbox, else why not (it stays in the outbox and is sent
+        when the link answers).  Waits ``wait`` seconds at most: past that the link is taken as lost for
+        now, the drain going on in the background."""
+        if round_id is not None:
+            self.journaled(round_id)
+        return await self._run(full=self.down is not None, wait=wait)
+
+    async def _run(self, full: bool, wait: float) -> str | None:
+        loop = asyncio.get_running_loop()
+        until = loop.time() + wait
+        while True:
+            if self._drain is None or self._drain.done():
+                self._drain = asyncio.ensure_future(self._pass(full))
+            task = self._drain
+            done, _ = await asyncio.wait({task}, timeout=max(until - loop.time(), 0.0))
+            if task not in done:
+                return self.stalled(wait)
+            why = task.result()
+            if why is not None or not self.outbox:
+                return why
+            full = False  # a round journaled while the pass read the meters back: one more pass sends it
+
+    def stalled(self, wait: float) -> str:
+        """The link did not answer within ``wait``: lost for now (the attempt ends in the background)."""
+        why = f"the progressive link is not answering (no answer within {wait:g} s)"
+        if self.down is None:
+            log.error("link lost", table=self.table_id, error=why)
+        self.down = why
+        return why
+
+    async def _pass(self, full: bool) -> str | None:
+        """One pass: (when ``full``) reach the link and reconcile, then send the outbox and read the meters."""
+        resent = 0
+        try:
+            if full:
+                await self._call(self.store.open())
+                p = self.cfg.progressive
+                await self._call(self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()}))
+                differ = self.configured_otherwise(await self._call(self.store.resets()))
+                if differ is not None:
+                    await self._call(self.store.close())
+                    return self.refused(differ)
+                held = await self._call(self.store.confirmed(self.table_id))
+                # the outbox and every round of the open segment, compared key by key: a link that lost rows
+                # it had confirmed (a server restored from a backup) gets them again
+                rounds = {**dict(self._rounds()), **self.outbox}
+                for rid in sorted(rounds):
+                    rows = rounds[rid]
+                    missing = [r for r in rows if (rid, *r.key) not in held]
+                    if missing:
+                        resent += await self._call(self.store.contribute(self.table_id, rid, missing))
+                    if self.outbox.get(rid) is rows:  # not journaled again meanwhile (a taking back, R7a)
+                        del self.outbox[rid]
+                await self._validations()
+            else:
+                while self.outbox:
+                    rid = min(self.outbox)
+                    rows = self.outbox[rid]
+                    await self._call(self.store.contribute(self.table_id, rid, rows))
+                    if self.outbox.get(rid) is rows:
+                        del self.outbox[rid]
             await self.refresh()
         except LinkError as e:
-            await self.store.close()  # tried again with new connections
+            self.store.abandon()  # tried again with new connections
+            self._retry_later()
             return self.lost(e)
+        self._refused = False
         if resent:
             log.warning("link: contributions the link lacked sent from the journal", table=self.table_id,
                         rows=resent)
@@ -155,6 +272,18 @@ class LinkedMeters(Meters):
         if self._listener is None or self._listener.done():
             self._listener = asyncio.ensure_future(self._listen())
         return None
+
+    def _retry_later(self) -> None:
+        if self._retry is None or self._retry.done():
+            self._retry = asyncio.ensure_future(self._retrying())
+
+    async def _retrying(self) -> None:
+        """The lost link tried again every ``RETRY_S`` until it answers: its outbox is drained then, exactly
+        once (the link's key), whether or not a no more bets asks; the signs show its meters again."""
+        while self.down is not None and not self._refused:
+            await asyncio.sleep(RETRY_S)  # a retry interval while the server is away, not a wait on it
+            if await self._run(full=True, wait=CALL_DEADLINE_S * 8) is None and self.on_change is not None:
+                await self.on_change()
 
     def configured_otherwise(self, installed: Mapping[str, tuple[Decimal, Decimal]]) -> str | None:
         """Why this table may not share the link's meters: a meter installed on the link with another
@@ -173,6 +302,7 @@ class LinkedMeters(Meters):
         if self.down != why:
             log.error("link refused", table=self.table_id, reason=why)
         self.down = why
+        self._refused = True
         return why
 
     def lost(self, e: BaseException) -> str:
@@ -183,62 +313,50 @@ class LinkedMeters(Meters):
         return why
 
     async def refresh(self) -> None:
-        values, pending = await self.store.values(), await self.store.hits("pending")
+        values = await self._call(self.store.values())
+        pending = await self._call(self.store.hits("pending"))
         self.cache.update(values)  # both at once: no one sees the reset meter without its pending hit
         self.pending = pending
 
-    async def sync(self, round_id: str | None = None) -> str | None:
-        """Send ``round_id``'s contributions (journaled already) and any unconfirmed ones; read the meters
-        back.  None when the link holds them all, else why not (they stay unconfirmed and are sent again)."""
-        if round_id is not None:
-            self.unsent.add(round_id)
-        if self.down is not None:
-            return await self.connect()
-        try:
-            for rid in sorted(self.unsent):
-                events = self.journal.events(rid)
-                await self.store.contribute(self.table_id, rid, round_rows(events, self._unit(events)))
-                self.unsent.discard(rid)
-            await self.refresh()
-        except LinkError as e:
-            self.lost(e)
-            await self.store.close()  # the server restarted or the connections were cut: new ones at once
-            return await self.connect()
-        return None
-
     async def claim(self, round_id: str, hit: int, seat: int, line: str, meter: str, percent: Decimal) -> LinkHit:
-        """The hit taken by the link in its order (raises a ``LinkError`` when the link is lost)."""
+        """The hit taken by the link in its order (raises a ``LinkError`` when the link is lost or does not
+        answer in time: asked again, the link returns the hit it took, if it took it)."""
         try:
-            taken = await self.store.hit(self.table_id, self.asset, round_id, hit, seat, line, meter, percent)
+            taken = await self._call(self.store.hit(self.table_id, self.asset, round_id, hit, seat, line, meter,
+                                                    percent))
             await self.refresh()
         except LinkError as e:
             self.lost(e)
+            self._retry_later()
             raise
         return taken
 
     async def validated(self, round_id: str, hit: int, who: str) -> None:
         try:
-            await self.store.validate(self.table_id, round_id, hit, who)
+            await self._call(self.store.validate(self.table_id, round_id, hit, who))
             await self.refresh()
         except LinkError as e:
             self.lost(e)  # the journal holds the validation: sent again at the next connect()
+            self._retry_later()
 
     async def _validations(self) -> None:
         """The hits of this table the journal shows validated but the link holds pending: validated."""
-        mine = [h for h in await self.store.hits("pending") if h.table_id == self.table_id]
+        mine = [h for h in await self._call(self.store.hits("pending")) if h.table_id == self.table_id]
         if not mine:
             return
         done = {(e.data.get("round"), e.data.get("hit")): e.who for e in self.journal.events(None)
                 if e.kind == "progressive_hit"}
         for h in mine:
             if (h.round_id, h.hit) in done:
-                await self.store.validate(self.table_id, h.round_id, h.hit, done[(h.round_id, h.hit)] or "")
+                await self._call(self.store.validate(self.table_id, h.round_id, h.hit,
+                                                     done[(h.round_id, h.hit)] or ""))
 
     async def _changed(self) -> None:
         try:
             await self.refresh()
         except LinkError as e:
             self.lost(e)
+            self._retry_later()
             return
         if self.on_change is not None:
             await self.on_change()
@@ -247,15 +365,22 @@ class LinkedMeters(Meters):
         """Every change anywhere on the link refreshes the meters and the signs (within a second)."""
         def ready() -> None:  # listening again: what changed while not listening is read now
             asyncio.ensure_future(self._changed())
+            if self.down is not None:
+                self._retry_later()  # the server is back: reconnect and drain the outbox now
 
         while True:
             try:
                 await self.store.listen(self._changed, ready=ready)
             except LinkError as e:
                 self.lost(e)
+                self._retry_later()
             await asyncio.sleep(LISTEN_RETRY_S)  # a retry interval while the server is away, not a wait on it
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-        await self.store.close()
+        for task in (self._listener, self._retry, self._drain):
+            if task is not None:
+                task.cancel()
+        try:
+            await deadline(self.store.close(), CALL_DEADLINE_S)
+        except LinkError:
+            self.store.abandon()

@@ -18,11 +18,12 @@ lock stands in for them:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg.rows import dict_row
@@ -33,7 +34,16 @@ from games.money import round_cents
 CHANNEL = "link_meters"
 # a link that does not answer within this is lost for this operation: the table plays on without it
 CONNECT_TIMEOUT_S = 2
+# the server's own limit on a statement: it holds only while the server runs (a stopped or stalled server
+# enforces nothing); the table's side enforces its deadlines itself (``LinkedMeters``, P98)
 STATEMENT_TIMEOUT_MS = 3000
+READ_DEADLINE_S = 3.0  # a page's one read of the meters (``read_meters``)
+# the connection's own checks, on the table's side: a peer gone (host down, cable pulled) is found by TCP
+# keepalives within about 5 + 3 x 2 s, and data unacknowledged for 10 s fails the connection (libpq's
+# ``keepalives*`` and ``tcp_user_timeout``); a server stopped on a running host still acknowledges (its
+# kernel does), which only the table's own deadlines catch
+KEEPALIVE: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2, "keepalives_count": 3,
+             "tcp_user_timeout": 10_000}
 
 #: what the link raises: any failure to reach the database or to finish a transaction there
 LinkError = (psycopg.Error, TimeoutError, OSError)
@@ -96,7 +106,7 @@ class LinkStore:
         return AsyncConnectionPool(
             self.url, min_size=1, max_size=self.pool_size, open=False, timeout=CONNECT_TIMEOUT_S + 1,
             check=AsyncConnectionPool.check_connection,  # a connection cut or a server restarted: a new one
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, **KEEPALIVE,
                     "options": f"-c statement_timeout={STATEMENT_TIMEOUT_MS}"},
             name=f"link-{self.link}")
 
@@ -114,6 +124,13 @@ class LinkStore:
 
     async def close(self) -> None:
         await self.pool.close()
+
+    def abandon(self) -> None:
+        """Leave the pool to close in the background and take a fresh one (opened by the next ``open``): its
+        connections may be held by calls stuck on a stalled server, which nothing here waits for."""
+        old, self.pool = self.pool, self._new_pool()
+        if not old.closed:
+            background(old.close(timeout=1.0))
 
     # ------------------------------------------------------------------ meters
 
@@ -237,7 +254,8 @@ class LinkStore:
     async def listen(self, changed: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:
         """Call ``changed()`` after every change on the link, until the connection fails (it raises then:
         the caller reconnects).  ``ready()`` once listening."""
-        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                                                     **KEEPALIVE)
         async with conn:
             await conn.execute(f"LISTEN {CHANNEL}")
             if ready is not None:
@@ -274,14 +292,50 @@ SELECT meter, at, value FROM run WHERE back <= %(last)s ORDER BY meter, at, o, k
 async def read_meters(url: str, link: str, last: int = 500) -> tuple[dict[str, Decimal],
                                                                        dict[str, list[tuple[datetime, Decimal]]]]:
     """The meters of ``link`` now, and each one's last ``last`` values over time, on one connection of its
-    own (no pool: a page's one read fails at once when the server does not answer, it is not retried)."""
-    conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    own (no pool: a page's one read fails at once when the server does not answer, it is not retried).
+    A server that accepts and never answers (stopped) fails it after ``READ_DEADLINE_S``, on this side."""
+    return await deadline(_read_meters(url, link, last), READ_DEADLINE_S)
+
+
+async def _read_meters(url: str, link: str, last: int) -> tuple[dict[str, Decimal],
+                                                               dict[str, list[tuple[datetime, Decimal]]]]:
+    conn = await psycopg.AsyncConnection.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                                                 **KEEPALIVE)
     async with conn:
         values = await meter_values(conn, link)
         series: dict[str, list[tuple[datetime, Decimal]]] = {}
         for meter, at, value in await (await conn.execute(_SERIES, {"link": link, "last": last})).fetchall():
             series.setdefault(meter, []).append((at, Decimal(value)))
     return values, series
+
+
+class LinkStalled(TimeoutError):
+    """A call to the link not answered within its deadline, enforced on the table's side (P98)."""
+
+
+T = TypeVar("T")
+
+
+async def deadline(aw: Awaitable[T], seconds: float) -> T:
+    """``aw``'s result, or ``LinkStalled`` after ``seconds`` without waiting any longer.
+
+    Not ``asyncio.wait_for``: it waits for the cancelled call to end, and psycopg, cancelled mid-query,
+    first asks the server to cancel it and waits up to 2 x 5 s for that answer, which a stopped server never
+    gives.  The call is cancelled and left to end in the background."""
+    fut = asyncio.ensure_future(aw)
+    done, _ = await asyncio.wait({fut}, timeout=max(seconds, 0.0))
+    if fut in done:
+        return fut.result()
+    fut.cancel()
+    fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+    raise LinkStalled(f"no answer within {seconds:g} s")
+
+
+def background(aw: Awaitable[Any]) -> asyncio.Future[Any]:
+    """Run ``aw`` without waiting for it; its failure is expected (the link is away) and not reported."""
+    fut = asyncio.ensure_future(aw)
+    fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # retrieved: no "never retrieved" noise
+    return fut
 
 
 def _hit(row: Mapping[str, Any]) -> LinkHit:
