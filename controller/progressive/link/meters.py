@@ -1,29 +1,10 @@
 """``LinkedMeters``: the table's meters when ``[progressive] link`` is configured.
 
-The same interface as ``controller.table.Meters`` (``values``, ``contributions``, ``setup_block``) plus
-what the link needs, all async and called by ``controller.service.progressive``:
-
-* ``outbox``: the rounds whose contributions (journaled: the journal stays the record) the link has not
-  confirmed, with their rows.  Derived from the journal at start (the latest checkpoint's ``link`` part and
-  the rounds after it), kept as rounds are journaled and confirmed, and checkpointed (``checkpoint_part``):
-  the checkpoint that begins a new segment holds it, so a roll-over never seals away an unsent round (P98).
-* ``sync(round_id, wait)``: the round's rows into the outbox, the outbox drained to the link (each row
-  keyed by table, round, seat, meter and kind: once, however often sent), the meters read back.  The caller
-  waits ``wait`` seconds at most (a no more bets: ``LINK_WAIT_S``); the drain goes on in the background.
-* ``connect()``: (again) reach the database, install the configured meters the link lacks, send the outbox
-  (compared key by key with what the link holds), start listening to the link's changes.
-* ``down``: why the link is lost, or None.  A lost link disables progressive wagers at the next no more
-  bets (NJAC 13:69E-1.39B); it is tried again every ``RETRY_S`` in the background, the outbox drained when it
-  answers, and progressive wagers are enabled at the next no more bets.
-* ``claim(...)``: a progressive hit taken by the database in its order (R4); the hit records the table's
-  asset number (COMAR 36.05.03.24 F(3)(c)).
-
-Every call to the link has a deadline kept on the table's side (``store.deadline``): a server that stopped
-answering (paused, a host that hangs) enforces no timeout of its own.  A call past its deadline is left to
-end in the background and its connections with it (``LinkStore.abandon``).
-
-Each seat's contribution is its rate x unit to the cent, and a round's is the seats' sum: the journal's
-``meter_add`` of the round is then exactly the sum of the rows keyed by seat.
+``controller.table.Meters``'s interface plus what the link needs, all async: the ``outbox`` of rounds whose
+contributions the link has not confirmed (derived from the journal, checkpointed so that a roll-over never
+seals one away, P98), ``sync`` (a no more bets waits ``LINK_WAIT_S`` at most; the drain goes on in the
+background), ``connect``, ``down`` and ``claim`` (a hit in the database's order, R4).  Every call has a
+deadline kept on the table's side (``store.deadline``).  How and why: docs/linked-progressive.md.
 """
 
 from __future__ import annotations
