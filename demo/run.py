@@ -28,6 +28,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.config.table import TableConfig, load_config
+from controller.journal.trust import create_key, key_file
 from controller.paths import status_file
 from demo.dealer import Control, Dealer
 from drivers.device import DEVICES
@@ -39,6 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 def demo_journal(state_dir: Path, table: str) -> Path:
     """The demo's journal of table ``table`` in ``state_dir`` (``--state-dir``)."""
     return state_dir / f"{table}.journal"
+
+
+def demo_key(journal: Path) -> Path:
+    """The table's journal key beside ``journal``, made as an install makes it (``tablectl journal key``, P99)
+    when it has none: the demo's journal and the tests' are keyed as a table PC's is."""
+    path = key_file(journal)
+    if not path.exists():
+        create_key(path)
+    return path
 
 
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
@@ -137,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     demo_dir.mkdir(parents=True, exist_ok=True)
     cfg0 = load_config(args.config)
     journal = demo_journal(demo_dir, cfg0.id)
-    for stale in demo_dir.glob(f"{cfg0.id}.*"):
+    for stale in demo_dir.glob(f"{cfg0.id}.*"):  # the journal, its anchor, its key: a throwaway table
         stale.unlink()
+    demo_key(journal)
     os.environ["TABLE_JOURNAL"] = str(journal)
     os.environ["TABLE_LOG_FORMAT"] = "json"
 

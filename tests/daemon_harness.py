@@ -53,7 +53,7 @@ from controller.config.table import TableConfig, load_config
 from controller.daemon import TableDaemon
 from controller.journal.store import KILL_AT_ENV, Journal, KilledForTest
 from demo.dealer import Control, Dealer
-from demo.run import simulator_options, start_simulator, stop_processes
+from demo.run import demo_key, simulator_options, start_simulator, stop_processes
 from drivers.device import Link, device_type
 from simulators.control import ControlError
 from simulators.panel import PanelSim
@@ -355,6 +355,7 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         else:
             controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P99)
         monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
         cfg = load_config(path)
         dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(seed))
@@ -636,6 +637,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     try:
         controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P99)
         cfg = table_config(path)
         published = PublishedStatus()
         dealer = PublishedDealer(cfg, published, controls, random.Random(seed))
