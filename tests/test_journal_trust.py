@@ -25,6 +25,7 @@ from controller.cli.main import main as tablectl
 from controller.config.table import load_config
 from controller.daemon import TableDaemon
 from controller.journal import segments as segs
+from controller.journal import trust
 from controller.journal.rows import JournalError, _canonical, chain_hash
 from controller.journal.store import Journal
 from controller.table import TableLife
@@ -153,7 +154,25 @@ def test_a_crash_between_the_commit_and_the_anchor_does_not_refuse_the_table(key
     anchor.write_bytes(lagging)
     with Journal(keyed) as j:
         j.check_at_start(TABLE, GAME)
-        assert json.loads(anchor.read_text())["seq"] == j.head()[0]
+        key = trust.read_key(Path(f"{keyed}.key"))
+        assert key is not None and trust.read_anchor(anchor, key).seq == j.head()[0]
+
+
+def test_an_anchor_write_torn_by_a_crash_leaves_the_one_before(keyed):
+    """Each write goes to the older of the anchor's two slots: one torn in the middle leaves the other."""
+    anchor, key = Path(f"{keyed}.anchor"), trust.read_key(Path(f"{keyed}.key"))
+    assert key is not None
+    with Journal(keyed) as j:
+        j.append("r-3", "wager", {"seat": 1, "wager": "ante", "amount": "5"})
+        before = j.head()
+        j.append("r-3", "wager", {"seat": 1, "wager": "blind", "amount": "5"})
+        slot = 1 - j._anchor_slot  # the slot just written
+    raw = bytearray(anchor.read_bytes())
+    raw[slot * trust.SLOT + 20: slot * trust.SLOT + 60] = b"\0" * 40  # torn
+    anchor.write_bytes(bytes(raw))
+    assert trust.read_anchor(anchor, key).seq == before[0]
+    with Journal(keyed) as j:
+        j.check_at_start(TABLE, GAME)
 
 
 def test_beginning_again_is_a_technicians_journaled_command(keyed):
@@ -341,4 +360,29 @@ def test_each_sealed_segments_digest_is_in_the_chain(segmented):
     with segs.open_for_reading(segmented) as j:
         records = j.events_of("segment_sealed")
     assert [(r.data["name"], r.data["sha256"]) for r in records] == \
-        [(s.path.name, segs.trust.sha256_file(s.path)[0]) for s in segs.sealed(segmented)]
+        [(s.path.name, trust.sha256_file(s.path)[0]) for s in segs.sealed(segmented)]
+
+
+def test_the_key_is_rotated_on_purpose_and_a_rotation_cut_short_is_finished(keyed):
+    key = Path(f"{keyed}.key")
+    before = key.read_bytes()
+    code, out, err = run("journal", "key", "--rotate", "--config", UTH, "--reason", "custodian left", "--by", "t-7")
+    assert code == 0, err
+    assert key.read_bytes() != before and (key.stat().st_mode & 0o777) == 0o600
+    with Journal(keyed) as j:
+        j.check_at_start(TABLE, GAME)  # sealed and anchored under the new key
+        (rekeyed,) = j.events_of("journal_rekeyed")
+    assert (rekeyed.who, rekeyed.data) == ("t-7", {"by": "t-7", "reason": "custodian left"})
+    # cut short after the seal, before the rename: the journal sealed under the next key, still beside the key
+    current = key.read_bytes()
+    code, _, err = run("journal", "key", "--rotate", "--config", UTH, "--reason", "again")
+    assert code == 0, err
+    Path(f"{keyed}.key.new").write_bytes(key.read_bytes())
+    Path(f"{keyed}.key.new").chmod(0o600)
+    key.write_bytes(current)
+    with pytest.raises(JournalError):
+        TableDaemon(load_config(UTH))  # the seal is under the next key, the key is the old one
+    code, _, err = run("journal", "key", "--rotate", "--config", UTH, "--reason", "again")
+    assert code == 0, err
+    with Journal(keyed) as j:
+        j.check_at_start(TABLE, GAME)

@@ -98,6 +98,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_table_options(k)
     k.add_argument("--if-missing", action="store_true", help="a table that has a key keeps it: its path is said, "
                    "exit 0 (the installer)")
+    k.add_argument("--rotate", action="store_true", help="replace the key, the daemon stopped: every row is "
+                   "checked and the head's seal under the old key, then the journal is sealed under a new one "
+                   "(journaled with --by and --reason); run again, it finishes a rotation cut short")
+    k.add_argument("--reason", help="with --rotate: why")
+    k.add_argument("--by", help="with --rotate: who (default: the login running the command)")
     k.set_defaults(handler=cmd_journal_key)
 
 
@@ -315,6 +320,8 @@ def cmd_journal_key(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
+    if args.rotate:
+        return _rotate_key(args, cfg, stdout, stderr)
     try:
         Path(cfg.journal).parent.mkdir(parents=True, exist_ok=True)
         path = trust.key_file(cfg.journal)
@@ -323,6 +330,55 @@ def cmd_journal_key(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     except (JournalError, OSError) as e:
         return _refuse(args, e, stderr)
     stdout.write(f"{path}\n")
+    return EXIT_OK
+
+
+def _rotate_key(args: argparse.Namespace, cfg: TableConfig, stdout: TextIO, stderr: TextIO) -> int:
+    """``journal key --rotate`` (P99): the next key is made beside the key (``.new``), the journal checked whole
+    and its seal under the old key, ``journal_rekeyed`` journaled (sealed under the old key), the head sealed
+    again under the new key and the anchor made under it, then the new key renamed over the old.  Cut short
+    anywhere, the same command finishes it: a seal that holds under the ``.new`` key is the rotation's."""
+    import getpass
+
+    from controller.journal import trust
+    from controller.journal.segments import SegmentedJournal, open_for_reading
+
+    if not (args.reason or "").strip():
+        return _refuse(args, "--rotate needs --reason", stderr)
+    by = args.by or getpass.getuser()
+    key_path = trust.key_file(cfg.journal)
+    new_path = trust.new_key_file(key_path)
+    try:
+        old = trust.read_key(key_path)
+        if old is None:
+            return _refuse(args, f"the table has no key ({key_path}) to rotate", stderr)
+        if not new_path.exists():
+            trust.create_key(new_path)
+        new = trust.read_key(new_path)
+        assert new is not None
+        with open_for_reading(cfg.journal, cfg.journal_options.archive_dir) as r:
+            if isinstance(r, SegmentedJournal):
+                r.verify(full=True, whole=True)
+            else:
+                r.verify(full=True)
+            r.check_owner(cfg.id, cfg.game)
+        with Journal(cfg.journal) as journal:
+            seal = journal._query("SELECT value FROM meta WHERE key = 'seal'")
+            head = journal.head()
+            if not seal or trust.check_seal(new, str(seal[0][0])) != head:  # not yet sealed under the new key
+                if trust.check_seal(old, str(seal[0][0]) if seal else "") != head:
+                    return _refuse(args, f"the journal {cfg.journal} is not sealed under the table's key: "
+                                   "`tablectl journal verify` says why; nothing rotated", stderr)
+                journal.record(trust.JournalRekeyed(by=by, reason=args.reason), who=by)
+                head = journal.head()
+                with journal._lock:
+                    journal._db.execute("UPDATE meta SET value = ? WHERE key = 'seal'",
+                                        (trust.seal_of(new, *head),))
+            trust.write_anchor(trust.anchor_file(cfg.journal), trust.Anchor(cfg.id, cfg.game, *head), new)
+        os.replace(new_path, key_path)
+    except (JournalError, sqlite3.Error, OSError) as e:
+        return _refuse(args, e, stderr)
+    stdout.write(f"{key_path}: rotated by {by} at seq {head[0]}\n")
     return EXIT_OK
 
 

@@ -260,7 +260,8 @@ class Journal(JournalReads):
         self._anchor: trust.Anchor | None = None
         if self._key is not None:
             try:
-                self._anchor = trust.read_anchor(trust.anchor_file(self.path), self._key)
+                self._anchor, slot = trust.read_anchor_slot(trust.anchor_file(self.path), self._key)
+                self._anchor_slot = 1 - slot
             except trust.JournalTrustError:
                 self._anchor = None
 
@@ -283,6 +284,7 @@ class Journal(JournalReads):
     _key: bytes | None = None  # the table's key: this journal is keyed (P99)
     _anchor: trust.Anchor | None = None  # the anchor this journal rewrites after each commit (P98)
     _unsealed_ok = False  # the one append that seals a journal begun before keys (check_at_start, P101)
+    _anchor_slot = 1  # the anchor's slot the next write goes to (the other holds the head before)
 
     def _init_state(self, checkpoint_every: int) -> None:
         if checkpoint_every < 1:
@@ -476,7 +478,8 @@ class Journal(JournalReads):
                 # after the commit: the anchor may lag the journal (a crash here), never lead it (P98)
                 self._anchor = trust.Anchor(self._anchor.table, self._anchor.game, seq, prev)
                 try:
-                    trust.write_anchor(trust.anchor_file(self.path), self._anchor, self._key)
+                    trust.advance_anchor(trust.anchor_file(self.path), self._anchor, self._key, self._anchor_slot)
+                    self._anchor_slot = 1 - self._anchor_slot
                 except OSError:
                     pass  # the event is on disk; the anchor lags until the next write succeeds
         if checkpoint is not None:
@@ -639,7 +642,7 @@ class Journal(JournalReads):
                 self._unsealed_ok = False
         self.claim(table, game)
         head = self.head()
-        self._anchor = trust.Anchor(table, game, head[0], head[1])
+        self._anchor, self._anchor_slot = trust.Anchor(table, game, head[0], head[1]), 1
         trust.write_anchor(where, self._anchor, key)
         return n
 

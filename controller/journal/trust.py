@@ -8,9 +8,9 @@ daemon's user only; made at install or by ``tablectl journal key``, never by the
   key of the head's seq and hash; the SHA-256 chain binds every row to the head, so a journal re-hashed from an
   edited row onwards has a head no one without the key can seal (P99); each append checks the seal it extends;
 * is *anchored* outside itself: ``<journal>.anchor`` (JSON, its own MAC) holds the table, game and a head (seq,
-  hash), rewritten atomically (temporary file, fsync, rename) after each commit; it may lag the journal (a crash
-  between the commit and the rename), never lead it, so a journal behind its anchor is an older copy put back
-  (P98);
+  hash), written after each commit into the older of its two slots (``advance_anchor``); it may lag the journal
+  (a crash between the commit and the write), never lead it, so a journal behind its anchor is an older copy put
+  back (P98);
 * records each sealed segment's SHA-256 in the chain (``segment_sealed``, P100).
 
 A table without a key is a development table (``--config``): journaled as before, unkeyed and unanchored;
@@ -74,6 +74,16 @@ class JournalAnchored(events.JournalEvent):
 
 
 @dataclass(frozen=True)
+class JournalRekeyed(events.JournalEvent):
+    """The table's key replaced (``tablectl journal key --rotate``, P99): the head up to here was sealed under the
+    key before; this event's head and every one after it, under the new key."""
+
+    kind = "journal_rekeyed"
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class SegmentSealed(events.JournalEvent):
     """A sealed segment's file and its SHA-256, in the roll-over's transaction (P100): the start checks every sealed
     segment's digest and the list against these."""
@@ -86,7 +96,7 @@ class SegmentSealed(events.JournalEvent):
     size: int
 
 
-TRUST_KINDS = frozenset((JournalBegun.kind, JournalAnchored.kind, SegmentSealed.kind))
+TRUST_KINDS = frozenset((JournalBegun.kind, JournalAnchored.kind, JournalRekeyed.kind, SegmentSealed.kind))
 
 
 # -- where they are --------------------------------------------------------------------------------
@@ -121,6 +131,11 @@ def create_key(path: Path) -> Path:
         os.close(fd)
     _fsync_dir(path.parent)
     return path
+
+
+def new_key_file(key: Path) -> Path:
+    """Where a rotation keeps the next key until the journal is sealed under it (P99)."""
+    return key.with_name(f"{key.name}.new")
 
 
 def read_key(path: Path) -> bytes | None:
@@ -176,39 +191,72 @@ class Anchor:
         return json.dumps(body, sort_keys=True) + "\n"
 
 
+SLOT = 4096  # the anchor's two slots, one block each: a write torn by a crash spoils only the slot it wrote
+
+
+def _slot_text(anchor: Anchor, key: bytes) -> bytes:
+    text = anchor.text(key).encode("utf-8")
+    if len(text) >= SLOT:
+        raise JournalTrustError("the anchor does not fit its slot (a table id or game too long)")
+    return text.ljust(SLOT, b" ")
+
+
 def read_anchor(path: Path, key: bytes) -> Anchor | None:
-    """The anchor at ``path`` (None: none); refused when unreadable or not made under the key."""
+    """The anchor at ``path`` (None: none): the later of its two slots made under the key (the other is the one
+    before it, or a write a crash tore); refused when neither reads or was made under the key."""
+    return read_anchor_slot(path, key)[0]
+
+
+def read_anchor_slot(path: Path, key: bytes) -> tuple[Anchor | None, int]:
+    """``read_anchor`` and the slot it was read from (the next write goes to the other)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
-        return None
+        return None, 0
     except OSError as exc:
         raise JournalTrustError(f"the anchor {path} is not readable: {exc}") from None
-    try:
-        d: Any = json.loads(text)
-        anchor = Anchor(str(d["table"]), str(d["game"]), int(d["seq"]), str(d["hash"]))
-    except (ValueError, KeyError, TypeError):
-        raise JournalTrustError(f"the anchor {path} is not readable (cut short or edited)") from None
-    if not hmac.compare_digest(anchor.text(key), text):
-        raise JournalTrustError(f"the anchor {path} was not made under this table's key (edited, or another "
-                                "table's)")
-    return anchor
+    found: list[tuple[int, int, Anchor]] = []
+    for slot in (0, 1):
+        text = raw[slot * SLOT:(slot + 1) * SLOT].rstrip(b" ")
+        try:
+            d: Any = json.loads(text)
+            anchor = Anchor(str(d["table"]), str(d["game"]), int(d["seq"]), str(d["hash"]))
+        except (ValueError, KeyError, TypeError):
+            continue
+        if hmac.compare_digest(anchor.text(key).encode("utf-8"), text):
+            found.append((anchor.seq, slot, anchor))
+    if not found:
+        raise JournalTrustError(f"the anchor {path} is not readable, or was not made under this table's key "
+                                "(edited, or another table's)")
+    seq, slot, anchor = max(found, key=lambda f: f[0])
+    return anchor, slot
 
 
 def write_anchor(path: Path, anchor: Anchor, key: bytes) -> None:
-    """Write the anchor whole: a temporary file, fsync'd, renamed over it.  A crash leaves the old anchor or the
-    new one, never a part: the old one lags the journal by the transaction just committed, which a start accepts."""
+    """Make the anchor anew, whole: both slots, in a temporary file fsync'd and renamed over it (the first anchor,
+    ``tablectl journal init``)."""
     tmp = path.with_name(f"{path.name}.tmp")
-    new = not path.exists()
     fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, FILE_MODE)
     try:
-        os.write(fd, anchor.text(key).encode("utf-8"))
+        os.write(fd, _slot_text(anchor, key) * 2)
         os.fsync(fd)
     finally:
         os.close(fd)
     os.replace(tmp, path)
-    if new:  # the first anchor's name made durable; later renames replace it (old or new after a crash)
-        _fsync_dir(path.parent)
+    _fsync_dir(path.parent)
+
+
+def advance_anchor(path: Path, anchor: Anchor, key: bytes, slot: int) -> None:
+    """After each commit (P98): the anchor's ``slot`` rewritten in place and made durable (``fdatasync``: no
+    file created or renamed, a fraction of the commit's own cost, tests/bench/anchor.py).  The other slot keeps
+    the head before it, so a crash in the middle leaves an anchor one transaction behind the journal, which the
+    start accepts, never one that does not read."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.pwrite(fd, _slot_text(anchor, key), slot * SLOT)
+        os.fdatasync(fd)
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(d: Path) -> None:
@@ -230,6 +278,7 @@ def sha256_file(path: Path) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
-__all__ = ["ANCHOR_SUFFIX", "Anchor", "JournalAnchored", "JournalBegun", "JournalTrustError", "KEY_SUFFIX",
-           "SegmentSealed", "TRUST_KINDS", "anchor_file", "check_seal", "create_key", "key_file", "mac",
-           "read_anchor", "read_key", "seal_of", "sha256_file", "write_anchor"]
+__all__ = ["ANCHOR_SUFFIX", "Anchor", "JournalAnchored", "JournalBegun", "JournalRekeyed", "JournalTrustError",
+           "KEY_SUFFIX", "SegmentSealed", "TRUST_KINDS", "advance_anchor", "anchor_file", "check_seal", "create_key",
+           "key_file", "mac", "new_key_file", "read_anchor", "read_anchor_slot", "read_key", "seal_of", "sha256_file",
+           "write_anchor"]
