@@ -28,9 +28,15 @@ row in the middle.  Deleting rows at the end leaves a valid shorter chain:
 the journal keeps the head (last seq and hash) in its ``head`` table, written
 in the same transaction, which catches a truncation by anyone who does not
 also rewrite the head; ``head()`` returns it so that it can be recorded
-outside the table PC as well.  The chain is unkeyed: someone with write
-access who rewrites every later row and the head is detected only by such an
-outside record.
+outside the table PC as well.
+
+**Keyed, anchored (P98-P101, ``controller.journal.trust``).**  A table with a key beside its journal
+seals the head in every transaction (``meta.seal``: an HMAC under the key of the head's seq and hash;
+each append first checks the seal holds the head it extends), begins a new journal with its identity
+(``journal_begun``), and rewrites the anchor outside the file (``<journal>.anchor``) after each commit.
+Someone who rewrites every later row and the head without the key is found by the seal; an older copy
+put back, or the journal deleted, by the anchor (``check_at_start``).  A table without a key (development)
+is unkeyed as before: such a rewrite is found only by an outside record.
 
 **Row formats (P76).**  ``meta.schema_version`` says how the rows are stored; the chain is the same in
 both.  Format 1 stores ``at`` as text, ``prev_hash`` and ``hash`` as hex.  Format 2 (a new journal, and
