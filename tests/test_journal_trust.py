@@ -336,6 +336,15 @@ def test_the_start_checks_every_sealed_segment(segmented):
     refused(f"{first.name} is not the one sealed")
 
 
+def test_a_keyed_journal_stripped_of_its_seal_and_anchor_is_not_taken_as_one_begun_before_keys(segmented):
+    """Its identity is in its first sealed segment: the start does not take it as a journal from before keys."""
+    with sqlite3.connect(segmented) as db:
+        db.execute("DELETE FROM meta WHERE key = 'seal'")
+    db.close()
+    Path(f"{segmented}.anchor").unlink()
+    refused("anchor .* is missing")
+
+
 def test_recall_does_not_take_an_edited_segment_from_its_cache(segmented):
     code, _, err = run("recall", "--config", UTH)
     assert code == 0, err

@@ -42,6 +42,7 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller import events as ev
 from controller.journal import trust
@@ -298,6 +299,17 @@ def check_sealed(journal: Journal, archive_dir: str | os.PathLike[str] | None = 
         raise trust.JournalTrustError(f"the sealed segment {extra[0].path} is not one the journal's chain runs "
                                       "through")
     return len(seen)
+
+
+def first_event(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None
+                ) -> tuple[str, Any] | None:
+    """(kind, data) of the chain's first event (seq 1) in the sealed segment that holds it; None when none does."""
+    for seg in sealed(journal, archive_dir):
+        if seg.first == 1:
+            with _Sealed.read_only(seg.path) as j:
+                rows = j._query("SELECT kind, data FROM events WHERE seq = 1")
+                return (str(rows[0][0]), j._data(rows[0][1])) if rows else None
+    return None
 
 
 _TEST_STEP_ENV = "TABLECTL_TEST_SEGMENT_FAIL"  # test-only: the roll-over step after which it fails
@@ -610,5 +622,5 @@ def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLik
 
 
 __all__ = ["GENESIS", "SUFFIX", "Segment", "SegmentedJournal", "archive", "between_rounds", "check_sealed",
-           "complete", "connect_sealed", "due", "marks_path", "open_for_reading", "retain", "roll_over", "sealed",
-           "segments_dir", "verify_remembered"]
+           "complete", "connect_sealed", "due", "first_event", "marks_path", "open_for_reading", "retain", "roll_over",
+           "sealed", "segments_dir", "verify_remembered"]

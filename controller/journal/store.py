@@ -589,6 +589,7 @@ class Journal(JournalReads):
                                               f"{self.path} is keyed (docs/journal.md: key custody)")
             n = self.verify(full=False, remember=True)
             self.claim(table, game)
+            self._check_segments(archive_dir)
             return n
         key, where = self._key, trust.anchor_file(self.path)
         anchor = trust.read_anchor(where, key)  # an edited or foreign anchor is named here
@@ -623,17 +624,14 @@ class Journal(JournalReads):
                 raise trust.JournalTrustError(f"the journal {self.path} is anchored and not sealed: its seal was "
                                               "removed, or it is another journal")
         owner = self.owner()
-        begun = self._begun()
+        begun = self._begun(archive_dir)
         if begun is not None and (begun.table, begun.game) != (table, game):
             raise JournalOwnerError(f"the journal {self.path} was begun for table {begun.table} ({begun.game}), "
                                     f"not table {table} ({game})")
         if anchor is None and head[0] != 0 and (sealed or begun is not None):
             raise trust.JournalTrustError(f"the anchor {where} of the keyed journal {self.path} is missing; to take "
                                           f"the journal as it is on purpose: {init} --keep")
-        if archive_dir is not None or segment_base(self._db)[0] > 0:
-            from controller.journal.segments import check_sealed  # (segments imports this module)
-
-            check_sealed(self, archive_dir)
+        self._check_segments(archive_dir)
         if head[0] == 0:  # a new journal: its identity first (P98), and its labels
             self.claim(table, game)
             self.record(trust.JournalBegun(table=table, game=game))
@@ -652,13 +650,26 @@ class Journal(JournalReads):
         trust.write_anchor(where, self._anchor, key)
         return n
 
-    def _begun(self) -> trust.JournalBegun | None:
-        """The journal's identity (P98), when its first row is in this file."""
-        rows = self._query("SELECT data FROM events WHERE seq = 1 AND kind = ?", (trust.JournalBegun.kind,))
-        if not rows:
+    def _begun(self, archive_dir: str | os.PathLike[str] | None = None) -> trust.JournalBegun | None:
+        """The journal's identity (P98): its first row, in this file or in the sealed segment that holds it."""
+        if segment_base(self._db)[0] == 0:
+            rows = self._query("SELECT kind, data FROM events WHERE seq = 1")
+            found = (rows[0][0], self._data(rows[0][1])) if rows else None
+        else:
+            from controller.journal.segments import first_event
+
+            found = first_event(self.path, archive_dir)
+        if found is None or found[0] != trust.JournalBegun.kind:
             return None
-        typed = events.parse(trust.JournalBegun.kind, self._data(rows[0][0]))
+        typed = events.parse(trust.JournalBegun.kind, found[1])
         return typed if isinstance(typed, trust.JournalBegun) else None
+
+    def _check_segments(self, archive_dir: str | os.PathLike[str] | None) -> None:
+        """Every sealed segment the chain runs through, here or archived, its digest as recorded (P100)."""
+        if archive_dir is not None or segment_base(self._db)[0] > 0:
+            from controller.journal.segments import check_sealed  # (segments imports this module)
+
+            check_sealed(self, archive_dir)
 
     def _hash_at(self, seq: int, archive_dir: str | os.PathLike[str] | None) -> str | None:
         """The chain's hash at ``seq``: in this file, its beginning (``meta.base``), or the sealed segment that
