@@ -28,7 +28,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.config.table import TableConfig, load_config
-from controller.journal.trust import create_key, key_file
 from controller.paths import status_file
 from demo.dealer import Control, Dealer
 from drivers.device import DEVICES
@@ -43,8 +42,10 @@ def demo_journal(state_dir: Path, table: str) -> Path:
 
 
 def demo_key(journal: Path) -> Path:
-    """The table's journal key beside ``journal``, made as an install makes it (``tablectl journal key``, P99)
+    """The table's journal key beside ``journal``, made as an install makes it (``tablectl journal key``, P100)
     when it has none: the demo's journal and the tests' are keyed as a table PC's is."""
+    from controller.journal.trust import create_key, key_file
+
     path = key_file(journal)
     if not path.exists():
         create_key(path)

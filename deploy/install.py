@@ -111,7 +111,7 @@ def _check(tablectl: Path, args: argparse.Namespace, names: list[str]) -> dict[s
 
 
 def table_keys(tablectl: Path, args: argparse.Namespace) -> None:
-    """Each table's journal key (docs/journal.md, P99), made where it has none, readable by the daemon's user
+    """Each table's journal key (docs/journal.md, P100), made where it has none, readable by the daemon's user
     only (mode 0600, owned by it); a key is never replaced.  Before the units restart: the daemon of a table PC
     refuses to start without its key, and never makes one itself."""
     for table in tables(args):

@@ -355,7 +355,7 @@ def simulated_table(game: str, state_dir: Path, monkeypatch, seed: int = 1,
         else:
             controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P99)
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P100)
         monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
         cfg = load_config(path)
         dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(seed))
@@ -637,7 +637,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch, seed: int = 1,
     try:
         controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
-        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P99)
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P100)
         cfg = table_config(path)
         published = PublishedStatus()
         dealer = PublishedDealer(cfg, published, controls, random.Random(seed))

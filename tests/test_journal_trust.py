@@ -1,4 +1,4 @@
-"""The journal's identity, its anchor, its keyed chain and its sealed segments (issue 30 findings 1, 7, 8; P98-P101).
+"""The journal's identity, its anchor, its keyed chain and its sealed segments (issue 30 findings 1, 7, 8; P99-P102).
 
 Each finding, tried as an attacker would, is refused here with one line naming what is wrong; on the program
 before this change each of these was accepted.  A table's key is written here as the installer's command makes

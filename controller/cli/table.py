@@ -76,11 +76,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     v.add_argument("--full", action="store_true", help="rehash every row, not only those after the last "
                    "verified point")
     v.add_argument("--partial", action="store_true", help="an auditor's copy of some segments: the chain may begin "
-                   "after its first event (said, not refused); without it a missing oldest segment is refused (P100)")
+                   "after its first event (said, not refused); without it a missing oldest segment is refused (P101)")
     v.set_defaults(handler=cmd_journal_verify)
     i = jsub.add_parser("init", help="begin the table's journal again, or take it as it is, on purpose (journaled)",
                         description="A keyed table refuses to start on a journal missing, empty, behind its anchor "
-                        "or not the anchored chain (P98).  With the daemon stopped: on a missing or empty journal, "
+                        "or not the anchored chain (P99).  With the daemon stopped: on a missing or empty journal, "
                         "begin a new one (its first event names the table, who and why, and the head of the chain "
                         "it replaces); with --keep, take the journal there as the table's chain from here on (an "
                         "older copy put back, an anchor lost), after every row is checked.  Journaled with who "
@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     k = jsub.add_parser("key", help="make the table's journal key (at install; never replaced)",
                         description="Make the table's secret key beside its journal (<journal>.key, mode 0600: run "
                         "as the daemon's user, or chown it to that user): the daemon seals its journal's head under "
-                        "it (P99).  Refused when the table has a key.  docs/journal.md: key custody and rotation.")
+                        "it (P100).  Refused when the table has a key.  docs/journal.md: key custody and rotation.")
     add_table_options(k)
     k.add_argument("--if-missing", action="store_true", help="a table that has a key keeps it: its path is said, "
                    "exit 0 (the installer)")
@@ -180,7 +180,7 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
 
     from controller.journal.trust import key_file
 
-    if getattr(args, "table", None) and not key_file(cfg.journal).is_file():  # a table PC's table is keyed (P99)
+    if getattr(args, "table", None) and not key_file(cfg.journal).is_file():  # a table PC's table is keyed (P100)
         return _refuse(args, f"the key {key_file(cfg.journal)} of table {cfg.id} is missing (made at install: "
                        f"tablectl journal key --table {cfg.id}; docs/journal.md)", stderr)
     try:
@@ -220,7 +220,7 @@ def cmd_journal_verify(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
 
 
 def _keyed_check(cfg: TableConfig, journal: Journal) -> str:
-    """Which chain ``journal verify`` checked (P99): the keyed one where the table's key is readable (the head's
+    """Which chain ``journal verify`` checked (P100): the keyed one where the table's key is readable (the head's
     seal, and that the journal is not behind its anchor), else the unkeyed one, said so; raises ``JournalError``."""
     from controller.journal import trust
 
@@ -250,7 +250,7 @@ def _keyed_check(cfg: TableConfig, journal: Journal) -> str:
 
 
 def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """``tablectl journal init``: begin again, or take the journal as it is, on purpose (P98)."""
+    """``tablectl journal init``: begin again, or take the journal as it is, on purpose (P99)."""
     import getpass
 
     from controller.journal import trust
@@ -298,7 +298,7 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
                 held = trust.check_seal(key, str(sealed[0][0])) if sealed else None
                 if sealed and (held is None or journal._hash_at(held[0], cfg.journal_options.archive_dir) != held[1]):
                     # (a seal behind the head whose row is in the chain: rows appended by a release before keys,
-                    # after a rollback; taken on purpose, P101)
+                    # after a rollback; taken on purpose, P102)
                     return _refuse(args, f"the journal {cfg.journal} is not the chain sealed under this table's key: "
                                    "rewritten or another table's; it cannot be kept", stderr)
                 journal._unsealed_ok = True
@@ -314,7 +314,7 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
 
 
 def cmd_journal_key(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    """``tablectl journal key``: the table's key, made once (P99)."""
+    """``tablectl journal key``: the table's key, made once (P100)."""
     from controller.journal import trust
 
     cfg = _config(args, stderr)
@@ -334,7 +334,7 @@ def cmd_journal_key(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
 
 
 def _rotate_key(args: argparse.Namespace, cfg: TableConfig, stdout: TextIO, stderr: TextIO) -> int:
-    """``journal key --rotate`` (P99): the next key is made beside the key (``.new``), the journal checked whole
+    """``journal key --rotate`` (P100): the next key is made beside the key (``.new``), the journal checked whole
     and its seal under the old key, ``journal_rekeyed`` journaled (sealed under the old key), the head sealed
     again under the new key and the anchor made under it, then the new key renamed over the old.  Cut short
     anywhere, the same command finishes it: a seal that holds under the ``.new`` key is the rotation's."""

@@ -130,7 +130,7 @@ def due(journal: Journal, *, by_day: bool, max_bytes: int | None, now: _dt.datet
         base_seq = segment_base(journal._db)[0]
         beginning = base_seq + (2 if _recorded(journal._db) is not None else 1)
     if journal.last_seq() <= beginning and base_seq > 0:
-        return None  # only the checkpoint that began it (and the sealed segment's digest, P100)
+        return None  # only the checkpoint that began it (and the sealed segment's digest, P101)
     if by_day:
         today = (now or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC).strftime("%Y%m%d")
         if _day(first[1]) < today:
@@ -211,7 +211,7 @@ def _snapshot(path: Path, dst: sqlite3.Connection) -> None:
 
 
 def _begin_next(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
-    digest, size = trust.sha256_file(seg.path)  # the sealed file as it is now, recorded in the chain (P100)
+    digest, size = trust.sha256_file(seg.path)  # the sealed file as it is now, recorded in the chain (P101)
     record = trust.SegmentSealed(name=seg.path.name, first=seg.first, last=seg.last, sha256=digest, size=size)
     journal.append_many([], checkpoint=SEGMENT_WHY, sealed=head, trailing=[(None, record.kind, record.to_data(), None)])
     try:
@@ -245,7 +245,7 @@ def _head_of(path: Path) -> tuple[int, str] | None:
 
 
 def _recorded(db: sqlite3.Connection) -> trust.SegmentSealed | None:
-    """The record of the segment before this file (P100): the event after the checkpoint that begins it; None
+    """The record of the segment before this file (P101): the event after the checkpoint that begins it; None
     in a file that begins the chain, or in one begun before the records."""
     base_seq = segment_base(db)[0]
     if base_seq == 0:
@@ -261,7 +261,7 @@ def _recorded(db: sqlite3.Connection) -> trust.SegmentSealed | None:
 
 
 def check_sealed(journal: Journal, archive_dir: str | os.PathLike[str] | None = None) -> int:
-    """At start (P100): every sealed segment the chain runs through, from the open file back to the first, is
+    """At start (P101): every sealed segment the chain runs through, from the open file back to the first, is
     here (or in the archive), and each one's SHA-256 is the one recorded in the chain when it was sealed (a
     segment sealed before the records: its head is where the file after it begins); no other segment is here.
     The number of segments; else ``trust.JournalTrustError`` naming the segment."""
@@ -445,7 +445,7 @@ class SegmentedJournal(Journal):
                whole: bool = False) -> int:
         """Each file's chain (``full``: every row rehashed; else from each file's verified point, or from the
         point ``marks`` remembered for it, P79), each file's link to the one before it, and each sealed file's
-        SHA-256 against the record in the file after it (P100).  ``whole`` (``journal verify`` on the table's
+        SHA-256 against the record in the file after it (P101).  ``whole`` (``journal verify`` on the table's
         journal): the files must run from the chain's first event; a segment missing before them is named."""
         if whole:
             begins = self.begins()
@@ -485,7 +485,7 @@ class SegmentedJournal(Journal):
         if prev is not None and base != prev:
             raise _link_fault(f"the open journal {self.path}", base, prev)
         files: list[Journal] = [j for _, j in self._segments] + [self]
-        for before, after in zip(files, files[1:], strict=False):  # the chain's record of each sealed file (P100)
+        for before, after in zip(files, files[1:], strict=False):  # the chain's record of each sealed file (P101)
             with after._lock:
                 rec = _recorded(after._db)
             if rec is not None and isinstance(before, _Sealed) and \
@@ -531,7 +531,7 @@ class SegmentedJournal(Journal):
 
 class _Sealed(Journal):
     """A sealed segment read by a tool: never written again, so what a tool verified of it is remembered by
-    the file's content as well (P79, P100): its SHA-256, not its time or size, which an edit can restore; a
+    the file's content as well (P79, P101): its SHA-256, not its time or size, which an edit can restore; a
     file changed in any way since is rehashed whole."""
 
     SEALED = True

@@ -28,15 +28,9 @@ row in the middle.  Deleting rows at the end leaves a valid shorter chain:
 the journal keeps the head (last seq and hash) in its ``head`` table, written
 in the same transaction, which catches a truncation by anyone who does not
 also rewrite the head; ``head()`` returns it so that it can be recorded
-outside the table PC as well.
-
-**Keyed, anchored (P98-P101, ``controller.journal.trust``).**  A table with a key beside its journal
-seals the head in every transaction (``meta.seal``: an HMAC under the key of the head's seq and hash;
-each append first checks the seal holds the head it extends), begins a new journal with its identity
-(``journal_begun``), and rewrites the anchor outside the file (``<journal>.anchor``) after each commit.
-Someone who rewrites every later row and the head without the key is found by the seal; an older copy
-put back, or the journal deleted, by the anchor (``check_at_start``).  A table without a key (development)
-is unkeyed as before: such a rewrite is found only by an outside record.
+outside the table PC as well.  The chain is unkeyed: someone with write
+access who rewrites every later row and the head is detected only by such an
+outside record.
 
 **Row formats (P76).**  ``meta.schema_version`` says how the rows are stored; the chain is the same in
 both.  Format 1 stores ``at`` as text, ``prev_hash`` and ``hash`` as hex.  Format 2 (a new journal, and
@@ -259,7 +253,7 @@ class Journal(JournalReads):
             raise
 
     def _load_trust(self) -> None:
-        """The table's key and the journal's anchor, when it has them (``controller.journal.trust``, P98, P99): a
+        """The table's key and the journal's anchor, when it has them (``controller.journal.trust``, P99, P100): a
         keyed journal seals its head in every transaction and rewrites its anchor after each commit.  An anchor
         that does not read is left to the start's check (``check_at_start``), which names it."""
         self._key = trust.read_key(trust.key_file(self.path))
@@ -287,9 +281,9 @@ class Journal(JournalReads):
             raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
         return self
 
-    _key: bytes | None = None  # the table's key: this journal is keyed (P99)
-    _anchor: trust.Anchor | None = None  # the anchor this journal rewrites after each commit (P98)
-    _unsealed_ok = False  # the one append that seals a journal begun before keys (check_at_start, P101)
+    _key: bytes | None = None  # the table's key: this journal is keyed (P100)
+    _anchor: trust.Anchor | None = None  # the anchor this journal rewrites after each commit (P99)
+    _unsealed_ok = False  # the one append that seals a journal begun before keys (check_at_start, P102)
     _anchor_slot = 1  # the anchor's slot the next write goes to (the other holds the head before)
 
     def _init_state(self, checkpoint_every: int) -> None:
@@ -388,7 +382,7 @@ class Journal(JournalReads):
         head (seq, hash), whose rows are now in a sealed segment; in the same transaction they are deleted
         and the file begins after that head (``meta.base``), so the chain runs on from the sealed file.
         ``trailing``: table events journaled after the checkpoint, in the same transaction (the sealed segment's
-        digest after the checkpoint that begins the next one, P100)."""
+        digest after the checkpoint that begins the next one, P101)."""
         rows = []
         n_entries = len(entries)
         for round_id, kind, data, who in [*entries, *(trailing or [])]:
@@ -481,7 +475,7 @@ class Journal(JournalReads):
                 raise
             self._state = state
             if self._anchor is not None and self._key is not None:
-                # after the commit: the anchor may lag the journal (a crash here), never lead it (P98)
+                # after the commit: the anchor may lag the journal (a crash here), never lead it (P99)
                 self._anchor = trust.Anchor(self._anchor.table, self._anchor.game, seq, prev)
                 try:
                     trust.advance_anchor(trust.anchor_file(self.path), self._anchor, self._key, self._anchor_slot)
@@ -494,7 +488,7 @@ class Journal(JournalReads):
         return seqs
 
     def _check_seal_locked(self, db: sqlite3.Connection, seq: int, prev: str) -> None:
-        """A keyed journal is appended to only after the head its seal holds (P99): a chain rewritten while the
+        """A keyed journal is appended to only after the head its seal holds (P100): a chain rewritten while the
         daemon runs is not sealed again by the daemon's next write.  A new journal has no seal yet."""
         assert self._key is not None
         if self._anchor is not None and seq < self._anchor.seq:
@@ -576,7 +570,7 @@ class Journal(JournalReads):
         """The daemon's start (P90): verify from the last verified point and remember the new one,
         label a new journal, refuse a broken or foreign one (``JournalIntegrityError``, ``JournalOwnerError``).
 
-        A keyed table (its key beside the journal, P98-P101) also refuses, with one line naming what is wrong
+        A keyed table (its key beside the journal, P99-P102) also refuses, with one line naming what is wrong
         (``trust.JournalTrustError``), a journal missing or empty, behind its anchor, not the anchored chain,
         not sealed under the key, or whose sealed segments are not those the chain recorded; it begins a new
         journal with its identity, and takes a journal begun before keys (no seal, no anchor) once, journaled.
@@ -632,10 +626,10 @@ class Journal(JournalReads):
             raise trust.JournalTrustError(f"the anchor {where} of the keyed journal {self.path} is missing; to take "
                                           f"the journal as it is on purpose: {init} --keep")
         self._check_segments(archive_dir)
-        if head[0] == 0:  # a new journal: its identity first (P98), and its labels
+        if head[0] == 0:  # a new journal: its identity first (P99), and its labels
             self.claim(table, game)
             self.record(trust.JournalBegun(table=table, game=game))
-        elif not sealed:  # begun before keys (P101): taken as it is, once, and said so in the chain
+        elif not sealed:  # begun before keys (P102): taken as it is, once, and said so in the chain
             if owner is not None and owner != (table, game):
                 self.check_owner(table, game)
             self._unsealed_ok = True
@@ -651,7 +645,7 @@ class Journal(JournalReads):
         return n
 
     def _begun(self, archive_dir: str | os.PathLike[str] | None = None) -> trust.JournalBegun | None:
-        """The journal's identity (P98): its first row, in this file or in the sealed segment that holds it."""
+        """The journal's identity (P99): its first row, in this file or in the sealed segment that holds it."""
         if segment_base(self._db)[0] == 0:
             rows = self._query("SELECT kind, data FROM events WHERE seq = 1")
             found = (rows[0][0], self._data(rows[0][1])) if rows else None
@@ -665,7 +659,7 @@ class Journal(JournalReads):
         return typed if isinstance(typed, trust.JournalBegun) else None
 
     def _check_segments(self, archive_dir: str | os.PathLike[str] | None) -> None:
-        """Every sealed segment the chain runs through, here or archived, its digest as recorded (P100)."""
+        """Every sealed segment the chain runs through, here or archived, its digest as recorded (P101)."""
         if archive_dir is not None or segment_base(self._db)[0] > 0:
             from controller.journal.segments import check_sealed  # (segments imports this module)
 

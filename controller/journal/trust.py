@@ -1,17 +1,17 @@
 """The journal's trust (issue 30): its identity, its anchor outside itself, its key, its sealed segments' digests.
 
 A table's journal is *keyed* once the table has a key (``<journal>.key``: 32 random bytes as hex, mode 0600, the
-daemon's user only; made at install or by ``tablectl journal key``, never by the daemon, P99).  A keyed journal:
+daemon's user only; made at install or by ``tablectl journal key``, never by the daemon, P100).  A keyed journal:
 
-* begins with its identity (``journal_begun``: the table id and game, the first facts of the chain, P98);
+* begins with its identity (``journal_begun``: the table id and game, the first facts of the chain, P99);
 * has its head *sealed* in every transaction: ``meta.seal`` = ``seq:hash:mac``, the MAC an HMAC-SHA-256 under the
   key of the head's seq and hash; the SHA-256 chain binds every row to the head, so a journal re-hashed from an
-  edited row onwards has a head no one without the key can seal (P99); each append checks the seal it extends;
+  edited row onwards has a head no one without the key can seal (P100); each append checks the seal it extends;
 * is *anchored* outside itself: ``<journal>.anchor`` (JSON, its own MAC) holds the table, game and a head (seq,
   hash), written after each commit into the older of its two slots (``advance_anchor``); it may lag the journal
   (a crash between the commit and the write), never lead it, so a journal behind its anchor is an older copy put
-  back (P98);
-* records each sealed segment's SHA-256 in the chain (``segment_sealed``, P100).
+  back (P99);
+* records each sealed segment's SHA-256 in the chain (``segment_sealed``, P101).
 
 A table without a key is a development table (``--config``): journaled as before, unkeyed and unanchored;
 ``tablectl run --table`` (a table PC) refuses to start one.
@@ -47,7 +47,7 @@ class JournalTrustError(JournalError):
 
 @dataclass(frozen=True)
 class JournalBegun(events.JournalEvent):
-    """The first fact of a keyed journal (P98): whose journal it is.  ``by``/``reason``: the technician who began
+    """The first fact of a keyed journal (P99): whose journal it is.  ``by``/``reason``: the technician who began
     it again on purpose (``tablectl journal init``); ``replaces``: the head (``seq:hash``) of the chain it
     replaces, from the anchor, when there was one."""
 
@@ -61,7 +61,7 @@ class JournalBegun(events.JournalEvent):
 
 @dataclass(frozen=True)
 class JournalAnchored(events.JournalEvent):
-    """A journal taken as the table's chain from here on (P98): a journal begun before keys, on its first keyed
+    """A journal taken as the table's chain from here on (P99): a journal begun before keys, on its first keyed
     start (``by`` the daemon), or one a technician accepts on purpose (``tablectl journal init --keep``: an
     older copy put back, an anchor lost); ``was``: the head (``seq:hash``) the anchor said before, if any."""
 
@@ -75,7 +75,7 @@ class JournalAnchored(events.JournalEvent):
 
 @dataclass(frozen=True)
 class JournalRekeyed(events.JournalEvent):
-    """The table's key replaced (``tablectl journal key --rotate``, P99): the head up to here was sealed under the
+    """The table's key replaced (``tablectl journal key --rotate``, P100): the head up to here was sealed under the
     key before; this event's head and every one after it, under the new key."""
 
     kind = "journal_rekeyed"
@@ -85,7 +85,7 @@ class JournalRekeyed(events.JournalEvent):
 
 @dataclass(frozen=True)
 class SegmentSealed(events.JournalEvent):
-    """A sealed segment's file and its SHA-256, in the roll-over's transaction (P100): the start checks every sealed
+    """A sealed segment's file and its SHA-256, in the roll-over's transaction (P101): the start checks every sealed
     segment's digest and the list against these."""
 
     kind = "segment_sealed"
@@ -103,12 +103,12 @@ TRUST_KINDS = frozenset((JournalBegun.kind, JournalAnchored.kind, JournalRekeyed
 
 
 def key_file(journal: str | os.PathLike[str]) -> Path:
-    """The table's key, beside its journal in the state directory (P99)."""
+    """The table's key, beside its journal in the state directory (P100)."""
     return Path(f"{os.fspath(journal)}{KEY_SUFFIX}")
 
 
 def anchor_file(journal: str | os.PathLike[str]) -> Path:
-    """The journal's anchor, beside it (P98)."""
+    """The journal's anchor, beside it (P99)."""
     return Path(f"{os.fspath(journal)}{ANCHOR_SUFFIX}")
 
 
@@ -134,7 +134,7 @@ def create_key(path: Path) -> Path:
 
 
 def new_key_file(key: Path) -> Path:
-    """Where a rotation keeps the next key until the journal is sealed under it (P99)."""
+    """Where a rotation keeps the next key until the journal is sealed under it (P100)."""
     return key.with_name(f"{key.name}.new")
 
 
@@ -162,7 +162,7 @@ def mac(key: bytes, what: str) -> str:
 
 
 def seal_of(key: bytes, seq: int, digest: str) -> str:
-    """``meta.seal``: the head (seq, hash) with its MAC under the key (P99)."""
+    """``meta.seal``: the head (seq, hash) with its MAC under the key (P100)."""
     return f"{seq}:{digest}:{mac(key, f'seal:{seq}:{digest}')}"
 
 
@@ -247,7 +247,7 @@ def write_anchor(path: Path, anchor: Anchor, key: bytes) -> None:
 
 
 def advance_anchor(path: Path, anchor: Anchor, key: bytes, slot: int) -> None:
-    """After each commit (P98): the anchor's ``slot`` rewritten in place and made durable (``fdatasync``: no
+    """After each commit (P99): the anchor's ``slot`` rewritten in place and made durable (``fdatasync``: no
     file created or renamed, a fraction of the commit's own cost, tests/bench/anchor.py).  The other slot keeps
     the head before it, so a crash in the middle leaves an anchor one transaction behind the journal, which the
     start accepts, never one that does not read."""

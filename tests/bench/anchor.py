@@ -1,4 +1,4 @@
-"""What a keyed journal's trust costs a press (P98, P99): the same events appended to a keyed journal (the head sealed
+"""What a keyed journal's trust costs a press (P99, P100): the same events appended to a keyed journal (the head sealed
 in the transaction, the anchor's older slot rewritten after the commit and fdatasync'd) and to an unkeyed one.
 
     python tests/bench/anchor.py [--presses 2000] [--work DIR]
