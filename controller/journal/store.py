@@ -613,23 +613,22 @@ class Journal(JournalReads):
             if held != head:
                 raise trust.JournalTrustError(f"the journal {self.path} ends at seq {head[0]} with a head its seal "
                                               f"(seq {held[0]}) does not hold: rewritten without the key")
-        elif anchor is not None or head[0] == 0:
-            if head[0] != 0:
-                raise trust.JournalTrustError(f"the journal {self.path} is anchored and not sealed: its seal was "
-                                              "removed, or it is another journal")
+        elif anchor is not None:  # (head 0 with an anchor was refused above)
+            raise trust.JournalTrustError(f"the journal {self.path} is anchored and not sealed: its seal was "
+                                          "removed, or it is another journal")
         owner = self.owner()
         begun = self._begun(archive_dir)
         if begun is not None and (begun.table, begun.game) != (table, game):
             raise JournalOwnerError(f"the journal {self.path} was begun for table {begun.table} ({begun.game}), "
                                     f"not table {table} ({game})")
-        if anchor is None and head[0] != 0 and (sealed or begun is not None):
+        if anchor is None and head[0] != 0 and begun is not None:  # a keyed journal begins with its identity
             raise trust.JournalTrustError(f"the anchor {where} of the keyed journal {self.path} is missing; to take "
                                           f"the journal as it is on purpose: {init} --keep")
         self._check_segments(archive_dir)
         if head[0] == 0:  # a new journal: its identity first (P99), and its labels
             self.claim(table, game)
             self.record(trust.JournalBegun(table=table, game=game))
-        elif not sealed:  # begun before keys (P102): taken as it is, once, and said so in the chain
+        elif anchor is None:  # begun before keys (P102): taken as it is, once, and said so in the chain
             if owner is not None and owner != (table, game):
                 self.check_owner(table, game)
             self._unsealed_ok = True
