@@ -84,7 +84,7 @@ class TableDaemon:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
-            journal.check_at_start(cfg.id, cfg.game)
+            journal.check_at_start(cfg.id, cfg.game, archive_dir=cfg.journal_options.archive_dir)
         self.session = s = Session(cfg)
         # the parts, each built after those it calls and given them (``tests/test_service_wiring.py``)
         self.devices = devices = Devices(s)

@@ -43,6 +43,17 @@ def demo_journal(state_dir: Path, table: str) -> Path:
     return state_dir / f"{table}.journal"
 
 
+def demo_key(journal: Path) -> Path:
+    """The table's journal key beside ``journal``, made as an install makes it (``tablectl journal key``, P100)
+    when it has none: the demo's journal and the tests' are keyed as a table PC's is."""
+    from controller.journal.trust import create_key, key_file
+
+    path = key_file(journal)
+    if not path.exists():
+        create_key(path)
+    return path
+
+
 def simulator_options(name: str, cfg: TableConfig) -> list[str]:
     """What the simulated device is, as the table is configured: the shuffler holds the configured
     number of decks (a one-deck table's shuffler has no second deck to bring into play, UTH ch.3 §A(1),
@@ -175,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo: {e}", file=sys.stderr)
         return 2
     journal = demo_journal(demo_dir, cfg0.id)
-    for stale in demo_dir.glob(f"{cfg0.id}.*"):
+    for stale in demo_dir.glob(f"{cfg0.id}.*"):  # the journal, its anchor, its key: a throwaway table
         stale.unlink()
+    demo_key(journal)
     os.environ["TABLE_JOURNAL"] = str(journal)
     os.environ["TABLE_LOG_FORMAT"] = "json"
 

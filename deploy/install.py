@@ -110,6 +110,21 @@ def _check(tablectl: Path, args: argparse.Namespace, names: list[str]) -> dict[s
     return {part.split(None, 1)[0]: DROPIN_HEAD + part for part in r.stdout.split(DROPIN_HEAD)[1:]}
 
 
+def table_keys(tablectl: Path, args: argparse.Namespace) -> None:
+    """Each table's journal key (docs/journal.md, P100), made where it has none, readable by the daemon's user
+    only (mode 0600, owned by it); a key is never replaced.  Before the units restart: the daemon of a table PC
+    refuses to start without its key, and never makes one itself."""
+    for table in tables(args):
+        r = subprocess.run([str(tablectl), "journal", "key", "--if-missing", "--table", table], env=table_env(args),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise Refused(f"table {table}: its journal key: {r.stderr.strip() or r.stdout.strip()}")
+        key = Path(r.stdout.strip())
+        if not args.files_only:
+            shutil.chown(key, USER, GROUP)
+        key.chmod(0o600)
+
+
 def write_system_files(rdir: Path, args: argparse.Namespace, dropins: dict[str, str]) -> None:
     """The unit (paths filled in), one drop-in per table (its ports and addresses), the udev rules."""
     args.systemd_dir.mkdir(parents=True, exist_ok=True)
@@ -130,14 +145,19 @@ def write_system_files(rdir: Path, args: argparse.Namespace, dropins: dict[str, 
         shutil.copy2(rdir / "udev" / RULES, rules)
 
 
-def system_commands(args: argparse.Namespace) -> None:
+def system_commands(args: argparse.Namespace, tablectl: Path | None = None) -> None:
+    """The user and group, each table's key (``tablectl`` given: an install; a release before keys has no such
+    command), the units and rules reloaded, the running units restarted."""
+    if not args.files_only:
+        if subprocess.run(["getent", "group", GROUP], capture_output=True).returncode != 0:
+            run(["groupadd", "--system", GROUP])
+        if subprocess.run(["id", "-u", USER], capture_output=True).returncode != 0:
+            run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--gid", GROUP,
+                 "--groups", "dialout", USER])
+    if tablectl is not None:
+        table_keys(tablectl, args)
     if args.files_only:
         return
-    if subprocess.run(["getent", "group", GROUP], capture_output=True).returncode != 0:
-        run(["groupadd", "--system", GROUP])
-    if subprocess.run(["id", "-u", USER], capture_output=True).returncode != 0:
-        run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "--gid", GROUP,
-             "--groups", "dialout", USER])
     run(["systemctl", "daemon-reload"])
     subprocess.run(["udevadm", "control", "--reload-rules"])
     subprocess.run(["udevadm", "trigger", "--subsystem-match=tty"])
@@ -209,7 +229,7 @@ def install(args: argparse.Namespace) -> None:
     link(f"releases/{release}", args.prefix / "current")
     write_commands(args)
     prune(args)
-    system_commands(args)
+    system_commands(args, rdir / "venv" / "bin" / "tablectl")
     say(f"current: {release}" + (f"; previous: {current} (roll back: {args.prefix}/rollback)" if current else ""))
 
 

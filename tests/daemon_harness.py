@@ -54,7 +54,7 @@ from controller.daemon import TableDaemon
 from controller.journal.rows import Event
 from controller.journal.store import KILL_AT_ENV, Journal, KilledForTest
 from demo.dealer import Control, Dealer
-from demo.run import simulator_options, start_simulator, stop_processes
+from demo.run import demo_key, simulator_options, start_simulator, stop_processes
 from drivers.device import Link, device_type
 from simulators.control import ControlError
 from simulators.panel import PanelSim
@@ -365,6 +365,7 @@ def simulated_table(game: str, state_dir: Path, monkeypatch: pytest.MonkeyPatch,
         else:
             controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P100)
         monkeypatch.setenv("TABLE_LOG_FORMAT", "json")
         cfg = load_config(path)
         dealer = Dealer(cfg, state_dir / "table.status.json", controls, random.Random(seed))
@@ -649,6 +650,7 @@ def table_in_process(game: str, state_dir: Path, monkeypatch: pytest.MonkeyPatch
     try:
         controls = _devices(text, add_devices, monkeypatch, lambda d: _serve_in(loop, servers, d, configured))
         monkeypatch.setenv("TABLE_JOURNAL", str(state_dir / "table.journal"))
+        demo_key(state_dir / "table.journal")  # keyed as the demo's table is (P100)
         cfg = table_config(path)
         published = PublishedStatus()
         dealer = PublishedDealer(cfg, published, controls, random.Random(seed))

@@ -18,10 +18,15 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from controller.journal.rows import GENESIS, Event, RoundSummary, at_text, hash_hex
+from controller import events as ev
+from controller.journal import trust
+from controller.journal.rows import GENESIS, Event, RoundSummary, at_text, hash_hex, stored_dictionary, unpack
 from controller.journal.store import FILE_MODE, Journal, JournalError, JournalIntegrityError, connect_read_only
 from controller.journal.verify import segment_base
+
+connect_sealed = connect_read_only  # a sealed segment is only ever read
 
 SUFFIX = ".segments"
 _NAME = re.compile(r"^(\d{12})-(\d{12})-(\d{8})\.journal$")
@@ -97,9 +102,11 @@ def due(journal: Journal, *, by_day: bool, max_bytes: int | None, now: _dt.datet
     first = _first_row(journal)
     if first is None:
         return None
-    base_seq = segment_base(journal._db)[0]
-    if journal.last_seq() <= base_seq + 1 and base_seq > 0:
-        return None  # only the checkpoint that began it
+    with journal._lock:
+        base_seq = segment_base(journal._db)[0]
+        beginning = base_seq + (2 if _recorded(journal._db) is not None else 1)
+    if journal.last_seq() <= beginning and base_seq > 0:
+        return None  # only the checkpoint that began it (and the sealed segment's digest, P101)
     if by_day:
         today = (now or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC).strftime("%Y%m%d")
         if _day(first[1]) < today:
@@ -180,7 +187,9 @@ def _snapshot(path: Path, dst: sqlite3.Connection) -> None:
 
 
 def _begin_next(journal: Journal, seg: Segment, head: tuple[int, str]) -> None:
-    journal.append_many([], checkpoint=SEGMENT_WHY, sealed=head)
+    digest, size = trust.sha256_file(seg.path)  # the sealed file as it is now, recorded in the chain (P101)
+    record = trust.SegmentSealed(name=seg.path.name, first=seg.first, last=seg.last, sha256=digest, size=size)
+    journal.append_many([], checkpoint=SEGMENT_WHY, sealed=head, trailing=[(None, record.kind, record.to_data(), None)])
     try:
         with journal._lock:
             journal._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # hand the deleted pages back to the file
@@ -209,6 +218,74 @@ def _head_of(path: Path) -> tuple[int, str] | None:
     finally:
         db.close()
     return (int(row[0]), str(row[1])) if row else None
+
+
+def _recorded(db: sqlite3.Connection) -> trust.SegmentSealed | None:
+    """The record of the segment before this file (P101): the event after the checkpoint that begins it; None
+    in a file that begins the chain, or in one begun before the records."""
+    base_seq = segment_base(db)[0]
+    if base_seq == 0:
+        return None
+    row = db.execute("SELECT kind, data FROM events WHERE seq = ?", (base_seq + 2,)).fetchone()
+    if row is None or row[0] != trust.SegmentSealed.kind:
+        return None
+    try:
+        typed = ev.parse(row[0], json.loads(unpack(row[1], stored_dictionary(db))))
+    except (ValueError, ev.EventFormatError):
+        raise JournalIntegrityError(base_seq + 2, "the sealed segment's record is not readable", "unreadable") from None
+    return typed if isinstance(typed, trust.SegmentSealed) else None
+
+
+def check_sealed(journal: Journal, archive_dir: str | os.PathLike[str] | None = None) -> int:
+    """At start (P101): every sealed segment the chain runs through, from the open file back to the first, is
+    here (or in the archive), and each one's SHA-256 is the one recorded in the chain when it was sealed (a
+    segment sealed before the records: its head is where the file after it begins); no other segment is here.
+    The number of segments; else ``trust.JournalTrustError`` naming the segment."""
+    first = _first_row(journal)
+    segs = [seg for seg in sealed(journal.path, archive_dir) if first is None or seg.first != first[0]]
+    by_last = {seg.last: seg for seg in segs}
+    with journal._lock:
+        base, rec = segment_base(journal._db), _recorded(journal._db)
+    where = f" nor in the archive {archive_dir}" if archive_dir else " (no archive is configured)"
+    seen: list[Segment] = []
+    while base[0] > 0:
+        seg = by_last.get(base[0])
+        if seg is None:
+            name = rec.name if rec is not None else f"of the seqs up to {base[0]}"
+            raise trust.JournalTrustError(f"the sealed segment {name} is missing: not in "
+                                          f"{segments_dir(journal.path)}{where}")
+        if rec is not None and (rec.name != seg.path.name or trust.sha256_file(seg.path)[0] != rec.sha256):
+            raise trust.JournalTrustError(f"the sealed segment {seg.path} is not the one sealed: its SHA-256 is not "
+                                          "the one the chain recorded (edited or replaced)")
+        try:
+            db = connect_sealed(seg.path)
+            try:
+                head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
+                if head is None or (int(head[0]), hash_hex(head[1])) != base:
+                    raise trust.JournalTrustError(f"the sealed segment {seg.path} does not end where the file after "
+                                                  "it begins (edited or replaced)")
+                base, rec = segment_base(db), _recorded(db)
+            finally:
+                db.close()
+        except sqlite3.DatabaseError as exc:
+            raise trust.JournalTrustError(f"the sealed segment {seg.path} is not readable: {exc}") from None
+        seen.append(seg)
+    extra = [seg for seg in segs if seg not in seen]
+    if extra:
+        raise trust.JournalTrustError(f"the sealed segment {extra[0].path} is not one the journal's chain runs "
+                                      "through")
+    return len(seen)
+
+
+def first_event(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None
+                ) -> tuple[str, Any] | None:
+    """(kind, data) of the chain's first event (seq 1) in the sealed segment that holds it; None when none does."""
+    for seg in sealed(journal, archive_dir):
+        if seg.first == 1:
+            with _Sealed.read_only(seg.path) as j:
+                rows = j._query("SELECT kind, data FROM events WHERE seq = 1")
+                return (str(rows[0][0]), j._data(rows[0][1])) if rows else None
+    return None
 
 
 _TEST_STEP_ENV = "TABLECTL_TEST_SEGMENT_FAIL"  # test-only: the roll-over step after which it fails
@@ -340,9 +417,20 @@ class SegmentedJournal(Journal):
         with self._lock:
             return segment_base(self._db)
 
-    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None) -> int:
+    def verify(self, full: bool = True, *, remember: bool = False, marks: dict[str, str] | None = None,
+               whole: bool = False) -> int:
         """Each file's chain (``full``: every row rehashed; else from each file's verified point, or from the
-        point ``marks`` remembered for it, P79) and each file's link to the one before it."""
+        point ``marks`` remembered for it, P79), each file's link to the one before it, and each sealed file's
+        SHA-256 against the record in the file after it (P101).  ``whole`` (``journal verify`` on the table's
+        journal): the files must run from the chain's first event; a segment missing before them is named."""
+        if whole:
+            begins = self.begins()
+            if begins[0] != 0:
+                with (self._segments[0][1] if self._segments else self)._lock:
+                    rec = _recorded((self._segments[0][1] if self._segments else self)._db)
+                name = rec.name if rec is not None else f"of the seqs up to {begins[0]}"
+                raise JournalIntegrityError(begins[0], f"the sealed segment {name} is missing (not here, nor in "
+                                            "the archive): the journal does not begin at its first event", "deleted")
         prev: tuple[int, str] | None = None
         for seg, j in self._segments:
             where = f"segment {seg.path.name}"
@@ -372,6 +460,14 @@ class SegmentedJournal(Journal):
                                             "open journal's beginning", "edited")
         if prev is not None and base != prev:
             raise _link_fault(f"the open journal {self.path}", base, prev)
+        files: list[Journal] = [j for _, j in self._segments] + [self]
+        for before, after in zip(files, files[1:], strict=False):  # the chain's record of each sealed file (P101)
+            with after._lock:
+                rec = _recorded(after._db)
+            if rec is not None and isinstance(before, _Sealed) and \
+                    (rec.name != before.path.name or rec.sha256 != before.digest()):
+                raise JournalIntegrityError(rec.first, f"segment {before.path.name}: its SHA-256 is not the one the "
+                                            "chain recorded when it was sealed", "edited")
         return n
 
     # -- history across the files --------------------------------------------------------------------
@@ -411,13 +507,19 @@ class SegmentedJournal(Journal):
 
 class _Sealed(Journal):
     """A sealed segment read by a tool: never written again, so what a tool verified of it is remembered by
-    the file's identity as well (P79): a file changed in any way since is rehashed whole."""
+    the file's content as well (P79, P101): its SHA-256, not its time or size, which an edit can restore; a
+    file changed in any way since is rehashed whole."""
 
     SEALED = True
+    _digest: str | None = None
+
+    def digest(self) -> str:
+        if self._digest is None:
+            self._digest = trust.sha256_file(self.path)[0]
+        return self._digest
 
     def marks_key(self) -> str:
-        st = self.path.stat()
-        return f"{self.path.resolve()}@{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+        return f"{self.path.resolve()}@sha256:{self.digest()}"
 
 
 class _OpenView(Journal):
@@ -495,5 +597,6 @@ def open_for_reading(path: str | os.PathLike[str], archive_dir: str | os.PathLik
     return Journal.read_only(path)
 
 
-__all__ = ["GENESIS", "SUFFIX", "Segment", "SegmentedJournal", "archive", "between_rounds", "complete", "due",
-           "marks_path", "open_for_reading", "retain", "roll_over", "sealed", "segments_dir", "verify_remembered"]
+__all__ = ["GENESIS", "SUFFIX", "Segment", "SegmentedJournal", "archive", "between_rounds", "check_sealed",
+           "complete", "connect_sealed", "due", "first_event", "marks_path", "open_for_reading", "retain", "roll_over",
+           "sealed", "segments_dir", "verify_remembered"]

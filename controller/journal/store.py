@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller import events
+from controller.journal import trust
 from controller.journal.reads import JournalReads
 from controller.journal.rows import (
     FORMAT_V1,
@@ -46,7 +47,7 @@ from controller.journal.rows import (
     stored_at,
 )
 from controller.journal.state import CHECKPOINT, JournalState
-from controller.journal.verify import verify_snapshot
+from controller.journal.verify import segment_base, verify_snapshot
 
 SCHEMA_VERSION = FORMAT_V2  # the row format this program writes in a new journal (P76)
 # the kinds the journal reads, from their declared types (controller.events)
@@ -148,12 +149,26 @@ class Journal(JournalReads):
             self._db.execute("PRAGMA busy_timeout=5000")
             self._db.executescript(_SCHEMA)
             self._init_meta()
+            self._load_trust()
         except sqlite3.DatabaseError as exc:
             self._db.close()
             raise JournalError(f"the journal {self.path} is not usable: {exc}") from None
         except JournalError:
             self._db.close()
             raise
+
+    def _load_trust(self) -> None:
+        """The table's key and the journal's anchor, when it has them (``controller.journal.trust``, P99, P100): a
+        keyed journal seals its head in every transaction and rewrites its anchor after each commit.  An anchor
+        that does not read is left to the start's check (``check_at_start``), which names it."""
+        self._key = trust.read_key(trust.key_file(self.path))
+        self._anchor: trust.Anchor | None = None
+        if self._key is not None:
+            try:
+                self._anchor, slot = trust.read_anchor_slot(trust.anchor_file(self.path), self._key)
+                self._anchor_slot = 1 - slot
+            except trust.JournalTrustError:
+                self._anchor = None
 
     @classmethod
     def read_only(cls, path: str | os.PathLike[str]) -> Journal:
@@ -170,6 +185,11 @@ class Journal(JournalReads):
         except sqlite3.Error as exc:
             raise JournalError(f"cannot read the journal {self.path}: {exc}") from None
         return self
+
+    _key: bytes | None = None  # the table's key: this journal is keyed (P100)
+    _anchor: trust.Anchor | None = None  # the anchor this journal rewrites after each commit (P99)
+    _unsealed_ok = False  # the one append that seals a journal begun before keys (check_at_start, P102)
+    _anchor_slot = 1  # the anchor's slot the next write goes to (the other holds the head before)
 
     def _init_state(self, checkpoint_every: int) -> None:
         if checkpoint_every < 1:
@@ -253,7 +273,9 @@ class Journal(JournalReads):
         return self.append_many([(round_id, kind, data, who)])[0]
 
     def append_many(self, entries: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]], *,
-                    checkpoint: str | None = None, sealed: tuple[int, str] | None = None) -> list[int]:
+                    checkpoint: str | None = None, sealed: tuple[int, str] | None = None,
+                    trailing: list[tuple[str | None, str, Mapping[str, Any] | None, str | None]] | None = None
+                    ) -> list[int]:
         """Journal several events as one fact, in one transaction: all of them are on disk, or none
         (no more bets with its meter contributions; the last opening step with the table opened).
         Each entry is ``(round_id, kind, data, who)``; their seqs, in order.
@@ -263,9 +285,12 @@ class Journal(JournalReads):
 
         ``sealed`` (the roll-over to a new segment, ``controller.journal.segments``, P60): the journal's
         head (seq, hash), whose rows are now in a sealed segment; in the same transaction they are deleted
-        and the file begins after that head (``meta.base``), so the chain runs on from the sealed file."""
+        and the file begins after that head (``meta.base``), so the chain runs on from the sealed file.
+        ``trailing``: table events journaled after the checkpoint, in the same transaction (the sealed segment's
+        digest after the checkpoint that begins the next one, P101)."""
         rows = []
-        for round_id, kind, data, who in entries:
+        n_entries = len(entries)
+        for round_id, kind, data, who in [*entries, *(trailing or [])]:
             if round_id is not None and (not isinstance(round_id, str) or not round_id):
                 raise JournalError("round_id must be a non-empty string or None")
             if not isinstance(kind, str) or not kind:
@@ -286,6 +311,8 @@ class Journal(JournalReads):
             try:
                 last = db.execute("SELECT seq, hash FROM events ORDER BY seq DESC LIMIT 1").fetchone()
                 seq, prev = (last[0], hash_hex(last[1])) if last else (0, GENESIS)
+                if self._key is not None:
+                    self._check_seal_locked(db, seq, prev)
                 state = self._synced_locked().copy()  # becomes the state once the transaction commits
                 if sealed is not None:  # read the state before its rows go
                     if (seq, prev) != sealed:
@@ -303,7 +330,7 @@ class Journal(JournalReads):
                 closes = False
                 closed: dict[str, str | None] = {}  # round -> its closing kind, each round asked once
                 inserts = []
-                for round_id, kind, who, text, payload in rows:
+                for round_id, kind, who, text, payload in rows[:n_entries]:
                     if round_id is not None:
                         if round_id not in closed:
                             found = db.execute(_CLOSED, (round_id, *_CLOSING_ORDER)).fetchone()
@@ -331,19 +358,59 @@ class Journal(JournalReads):
                     inserts.append(_row(v1, seq, at_stored, None, CHECKPOINT, None, text, prev, digest))
                     prev = digest
                     state.apply(seq, None, CHECKPOINT, payload)
+                for round_id, kind, who, text, payload in rows[n_entries:]:  # table events only
+                    if round_id is not None:
+                        raise JournalError(f"{kind}: a trailing event is the table's, not round {round_id}'s")
+                    seq += 1
+                    digest = chain_hash(prev, seq, at, None, kind, who, text)
+                    inserts.append(_row(v1, seq, at_stored, None, kind, who, pack(text, zdict), prev, digest))
+                    seqs.append(seq)
+                    prev = digest
+                    state.apply(seq, None, kind, payload)
                 db.executemany(_INSERT_V1 if v1 else _INSERT_V2, inserts)
                 db.execute("INSERT INTO head (one, seq, hash) VALUES (1, ?, ?) "
                            "ON CONFLICT (one) DO UPDATE SET seq = excluded.seq, hash = excluded.hash", (seq, prev))
+                if self._key is not None:  # the new head sealed under the table's key, in the same transaction
+                    db.execute("INSERT INTO meta VALUES ('seal', ?) ON CONFLICT (key) DO UPDATE SET value = "
+                               "excluded.value", (trust.seal_of(self._key, seq, prev),))
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
                     db.execute("ROLLBACK")
                 raise
             self._state = state
+            if self._anchor is not None and self._key is not None:
+                # after the commit: the anchor may lag the journal (a crash here), never lead it (P99)
+                self._anchor = trust.Anchor(self._anchor.table, self._anchor.game, seq, prev)
+                try:
+                    trust.advance_anchor(trust.anchor_file(self.path), self._anchor, self._key, self._anchor_slot)
+                    self._anchor_slot = 1 - self._anchor_slot
+                except OSError:
+                    pass  # the event is on disk; the anchor lags until the next write succeeds
         if checkpoint is not None:
             self._advance_verified()
         _test_kill_point(self, "after", [r[1] for r in rows])
         return seqs
+
+    def _check_seal_locked(self, db: sqlite3.Connection, seq: int, prev: str) -> None:
+        """A keyed journal is appended to only after the head its seal holds (P100): a chain rewritten while the
+        daemon runs is not sealed again by the daemon's next write.  A new journal has no seal yet."""
+        assert self._key is not None
+        if self._anchor is not None and seq < self._anchor.seq:
+            raise trust.JournalTrustError(f"the journal {self.path} ends at seq {seq}, behind its anchor at seq "
+                                          f"{self._anchor.seq}: rows were removed")
+        row = db.execute("SELECT value FROM meta WHERE key = 'seal'").fetchone()
+        if row is None:
+            if seq == 0 or self._unsealed_ok:
+                return
+            raise trust.JournalTrustError(f"the journal {self.path} is keyed and its head (seq {seq}) is not sealed")
+        held = trust.check_seal(self._key, str(row[0]))
+        if held is None:
+            raise trust.JournalTrustError(f"the journal {self.path}'s seal was not made under this table's key "
+                                          f"({trust.key_file(self.path)})")
+        if held != (seq, prev):
+            raise trust.JournalTrustError(f"the journal {self.path} ends at seq {seq} with a head its seal (seq "
+                                          f"{held[0]}) does not hold: rewritten without the key")
 
     def _begin_format_v2(self, db: sqlite3.Connection) -> None:
         """In the roll-over's transaction, once the rows of a format-1 file are gone into the sealed segment:
@@ -404,12 +471,124 @@ class Journal(JournalReads):
         return owner
 
     # -- integrity ---------------------------------------------------------------------------------
-    def check_at_start(self, table: str, game: str) -> int:
+    def check_at_start(self, table: str, game: str, *, archive_dir: str | os.PathLike[str] | None = None) -> int:
         """The daemon's start (P90): verify from the last verified point and remember the new one,
-        label a new journal, refuse a broken or foreign one (``JournalIntegrityError``, ``JournalOwnerError``)."""
+        label a new journal, refuse a broken or foreign one (``JournalIntegrityError``, ``JournalOwnerError``).
+
+        A keyed table (its key beside the journal, P99-P102) also refuses, with one line naming what is wrong
+        (``trust.JournalTrustError``), a journal missing or empty, behind its anchor, not the anchored chain,
+        not sealed under the key, or whose sealed segments are not those the chain recorded; it begins a new
+        journal with its identity, and takes a journal begun before keys (no seal, no anchor) once, journaled.
+        A table without a key (development) is checked as before, unless its anchor or seal says it had one."""
+        if self._key is None:
+            keyed = trust.anchor_file(self.path).exists() or \
+                self._query("SELECT 1 FROM meta WHERE key = 'seal'") != []
+            if keyed:
+                raise trust.JournalTrustError(f"the key {trust.key_file(self.path)} is missing: the journal "
+                                              f"{self.path} is keyed (docs/journal.md: key custody)")
+            n = self.verify(full=False, remember=True)
+            self.claim(table, game)
+            self._check_segments(archive_dir)
+            return n
+        key, where = self._key, trust.anchor_file(self.path)
+        anchor = trust.read_anchor(where, key)  # an edited or foreign anchor is named here
+        if anchor is not None and (anchor.table, anchor.game) != (table, game):
+            raise trust.JournalTrustError(f"the anchor {where} is table {anchor.table}'s ({anchor.game}), not "
+                                          f"table {table}'s ({game})")
         n = self.verify(full=False, remember=True)
+        head = self.head()
+        sealed = self._query("SELECT value FROM meta WHERE key = 'seal'")
+        init = f"tablectl journal init --table {table} --reason TEXT"
+        if anchor is not None:
+            if head[0] == 0:
+                raise trust.JournalTrustError(f"the journal {self.path} is missing or empty, and table {table} has "
+                                              f"journaled to seq {anchor.seq} (its anchor {where}); to begin again "
+                                              f"on purpose: {init}")
+            if head[0] < anchor.seq:
+                raise trust.JournalTrustError(f"the journal {self.path} ends at seq {head[0]}, behind its anchor at "
+                                              f"seq {anchor.seq}: an older copy put back? ({init} --keep takes it)")
+            if self._hash_at(anchor.seq, archive_dir) != anchor.hash:
+                raise trust.JournalTrustError(f"the journal {self.path} is not the chain its anchor holds (seq "
+                                              f"{anchor.seq} has another hash): another table's journal, or rewritten")
+        if sealed:
+            held = trust.check_seal(key, str(sealed[0][0]))
+            if held is None:
+                raise trust.JournalTrustError(f"the journal {self.path}'s head is not sealed under this table's key "
+                                              f"{trust.key_file(self.path)}: another table's journal, or rewritten")
+            if held != head:
+                raise trust.JournalTrustError(f"the journal {self.path} ends at seq {head[0]} with a head its seal "
+                                              f"(seq {held[0]}) does not hold: rewritten without the key")
+        elif anchor is not None:  # (head 0 with an anchor was refused above)
+            raise trust.JournalTrustError(f"the journal {self.path} is anchored and not sealed: its seal was "
+                                          "removed, or it is another journal")
+        owner = self.owner()
+        begun = self._begun(archive_dir)
+        if begun is not None and (begun.table, begun.game) != (table, game):
+            raise JournalOwnerError(f"the journal {self.path} was begun for table {begun.table} ({begun.game}), "
+                                    f"not table {table} ({game})")
+        if anchor is None and head[0] != 0 and begun is not None:  # a keyed journal begins with its identity
+            raise trust.JournalTrustError(f"the anchor {where} of the keyed journal {self.path} is missing; to take "
+                                          f"the journal as it is on purpose: {init} --keep")
+        self._check_segments(archive_dir)
+        if head[0] == 0:  # a new journal: its identity first (P99), and its labels
+            self.claim(table, game)
+            self.record(trust.JournalBegun(table=table, game=game))
+        elif anchor is None:  # begun before keys (P102): taken as it is, once, and said so in the chain
+            if owner is not None and owner != (table, game):
+                self.check_owner(table, game)
+            self._unsealed_ok = True
+            try:
+                self.record(trust.JournalAnchored(table=table, game=game, by="daemon",
+                                                  reason="begun before keys: taken on its first keyed start"))
+            finally:
+                self._unsealed_ok = False
         self.claim(table, game)
+        head = self.head()
+        self._anchor, self._anchor_slot = trust.Anchor(table, game, head[0], head[1]), 1
+        trust.write_anchor(where, self._anchor, key)
         return n
+
+    def _begun(self, archive_dir: str | os.PathLike[str] | None = None) -> trust.JournalBegun | None:
+        """The journal's identity (P99): its first row, in this file or in the sealed segment that holds it."""
+        if segment_base(self._db)[0] == 0:
+            rows = self._query("SELECT kind, data FROM events WHERE seq = 1")
+            found = (rows[0][0], self._data(rows[0][1])) if rows else None
+        else:
+            from controller.journal.segments import first_event
+
+            found = first_event(self.path, archive_dir)
+        if found is None or found[0] != trust.JournalBegun.kind:
+            return None
+        typed = events.parse(trust.JournalBegun.kind, found[1])
+        return typed if isinstance(typed, trust.JournalBegun) else None
+
+    def _check_segments(self, archive_dir: str | os.PathLike[str] | None) -> None:
+        """Every sealed segment the chain runs through, here or archived, its digest as recorded (P101)."""
+        if archive_dir is not None or segment_base(self._db)[0] > 0:
+            from controller.journal.segments import check_sealed  # (segments imports this module)
+
+            check_sealed(self, archive_dir)
+
+    def _hash_at(self, seq: int, archive_dir: str | os.PathLike[str] | None) -> str | None:
+        """The chain's hash at ``seq``: in this file, its beginning (``meta.base``), or the sealed segment that
+        holds it (P60); None when no file here holds it."""
+        base_seq, base_hash = segment_base(self._db)
+        if seq == base_seq:
+            return base_hash
+        if seq > base_seq:
+            rows = self._query("SELECT hash FROM events WHERE seq = ?", (seq,))
+            return hash_hex(rows[0][0]) if rows else None
+        from controller.journal.segments import connect_sealed, sealed
+
+        for seg in sealed(self.path, archive_dir):
+            if seg.first <= seq <= seg.last:
+                db = connect_sealed(seg.path)
+                try:
+                    row = db.execute("SELECT hash FROM events WHERE seq = ?", (seq,)).fetchone()
+                finally:
+                    db.close()
+                return hash_hex(row[0]) if row else None
+        return None
 
 
     SEALED = False  # a sealed segment (controller.journal.segments), never written again
