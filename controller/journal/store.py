@@ -72,7 +72,7 @@ CREATE TABLE IF NOT EXISTS head (
     hash TEXT NOT NULL
 );
 """
-# the events of a journal begun in format 2 (P76; journal_rows.FORMATS): a journal of format 1 keeps its table
+# the events of a journal begun in format 2 (P76; rows.FORMATS): a journal of format 1 keeps its table
 _EVENTS_V2 = f"""
 CREATE TABLE events (
     seq       INTEGER PRIMARY KEY,
