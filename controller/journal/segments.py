@@ -253,10 +253,10 @@ def check_sealed(journal: Journal, archive_dir: str | os.PathLike[str] | None = 
         if seg is None:
             name = rec.name if rec is not None else f"of the seqs up to {base[0]}"
             raise trust.JournalTrustError(f"the sealed segment {name} is missing: not in "
-                                          f"{segments_dir(journal.path)}{where}")
+                                          f"{segments_dir(journal.path)}{where}", "segment_missing")
         if rec is not None and (rec.name != seg.path.name or trust.sha256_file(seg.path)[0] != rec.sha256):
             raise trust.JournalTrustError(f"the sealed segment {seg.path} is not the one sealed: its SHA-256 is not "
-                                          "the one the chain recorded (edited or replaced)")
+                                          "the one the chain recorded (edited or replaced)", "segment_altered")
         try:
             db = connect_sealed(seg.path)
             try:

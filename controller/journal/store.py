@@ -485,7 +485,8 @@ class Journal(JournalReads):
                 self._query("SELECT 1 FROM meta WHERE key = 'seal'") != []
             if keyed:
                 raise trust.JournalTrustError(f"the key {trust.key_file(self.path)} is missing: the journal "
-                                              f"{self.path} is keyed (docs/journal.md: key custody)")
+                                              f"{self.path} is keyed (docs/journal.md: key custody)",
+                                              "key_missing")
             n = self.verify(full=False, remember=True)
             self.claim(table, game)
             self._check_segments(archive_dir)
@@ -494,7 +495,7 @@ class Journal(JournalReads):
         anchor = trust.read_anchor(where, key)  # an edited or foreign anchor is named here
         if anchor is not None and (anchor.table, anchor.game) != (table, game):
             raise trust.JournalTrustError(f"the anchor {where} is table {anchor.table}'s ({anchor.game}), not "
-                                          f"table {table}'s ({game})")
+                                          f"table {table}'s ({game})", "foreign_anchor")
         n = self.verify(full=False, remember=True)
         head = self.head()
         sealed = self._query("SELECT value FROM meta WHERE key = 'seal'")
@@ -503,24 +504,28 @@ class Journal(JournalReads):
             if head[0] == 0:
                 raise trust.JournalTrustError(f"the journal {self.path} is missing or empty, and table {table} has "
                                               f"journaled to seq {anchor.seq} (its anchor {where}); to begin again "
-                                              f"on purpose: {init}")
+                                              f"on purpose: {init}", "journal_missing")
             if head[0] < anchor.seq:
                 raise trust.JournalTrustError(f"the journal {self.path} ends at seq {head[0]}, behind its anchor at "
-                                              f"seq {anchor.seq}: an older copy put back? ({init} --keep takes it)")
+                                              f"seq {anchor.seq}: an older copy put back? ({init} --keep takes it)",
+                                              "behind_anchor")
             if self._hash_at(anchor.seq, archive_dir) != anchor.hash:
                 raise trust.JournalTrustError(f"the journal {self.path} is not the chain its anchor holds (seq "
-                                              f"{anchor.seq} has another hash): another table's journal, or rewritten")
+                                              f"{anchor.seq} has another hash): another table's journal, or rewritten",
+                                              "not_anchored_chain")
         if sealed:
             held = trust.check_seal(key, str(sealed[0][0]))
             if held is None:
                 raise trust.JournalTrustError(f"the journal {self.path}'s head is not sealed under this table's key "
-                                              f"{trust.key_file(self.path)}: another table's journal, or rewritten")
+                                              f"{trust.key_file(self.path)}: another table's journal, or rewritten",
+                                              "not_sealed")
             if held != head:
                 raise trust.JournalTrustError(f"the journal {self.path} ends at seq {head[0]} with a head its seal "
-                                              f"(seq {held[0]}) does not hold: rewritten without the key")
+                                              f"(seq {held[0]}) does not hold: rewritten without the key",
+                                              "seal_mismatch")
         elif anchor is not None:  # (head 0 with an anchor was refused above)
             raise trust.JournalTrustError(f"the journal {self.path} is anchored and not sealed: its seal was "
-                                          "removed, or it is another journal")
+                                          "removed, or it is another journal", "seal_removed")
         owner = self.owner()
         begun = self._begun(archive_dir)
         if begun is not None and (begun.table, begun.game) != (table, game):
@@ -528,7 +533,7 @@ class Journal(JournalReads):
                                     f"not table {table} ({game})")
         if anchor is None and head[0] != 0 and begun is not None:  # a keyed journal begins with its identity
             raise trust.JournalTrustError(f"the anchor {where} of the keyed journal {self.path} is missing; to take "
-                                          f"the journal as it is on purpose: {init} --keep")
+                                          f"the journal as it is on purpose: {init} --keep", "anchor_missing")
         self._check_segments(archive_dir)
         if head[0] == 0:  # a new journal: its identity first (P99), and its labels
             self.claim(table, game)

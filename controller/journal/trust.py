@@ -39,7 +39,12 @@ FILE_MODE = 0o600
 
 
 class JournalTrustError(JournalError):
-    """The journal is not the one this table's anchor, key or sealed segments say (one line naming what)."""
+    """The journal is not the one this table's anchor, key or sealed segments say (one line naming what);
+    ``cause`` names it for programs (``journal_missing``, ``behind_anchor``, ``not_anchored_chain``, ...)."""
+
+    def __init__(self, message: str, cause: str = "journal_trust") -> None:
+        super().__init__(message)
+        self.cause = cause
 
 
 # -- the events ------------------------------------------------------------------------------------
