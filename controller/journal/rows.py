@@ -17,6 +17,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 
 from controller import events
@@ -275,3 +276,11 @@ def unpack(stored: Any, zdict: bytes | None) -> Any:
         return text.decode("utf-8")
     except (zlib.error, UnicodeDecodeError) as exc:
         raise ValueError(f"compressed data does not inflate: {exc}") from None
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection to the SQLite file ``path`` that can only read it (``mode=ro``: nothing is created,
+    migrated or written), usable from any thread; the journal's and its sealed segments' readers."""
+    from urllib.request import pathname2url  # only readers need it: not imported by every daemon
+
+    return sqlite3.connect(f"file:{pathname2url(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None,
+                           check_same_thread=False)

@@ -13,65 +13,25 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from controller import events as ev
 from controller.journal import trust
-from controller.journal.rows import GENESIS, Event, RoundSummary, at_text, hash_hex, stored_dictionary, unpack
-from controller.journal.store import FILE_MODE, Journal, JournalError, JournalIntegrityError, connect_read_only
+from controller.journal.rows import GENESIS, Event, RoundSummary, at_text, connect_read_only, hash_hex
+from controller.journal.sealed import (
+    SEGMENT_WHY,
+    SUFFIX,
+    Segment,
+    check_sealed,
+    connect_sealed,
+    first_event,
+    recorded,
+    sealed,
+    segments_dir,
+)
+from controller.journal.store import FILE_MODE, Journal, JournalError, JournalIntegrityError
 from controller.journal.verify import segment_base
-
-connect_sealed = connect_read_only  # a sealed segment is only ever read
-
-SUFFIX = ".segments"
-_NAME = re.compile(r"^(\d{12})-(\d{12})-(\d{8})\.journal$")
-SEGMENT_WHY = "segment"  # the checkpoint that begins a segment
-
-
-def segments_dir(journal: str | os.PathLike[str]) -> Path:
-    """Where the sealed segments of the journal at ``journal`` are kept."""
-    return Path(f"{os.fspath(journal)}{SUFFIX}")
-
-
-@dataclass(frozen=True, order=True)
-class Segment:
-    """One sealed segment file: its events are seqs ``first``..``last``; ``day`` the UTC date of the first."""
-
-    first: int
-    last: int
-    day: str
-    path: Path
-
-    @classmethod
-    def parse(cls, path: Path) -> Segment | None:
-        m = _NAME.match(path.name)
-        return cls(int(m[1]), int(m[2]), m[3], path) if m else None
-
-    @staticmethod
-    def name(first: int, last: int, day: str) -> str:
-        return f"{first:012d}-{last:012d}-{day}.journal"
-
-
-def sealed(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None) -> list[Segment]:
-    """The sealed segments in the chain's order: those in the segments directory, and those only in the
-    archive (retention removed them here) when ``archive_dir`` is given."""
-    found: dict[str, Segment] = {}
-    for d in ([Path(archive_dir)] if archive_dir else []) + [segments_dir(journal)]:
-        if d.is_dir():
-            for p in d.iterdir():
-                seg = Segment.parse(p)
-                if seg is not None:
-                    found[p.name] = seg  # the local file over the archive's copy
-    # a copy of the open file sealed by a roll-over cut short, then superseded by a longer one: the longest
-    longest: dict[int, Segment] = {}
-    for seg in sorted(found.values()):
-        longest[seg.first] = seg
-    return sorted(longest.values())
 
 
 def _fsync(path: Path) -> None:
@@ -104,7 +64,7 @@ def due(journal: Journal, *, by_day: bool, max_bytes: int | None, now: _dt.datet
         return None
     with journal._lock:
         base_seq = segment_base(journal._db)[0]
-        beginning = base_seq + (2 if _recorded(journal._db) is not None else 1)
+        beginning = base_seq + (2 if recorded(journal._db) is not None else 1)
     if journal.last_seq() <= beginning and base_seq > 0:
         return None  # only the checkpoint that began it (and the sealed segment's digest, P101)
     if by_day:
@@ -218,74 +178,6 @@ def _head_of(path: Path) -> tuple[int, str] | None:
     finally:
         db.close()
     return (int(row[0]), str(row[1])) if row else None
-
-
-def _recorded(db: sqlite3.Connection) -> trust.SegmentSealed | None:
-    """The record of the segment before this file (P101): the event after the checkpoint that begins it; None
-    in a file that begins the chain, or in one begun before the records."""
-    base_seq = segment_base(db)[0]
-    if base_seq == 0:
-        return None
-    row = db.execute("SELECT kind, data FROM events WHERE seq = ?", (base_seq + 2,)).fetchone()
-    if row is None or row[0] != trust.SegmentSealed.kind:
-        return None
-    try:
-        typed = ev.parse(row[0], json.loads(unpack(row[1], stored_dictionary(db))))
-    except (ValueError, ev.EventFormatError):
-        raise JournalIntegrityError(base_seq + 2, "the sealed segment's record is not readable", "unreadable") from None
-    return typed if isinstance(typed, trust.SegmentSealed) else None
-
-
-def check_sealed(journal: Journal, archive_dir: str | os.PathLike[str] | None = None) -> int:
-    """At start (P101): every sealed segment the chain runs through, from the open file back to the first, is
-    here (or in the archive), and each one's SHA-256 is the one recorded in the chain when it was sealed (a
-    segment sealed before the records: its head is where the file after it begins); no other segment is here.
-    The number of segments; else ``trust.JournalTrustError`` naming the segment."""
-    first = _first_row(journal)
-    segs = [seg for seg in sealed(journal.path, archive_dir) if first is None or seg.first != first[0]]
-    by_last = {seg.last: seg for seg in segs}
-    with journal._lock:
-        base, rec = segment_base(journal._db), _recorded(journal._db)
-    where = f" nor in the archive {archive_dir}" if archive_dir else " (no archive is configured)"
-    seen: list[Segment] = []
-    while base[0] > 0:
-        seg = by_last.get(base[0])
-        if seg is None:
-            name = rec.name if rec is not None else f"of the seqs up to {base[0]}"
-            raise trust.JournalTrustError(f"the sealed segment {name} is missing: not in "
-                                          f"{segments_dir(journal.path)}{where}", "segment_missing")
-        if rec is not None and (rec.name != seg.path.name or trust.sha256_file(seg.path)[0] != rec.sha256):
-            raise trust.JournalTrustError(f"the sealed segment {seg.path} is not the one sealed: its SHA-256 is not "
-                                          "the one the chain recorded (edited or replaced)", "segment_altered")
-        try:
-            db = connect_sealed(seg.path)
-            try:
-                head = db.execute("SELECT seq, hash FROM head WHERE one = 1").fetchone()
-                if head is None or (int(head[0]), hash_hex(head[1])) != base:
-                    raise trust.JournalTrustError(f"the sealed segment {seg.path} does not end where the file after "
-                                                  "it begins (edited or replaced)")
-                base, rec = segment_base(db), _recorded(db)
-            finally:
-                db.close()
-        except sqlite3.DatabaseError as exc:
-            raise trust.JournalTrustError(f"the sealed segment {seg.path} is not readable: {exc}") from None
-        seen.append(seg)
-    extra = [seg for seg in segs if seg not in seen]
-    if extra:
-        raise trust.JournalTrustError(f"the sealed segment {extra[0].path} is not one the journal's chain runs "
-                                      "through")
-    return len(seen)
-
-
-def first_event(journal: str | os.PathLike[str], archive_dir: str | os.PathLike[str] | None = None
-                ) -> tuple[str, Any] | None:
-    """(kind, data) of the chain's first event (seq 1) in the sealed segment that holds it; None when none does."""
-    for seg in sealed(journal, archive_dir):
-        if seg.first == 1:
-            with _Sealed.read_only(seg.path) as j:
-                rows = j._query("SELECT kind, data FROM events WHERE seq = 1")
-                return (str(rows[0][0]), j._data(rows[0][1])) if rows else None
-    return None
 
 
 _TEST_STEP_ENV = "TABLECTL_TEST_SEGMENT_FAIL"  # test-only: the roll-over step after which it fails
@@ -427,7 +319,7 @@ class SegmentedJournal(Journal):
             begins = self.begins()
             if begins[0] != 0:
                 with (self._segments[0][1] if self._segments else self)._lock:
-                    rec = _recorded((self._segments[0][1] if self._segments else self)._db)
+                    rec = recorded((self._segments[0][1] if self._segments else self)._db)
                 name = rec.name if rec is not None else f"of the seqs up to {begins[0]}"
                 raise JournalIntegrityError(begins[0], f"the sealed segment {name} is missing (not here, nor in "
                                             "the archive): the journal does not begin at its first event", "deleted")
@@ -463,7 +355,7 @@ class SegmentedJournal(Journal):
         files: list[Journal] = [j for _, j in self._segments] + [self]
         for before, after in zip(files, files[1:], strict=False):  # the chain's record of each sealed file (P101)
             with after._lock:
-                rec = _recorded(after._db)
+                rec = recorded(after._db)
             if rec is not None and isinstance(before, _Sealed) and \
                     (rec.name != before.path.name or rec.sha256 != before.digest()):
                 raise JournalIntegrityError(rec.first, f"segment {before.path.name}: its SHA-256 is not the one the "

@@ -41,11 +41,13 @@ from controller.journal.rows import (
     _plain,
     _row_hash,  # noqa: F401  (re-exported: the chain's hash of one row)
     chain_hash,
+    connect_read_only,
     dictionary,
     hash_hex,
     pack,
     stored_at,
 )
+from controller.journal.sealed import check_sealed, connect_sealed, first_event, sealed
 from controller.journal.state import CHECKPOINT, JournalState
 from controller.journal.verify import segment_base, verify_snapshot
 
@@ -117,13 +119,6 @@ def _row(v1: bool, seq: int, at: str | int, round_id: str | None, kind: str, who
 
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection to the SQLite file ``path`` that can only read it (``mode=ro``: nothing is created,
-    migrated or written), usable from any thread; the journal's and its sealed segments' readers."""
-    from urllib.request import pathname2url  # only readers need it: not imported by every daemon
-
-    return sqlite3.connect(f"file:{pathname2url(str(path.resolve()))}?mode=ro", uri=True, isolation_level=None,
-                           check_same_thread=False)
 
 class Journal(JournalReads):
     """The append-only, hash-chained event journal of one table (see the module docstring)."""
@@ -559,8 +554,6 @@ class Journal(JournalReads):
             rows = self._query("SELECT kind, data FROM events WHERE seq = 1")
             found = (rows[0][0], self._data(rows[0][1])) if rows else None
         else:
-            from controller.journal.segments import first_event
-
             found = first_event(self.path, archive_dir)
         if found is None or found[0] != trust.JournalBegun.kind:
             return None
@@ -570,9 +563,8 @@ class Journal(JournalReads):
     def _check_segments(self, archive_dir: str | os.PathLike[str] | None) -> None:
         """Every sealed segment the chain runs through, here or archived, its digest as recorded (P101)."""
         if archive_dir is not None or segment_base(self._db)[0] > 0:
-            from controller.journal.segments import check_sealed  # (segments imports this module)
-
-            check_sealed(self, archive_dir)
+            with self._lock:
+                check_sealed(self.path, self._db, archive_dir)
 
     def _hash_at(self, seq: int, archive_dir: str | os.PathLike[str] | None) -> str | None:
         """The chain's hash at ``seq``: in this file, its beginning (``meta.base``), or the sealed segment that
@@ -583,8 +575,6 @@ class Journal(JournalReads):
         if seq > base_seq:
             rows = self._query("SELECT hash FROM events WHERE seq = ?", (seq,))
             return hash_hex(rows[0][0]) if rows else None
-        from controller.journal.segments import connect_sealed, sealed
-
         for seg in sealed(self.path, archive_dir):
             if seg.first <= seq <= seg.last:
                 db = connect_sealed(seg.path)
