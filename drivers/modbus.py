@@ -343,8 +343,16 @@ class ModbusDevice(DeviceHealth):
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.poll_interval)
+            await asyncio.sleep(self._interval())
             await self._poll_safely()
+
+    def _poll_every(self) -> float:
+        """The device's poll interval now (a subclass may choose it by the device's state)."""
+        return self.poll_interval
+
+    def _interval(self) -> float:
+        """Seconds until the next poll."""
+        return self._poll_every()
 
     async def _poll_safely(self) -> None:
         try:

@@ -1,8 +1,9 @@
 """Driver of the dealer's button panel (Modbus RTU or TCP).
 
 The panel debounces its buttons itself and counts presses; this driver polls
-(every 25 ms by default) and turns new presses into :class:`ButtonPress`
-events, in the order they were pressed, exactly once each:
+(every 25 ms while the dealer is pressing, every 50 ms after 2 s without a
+press) and turns new presses into :class:`ButtonPress` events, in the order
+they were pressed, exactly once each:
 
 * ``press_seq`` counts every press; press number n's button code sits in
   ``ring[(n-1) % 64]``, so the order of up to 64 presses between two polls is
@@ -67,7 +68,13 @@ PRESSES_PER_POLL = 1
 # The key switch's bit is a request of its own; the header's supervisor_id moves whenever a key with an ID
 # is turned, so the bit is read when it moves, while a change waits to be read twice, and at least this
 # often (a key of ID 0), not at every poll (docs/protocols-modbus.md §5, the driver's step 1).
-KEY_REFRESH = 0.25  # seconds
+KEY_REFRESH = 1.0  # seconds
+# A press is taken within ~50 ms however long the panel was left alone, within 25 ms while the dealer is
+# pressing (a round's decisions come in runs); the quiet table's polls are half as many, the most of the
+# daemon's idle CPU (issue 24).  One press of a button per poll still holds: no finger presses a
+# debounced button twice in 50 ms (MAX_PRESS_RATE).
+QUIET_POLL_INTERVAL = 0.05  # seconds between polls after QUIET_AFTER without a press
+QUIET_AFTER = 2.0  # seconds
 
 
 
@@ -108,8 +115,13 @@ class PanelDriver(ModbusDevice):
     POLL_INTERVAL = 0.025
 
     def __init__(self, *args: Any, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST,
-                 presses_per_poll: int = PRESSES_PER_POLL, **kw: Any) -> None:
+                 presses_per_poll: int = PRESSES_PER_POLL, quiet_poll_interval: float = QUIET_POLL_INTERVAL,
+                 quiet_after: float = QUIET_AFTER, **kw: Any) -> None:
         super().__init__(*args, **kw)
+        # poll_interval while the dealer is pressing, quiet_poll_interval after quiet_after s without a press
+        self.quiet_poll_interval = max(quiet_poll_interval, self.poll_interval)
+        self.quiet_after = quiet_after
+        self._pressed_at = -math.inf  # when the last press was taken (monotonic)
         self.press_rate, self.press_burst = press_rate, press_burst  # what a person can press (module doc)
         self.presses_per_poll = presses_per_poll  # of one button, per poll (module doc)
         self._polls = 0  # polls tried since the counts were last taken, failed ones included
@@ -192,6 +204,10 @@ class PanelDriver(ModbusDevice):
         await self.write_point("buzzer", True)
 
     # ---- polling --------------------------------------------------------------
+
+    def _poll_every(self) -> float:
+        quiet = time.monotonic() - self._pressed_at >= self.quiet_after
+        return self.quiet_poll_interval if quiet else self.poll_interval
 
     async def _poll(self) -> None:
         self._polls += 1
@@ -276,6 +292,7 @@ class PanelDriver(ModbusDevice):
                        for b in BUTTONS for _ in range(deltas.get(b, 0))]
         self._seq, self._counts = seq, counts
         self._missed_poll = False
+        self._pressed_at = now
         for p in presses:
             self._log.debug("button press", button=p.button, multiple=p.multiple, seq=p.seq)
             try:

@@ -15,8 +15,16 @@ from collections import Counter
 import pytest
 
 from drivers.modbus import DeviceOffline, Health
-from drivers.panel import KEY_REFRESH, MAX_PENDING, ButtonPress, InputFault, KeySwitch, PanelDriver
-from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
+from drivers.panel import (
+    KEY_REFRESH,
+    MAX_PENDING,
+    QUIET_POLL_INTERVAL,
+    ButtonPress,
+    InputFault,
+    KeySwitch,
+    PanelDriver,
+)
+from drivers.registers import BUTTONS, PANEL, PANEL_HEADER_COUNT, PANEL_RING_SIZE, Table, button_code
 from modbus_helpers import WAIT, Control, peer_cell, peer_config, run, sim_fixture, start_peer, with_driver
 from simulators.panel import contact_waveform, debounce
 
@@ -182,6 +190,42 @@ def test_polls_read_the_key_switch_only_when_it_can_have_moved(sim):
         assert changes == [KeySwitch(True, 4711), KeySwitch(True, 0), KeySwitch(False, 0)]
 
     with_panel(sim, body)
+
+
+def test_polls_every_25_ms_while_pressing_and_every_50_ms_when_quiet(sim):
+    """Issue 24 (CPU): a panel left alone is polled every 50 ms (a press taken within ~50 ms), one the
+    dealer is pressing every 25 ms, until quiet_after without a press."""
+
+    async def body(panel, ctl):
+        loop = asyncio.get_running_loop()
+        headers: list[float] = []
+        request = panel.bus.request
+
+        async def timed(what, fn):
+            if what == f"read input registers 0+{PANEL_HEADER_COUNT}":
+                headers.append(loop.time())
+            return await request(what, fn)
+
+        async def gaps(n: int) -> list[float]:
+            """The gaps between the next n + 1 polls."""
+            del headers[:]
+            while len(headers) <= n:
+                await asyncio.sleep(panel.poll_interval)
+            return [b - a for a, b in zip(headers, headers[1:], strict=False)]
+
+        panel.bus.request = timed
+        assert (panel.poll_interval, panel.quiet_poll_interval) == (PanelDriver.POLL_INTERVAL, QUIET_POLL_INTERVAL)
+        assert panel._poll_every() == QUIET_POLL_INTERVAL  # nothing pressed yet
+        assert min(await gaps(10)) >= QUIET_POLL_INTERVAL
+        await ctl("press", button="deal")
+        assert (await panel.next_press(timeout=WAIT)).button == "deal"
+        assert panel._poll_every() == PanelDriver.POLL_INTERVAL  # the dealer is pressing
+        assert min(await gaps(4)) < QUIET_POLL_INTERVAL
+        await asyncio.sleep(panel.quiet_after)  # nothing pressed for quiet_after
+        assert panel._poll_every() == QUIET_POLL_INTERVAL
+        assert min(await gaps(4)) >= QUIET_POLL_INTERVAL
+
+    with_panel(sim, body, quiet_after=0.5)
 
 
 def test_lights_and_buzzer(sim):
