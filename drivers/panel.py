@@ -1,9 +1,8 @@
 """Driver of the dealer's button panel (Modbus RTU or TCP).
 
 The panel debounces its buttons itself and counts presses; this driver polls
-(every 25 ms while the dealer is pressing, every 50 ms after 2 s without a
-press) and turns new presses into :class:`ButtonPress` events, in the order
-they were pressed, exactly once each:
+(every 25 ms by default) and turns new presses into :class:`ButtonPress`
+events, in the order they were pressed, exactly once each:
 
 * ``press_seq`` counts every press; press number n's button code sits in
   ``ring[(n-1) % 64]``, so the order of up to 64 presses between two polls is
