@@ -61,6 +61,10 @@ DEFAULT_RETRIES = 1
 DEFAULT_BAUD = 115200
 MAX_READ_REGISTERS = 125
 MAX_READ_BITS = 2000
+# A poll that got no answer is tried again this soon, whatever the device's interval: OFFLINE is two
+# transactions in a row without an answer (§6), not two of its slow polls.
+RETRY_INTERVAL = 0.1
+STALE_MARGIN = 0.005  # past the heartbeat's staleness deadline (stale is "unchanged for more than")
 
 
 # --------------------------------------------------------------------------
@@ -229,7 +233,10 @@ class ModbusBus:
             await self._ensure_connected()
             assert self._client is not None
             try:
-                rr = await asyncio.wait_for(fn(self._client), self.deadline)
+                # asyncio.timeout, not wait_for: wait_for (Python 3.11) runs the request in a task of its
+                # own, two more turns of the event loop per request, the most of a poll's cost
+                async with asyncio.timeout(self.deadline):
+                    rr = await fn(self._client)
             except (TimeoutError, ConnectionException, OSError) as exc:
                 raise DeviceOffline(self.name, f"no answer to {what}") from exc
             except ModbusException as exc:  # ModbusIOException: no response after the retries
@@ -340,8 +347,24 @@ class ModbusDevice(DeviceHealth):
 
     async def _run(self) -> None:
         while True:
-            await asyncio.sleep(self.poll_interval)
+            await asyncio.sleep(self._interval())
             await self._poll_safely()
+
+    def _poll_every(self) -> float:
+        """The device's poll interval now (a subclass may choose it by the device's state)."""
+        return self.poll_interval
+
+    def _interval(self) -> float:
+        """Seconds until the next poll: the device's interval, but sooner when the last poll got no answer
+        or the heartbeat turns stale before then, so a device that stops answering or whose heartbeat
+        freezes goes OFFLINE as soon as a slower poll allows (docs/protocols-modbus.md §3, §6)."""
+        interval = self._poll_every()
+        if self._failures:
+            return min(interval, RETRY_INTERVAL)
+        stale_in = self._heartbeat_at + self.heartbeat_stale_after - time.monotonic()
+        if 0 <= stale_in < interval:
+            return stale_in + STALE_MARGIN
+        return interval
 
     async def _poll_safely(self) -> None:
         try:

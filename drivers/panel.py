@@ -39,6 +39,16 @@ PRESS_BURST = PANEL_RING_SIZE
 MAX_PENDING = 256  # presses waiting for the controller: far more than a round needs
 # A debounced button pressed by a finger: one press of it between two polls 25 ms apart at the most.
 PRESSES_PER_POLL = 1
+# The key switch's bit is a request of its own; the header's supervisor_id moves whenever a key with an ID
+# is turned, so the bit is read when it moves, while a change waits to be read twice, and at least this
+# often (a key of ID 0), not at every poll (docs/protocols-modbus.md §5, the driver's step 1).
+KEY_REFRESH = 1.0  # seconds
+# A press is taken within ~50 ms however long the panel was left alone, within 25 ms while the dealer is
+# pressing (a round's decisions come in runs); the quiet table's polls are half as many, the most of the
+# daemon's idle CPU (issue 24).  One press of a button per poll still holds: no finger presses a
+# debounced button twice in 50 ms (MAX_PRESS_RATE).
+QUIET_POLL_INTERVAL = 0.05  # seconds between polls after QUIET_AFTER without a press
+QUIET_AFTER = 2.0  # seconds
 
 
 
@@ -79,8 +89,13 @@ class PanelDriver(ModbusDevice):
     POLL_INTERVAL = 0.025
 
     def __init__(self, *args: Any, press_rate: float = MAX_PRESS_RATE, press_burst: int = PRESS_BURST,
-                 presses_per_poll: int = PRESSES_PER_POLL, **kw: Any) -> None:
+                 presses_per_poll: int = PRESSES_PER_POLL, quiet_poll_interval: float = QUIET_POLL_INTERVAL,
+                 quiet_after: float = QUIET_AFTER, **kw: Any) -> None:
         super().__init__(*args, **kw)
+        # poll_interval while the dealer is pressing, quiet_poll_interval after quiet_after s without a press
+        self.quiet_poll_interval = max(quiet_poll_interval, self.poll_interval)
+        self.quiet_after = quiet_after
+        self._pressed_at = -math.inf  # when the last press was taken (monotonic)
         self.press_rate, self.press_burst = press_rate, press_burst  # what a person can press (module doc)
         self.presses_per_poll = presses_per_poll  # of one button, per poll (module doc)
         self._polls = 0  # polls tried since the counts were last taken, failed ones included
@@ -92,7 +107,9 @@ class PanelDriver(ModbusDevice):
         self._counts: list[int] = []
         self._missed_poll = False
         self._key: KeySwitch | None = None
-        self._key_seen: KeySwitch | None = None  # the key as the last poll read it
+        self._key_seen: KeySwitch | None = None  # the key as the last poll that read it read it
+        self._key_read_at = 0.0  # when a poll last read the key switch (monotonic)
+        self._supervisor_polled: int | None = None  # supervisor_id as the last poll's header read it
         self._key_callbacks: list[Callable[[KeySwitch], None]] = []
 
     # ---- events ---------------------------------------------------------------
@@ -162,16 +179,27 @@ class PanelDriver(ModbusDevice):
 
     # ---- polling --------------------------------------------------------------
 
+    def _poll_every(self) -> float:
+        quiet = time.monotonic() - self._pressed_at >= self.quiet_after
+        return self.quiet_poll_interval if quiet else self.poll_interval
+
     async def _poll(self) -> None:
         self._polls += 1
+        key_on: bool | None = None  # None: this poll did not read the key switch
         try:
             header = await self.read_regs(Table.INPUT_REGISTER, 0, PANEL_HEADER_COUNT, command=False)
-            (key_on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1,
-                                             command=False)
+            supervisor = header[3]
+            now = time.monotonic()
+            if (self._key is None or self._key_seen != self._key or supervisor != self._supervisor_polled
+                    or now - self._key_read_at >= KEY_REFRESH):
+                (key_on,) = await self.read_bits(Table.DISCRETE_INPUT, self.MAP["key_switch"].address, 1,
+                                                 command=False)
+                self._key_read_at = now
+            self._supervisor_polled = supervisor
         except Exception:
             self._missed_poll = True
             raise
-        hb, version, seq, supervisor, boot = header[0:5]
+        hb, version, seq, _, boot = header[0:5]
         counts = header[PANEL_HEADER_COUNT - len(BUTTONS):]
         self._note_heartbeat(hb, version)
         if self.health is Health.OFFLINE:
@@ -179,19 +207,8 @@ class PanelDriver(ModbusDevice):
             # reports no presses; those made meanwhile come when it is back, flagged after_outage
             self._missed_poll = True
             return
-        key = KeySwitch(bool(key_on), supervisor if key_on else 0)
-        # the switch and the supervisor's ID are two reads: a turn between them reads (on, 0) once, so a
-        # change is believed when two polls in a row read it
-        seen, self._key_seen = self._key_seen, key
-        if key != self._key and (key == seen or self._key is None):
-            first = self._key is None
-            self._key = key
-            if not first:
-                for cb in list(self._key_callbacks):
-                    try:
-                        cb(key)
-                    except Exception:  # noqa: BLE001 - a listener's bug must not stop the poll loop
-                        self._log.exception("key callback failed")
+        if key_on is not None:
+            self._take_key(KeySwitch(bool(key_on), supervisor if key_on else 0))
         if self._boot is None:  # first contact: what was pressed before is history
             self._boot, self._seq, self._counts = boot, seq, counts
             self._missed_poll = False
@@ -202,6 +219,21 @@ class PanelDriver(ModbusDevice):
             self._boot, self._seq, self._counts = boot, 0, [0] * len(BUTTONS)
         await self._emit_new(seq, counts)
         self._counted_at, self._polls = time.monotonic(), 0
+
+    def _take_key(self, key: KeySwitch) -> None:
+        """A reading of the key switch.  The switch and the supervisor's ID are two reads: a turn between
+        them reads (on, 0) once, so a change is believed when two readings in a row agree (a reading that
+        differs is read again at the very next poll)."""
+        seen, self._key_seen = self._key_seen, key
+        if key != self._key and (key == seen or self._key is None):
+            first = self._key is None
+            self._key = key
+            if not first:
+                for cb in list(self._key_callbacks):
+                    try:
+                        cb(key)
+                    except Exception:  # noqa: BLE001 - a listener's bug must not stop the poll loop
+                        self._log.exception("key callback failed")
 
     async def _emit_new(self, seq: int, counts: list[int]) -> None:
         new = (seq - self._seq) & 0xFFFF
@@ -234,6 +266,7 @@ class PanelDriver(ModbusDevice):
                        for b in BUTTONS for _ in range(deltas.get(b, 0))]
         self._seq, self._counts = seq, counts
         self._missed_poll = False
+        self._pressed_at = now
         for p in presses:
             self._log.debug("button press", button=p.button, multiple=p.multiple, seq=p.seq)
             try:

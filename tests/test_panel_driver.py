@@ -15,8 +15,16 @@ from collections import Counter
 import pytest
 
 from drivers.modbus import DeviceOffline, Health
-from drivers.panel import MAX_PENDING, ButtonPress, InputFault, KeySwitch, PanelDriver
-from drivers.registers import BUTTONS, PANEL, PANEL_RING_SIZE, Table, button_code
+from drivers.panel import (
+    KEY_REFRESH,
+    MAX_PENDING,
+    QUIET_POLL_INTERVAL,
+    ButtonPress,
+    InputFault,
+    KeySwitch,
+    PanelDriver,
+)
+from drivers.registers import BUTTONS, PANEL, PANEL_HEADER_COUNT, PANEL_RING_SIZE, Table, button_code
 from modbus_helpers import WAIT, Control, peer_cell, peer_config, run, sim_fixture, start_peer, with_driver
 from simulators.panel import contact_waveform, debounce
 
@@ -145,6 +153,79 @@ def test_key_switch(sim):
         assert await panel.key_switch() == KeySwitch(False, 0)
 
     with_panel(sim, body)
+
+
+def test_polls_read_the_key_switch_only_when_it_can_have_moved(sim):
+    """Issue 24 (CPU): the key switch's bit is not read at every poll; a key turned with an ID moves the
+    header's supervisor_id, read at every poll, and the bit is read then; a key of ID 0 is seen by the
+    refresh (KEY_REFRESH); either change is believed when two readings agree, as before."""
+
+    async def body(panel, ctl):
+        reads: Counter[str] = Counter()
+        request = panel.bus.request
+
+        async def counted(what, fn):
+            reads[what.split()[1]] += 1  # "input" (the header; the ring) or "discrete" (the key switch)
+            return await request(what, fn)
+
+        panel.bus.request = counted
+        changes: list[KeySwitch] = []
+        changed = asyncio.Event()
+        panel.on_key_change(lambda k: (changes.append(k), changed.set()))
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        while reads["input"] < 40:
+            await asyncio.sleep(panel.poll_interval)
+        # the refresh, plus the poll under way when the count began (at every poll it would be 40)
+        assert reads["discrete"] <= (loop.time() - t0) / KEY_REFRESH + 2
+        await ctl("key", on=True, supervisor=4711)
+        await asyncio.wait_for(changed.wait(), WAIT)
+        assert changes == [KeySwitch(True, 4711)]
+        changed.clear()
+        await ctl("key", on=True, supervisor=0)  # a key of ID 0: the header does not tell it
+        await asyncio.wait_for(changed.wait(), WAIT)
+        changed.clear()
+        await ctl("key", on=False)
+        await asyncio.wait_for(changed.wait(), WAIT)
+        assert changes == [KeySwitch(True, 4711), KeySwitch(True, 0), KeySwitch(False, 0)]
+
+    with_panel(sim, body)
+
+
+def test_polls_every_25_ms_while_pressing_and_every_50_ms_when_quiet(sim):
+    """Issue 24 (CPU): a panel left alone is polled every 50 ms (a press taken within ~50 ms), one the
+    dealer is pressing every 25 ms, until quiet_after without a press."""
+
+    async def body(panel, ctl):
+        loop = asyncio.get_running_loop()
+        headers: list[float] = []
+        request = panel.bus.request
+
+        async def timed(what, fn):
+            if what == f"read input registers 0+{PANEL_HEADER_COUNT}":
+                headers.append(loop.time())
+            return await request(what, fn)
+
+        async def gaps(n: int) -> list[float]:
+            """The gaps between the next n + 1 polls."""
+            del headers[:]
+            while len(headers) <= n:
+                await asyncio.sleep(panel.poll_interval)
+            return [b - a for a, b in zip(headers, headers[1:], strict=False)]
+
+        panel.bus.request = timed
+        assert (panel.poll_interval, panel.quiet_poll_interval) == (PanelDriver.POLL_INTERVAL, QUIET_POLL_INTERVAL)
+        assert panel._poll_every() == QUIET_POLL_INTERVAL  # nothing pressed yet
+        assert min(await gaps(10)) >= QUIET_POLL_INTERVAL
+        await ctl("press", button="deal")
+        assert (await panel.next_press(timeout=WAIT)).button == "deal"
+        assert panel._poll_every() == PanelDriver.POLL_INTERVAL  # the dealer is pressing
+        assert min(await gaps(4)) < QUIET_POLL_INTERVAL
+        await asyncio.sleep(panel.quiet_after)  # nothing pressed for quiet_after
+        assert panel._poll_every() == QUIET_POLL_INTERVAL
+        assert min(await gaps(4)) >= QUIET_POLL_INTERVAL
+
+    with_panel(sim, body, quiet_after=0.5)
 
 
 def test_lights_and_buzzer(sim):

@@ -11,10 +11,11 @@ the chips against (ch.8 §C(3)).
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from drivers.modbus import DeviceOffline, Health, parse_url
+from drivers.modbus import RETRY_INTERVAL, DeviceOffline, Health, parse_url
 from drivers.progressive import LockoutNotConfirmed, ProgressiveDriver
 from drivers.registers import PROGRESSIVE, meter_address
 from modbus_helpers import WAIT, Control, peer_cell, run, sim_fixture, start_peer, start_sim, with_driver
@@ -175,6 +176,40 @@ def test_frozen_heartbeat_goes_offline(sim):
         await prog.lock_out(True)
 
     with_device(sim, body, heartbeat_stale_after=0.5)
+
+
+def health_times(prog: ProgressiveDriver) -> list[tuple[Health, float]]:
+    """Every change of ``prog``'s health from now on, with when it came (monotonic)."""
+    changes: list[tuple[Health, float]] = []
+    prog.add_health_listener(lambda h, _: changes.append((h, time.monotonic())))
+    return changes
+
+
+def test_a_slow_poll_still_goes_offline_in_time(sim):
+    """Issue 24 (CPU): polls slower than the heartbeat's staleness (here 1 s against 0.5 s) still find a frozen
+    heartbeat stale at its deadline, not at the next poll, and a device that stops answering is tried again
+    within RETRY_INTERVAL, not a poll later: OFFLINE within the documented times (docs/protocols-modbus.md §6)."""
+
+    async def body(prog, ctl):
+        changes = health_times(prog)
+        await ctl("freeze_heartbeat", on=True)
+        await prog.wait_health(Health.OFFLINE, timeout=WAIT)
+        # the heartbeat last seen moving -> OFFLINE: the staleness and a read, not the 1 s poll
+        assert changes[-1][1] - prog._heartbeat_at < prog.heartbeat_stale_after + 0.3 < prog.poll_interval
+        await ctl("freeze_heartbeat", on=False)
+        await prog.wait_health(Health.ONLINE, timeout=WAIT)
+        del changes[:]
+        await ctl("stop_answering")
+        await prog.wait_health(Health.OFFLINE, timeout=WAIT)
+        (degraded, first), (offline, second) = changes
+        assert (degraded, offline) == (Health.DEGRADED, Health.OFFLINE)
+        # the second transaction without an answer follows the first after RETRY_INTERVAL, not the 1 s poll
+        no_answer = prog.bus.config.timeout * (prog.bus.config.retries + 1)
+        assert second - first < RETRY_INTERVAL + no_answer + 0.3 < prog.poll_interval + no_answer
+        await ctl("resume")
+        await prog.wait_health(Health.ONLINE, timeout=WAIT)
+
+    with_device(sim, body, heartbeat_stale_after=0.5, poll_interval=1.0)
 
 
 def test_simulator_gone_goes_offline():

@@ -13,9 +13,11 @@ next round opens), outside the measured interval.
 The latency is taken between two instants the simulators record on the host's CLOCK_MONOTONIC
 (shared by all processes): the panel firmware registering the debounced press, and the progressive
 device applying the lock-out coil.  It includes the panel poll period (25 ms by default: on average
-half of it is spent waiting for the next poll).
+half of it is spent waiting for the next poll).  That is the panel's poll while the dealer is pressing
+(the round's last press was moments before); ``--quiet`` waits past ``QUIET_AFTER`` before each press,
+so each is taken at the quiet table's 50 ms polls, as a no more bets after a long wagering spell is.
 
-    python tests/bench/lockout.py          # prints the figures
+    python tests/bench/lockout.py [N] [--quiet]   # prints the figures
     from lockout import run; run()         # -> list of figures (shared/contracts/bench.md)
 """
 
@@ -44,7 +46,7 @@ from pymodbus.client import AsyncModbusTcpClient  # noqa: E402
 
 from daemon_harness import SimulatedTable, phase, simulated_table  # noqa: E402
 from drivers.modbus import parse_url  # noqa: E402
-from drivers.panel import PanelDriver  # noqa: E402
+from drivers.panel import QUIET_AFTER, QUIET_POLL_INTERVAL, PanelDriver  # noqa: E402
 
 GAME = "ultimate_texas_holdem"
 
@@ -70,7 +72,7 @@ def _wait(t: SimulatedTable, predicate: Callable[[dict[str, Any]], bool], what: 
     raise TimeoutError(f"the daemon never reached {what}: {t.status()}")
 
 
-def _measure_daemon(presses: int, state_dir: Path) -> tuple[list[float], str]:
+def _measure_daemon(presses: int, state_dir: Path, quiet: bool = False) -> tuple[list[float], str]:
     mp = pytest.MonkeyPatch()
     try:
         with simulated_table(GAME, state_dir, mp) as t:
@@ -83,14 +85,14 @@ def _measure_daemon(presses: int, state_dir: Path) -> tuple[list[float], str]:
             low = int(t.cfg.limits("ante")[0] * 100)
             bets = {"1": {str(areas.index(a)): low for a in t.cfg.game_rules.antes}}
             rng = random.Random(7)
-            poll = PanelDriver.POLL_INTERVAL
+            poll = QUIET_POLL_INTERVAL if quiet else PanelDriver.POLL_INTERVAL
             latencies: list[float] = []
             for _ in range(presses):
                 s = _wait(t, lambda s: phase(s) == "wagers" and not s.get("next_step"), "a round taking wagers")
                 system("set_bets", bets=bets)
                 handled = s["presses_handled"]
                 # press at a random phase of the panel's poll cycle, as a dealer would
-                time.sleep(rng.uniform(0, poll))
+                time.sleep((QUIET_AFTER if quiet else 0) + rng.uniform(0, poll))
                 pressed = panel("press", button="no_more_bets")
                 s = _wait(t, _handled_after(handled), "the no_more_bets press")
                 if phase(s) != "no_more_bets":
@@ -122,12 +124,12 @@ async def _round_trips(url: str, n: int) -> list[float]:
     return out
 
 
-def _measure(presses: int) -> tuple[list[float], list[float]]:
+def _measure(presses: int, quiet: bool = False) -> tuple[list[float], list[float]]:
     from controller.config.table import load_config
     from demo.run import simulator_options, start_simulator, stop_processes
 
     with tempfile.TemporaryDirectory() as tmp:
-        latencies, _ = _measure_daemon(presses, Path(tmp))
+        latencies, _ = _measure_daemon(presses, Path(tmp), quiet)
         # the bare round trip, to a progressive simulator process of its own, in the same run
         procs: list[Any] = []
         try:
@@ -139,12 +141,13 @@ def _measure(presses: int) -> tuple[list[float], list[float]]:
     return latencies, round_trips
 
 
-def run(presses: int = 200) -> list[dict[str, Any]]:
+def run(presses: int = 200, quiet: bool = False) -> list[dict[str, Any]]:
     """Figures ``lockout.no_more_bets`` and ``modbus.round_trip`` (median, p99, ms)."""
-    latencies, round_trips = _measure(presses)
-    poll = PanelDriver.POLL_INTERVAL
+    latencies, round_trips = _measure(presses, quiet)
+    poll = QUIET_POLL_INTERVAL if quiet else PanelDriver.POLL_INTERVAL
     what_lock = (f"{presses} no_more_bets presses, each a real round of the example UTH table: panel simulator "
-                 f"registers the press -> PanelDriver polls (every {poll * 1000:.0f} ms) -> the daemon "
+                 f"registers the press -> PanelDriver polls (every {poll * 1000:.0f} ms: "
+                 f"{'the quiet table' if quiet else 'the dealer pressing'}) -> the daemon "
                  "(tablectl run, its own process) checks the decks, reads the bet sensors, WagerLockout.engage "
                  "-> the progressive simulator applies the coil (read back); presses at a random phase of the "
                  "poll cycle; Modbus TCP on loopback, simulators in their own processes, CLOCK_MONOTONIC stamps")
@@ -160,5 +163,6 @@ def run(presses: int = 200) -> list[dict[str, Any]]:
 
 
 if __name__ == "__main__":
-    for f in run(int(sys.argv[1]) if len(sys.argv) > 1 else 200):
+    args = [a for a in sys.argv[1:] if a != "--quiet"]
+    for f in run(int(args[0]) if args else 200, quiet="--quiet" in sys.argv[1:]):
         print(f"{f['name']} ({f['stat']}): {f['value']} {f['unit']}")
