@@ -586,57 +586,5 @@ class Checkpoint(JournalEvent):
     link: dict[str, Any] | None = optional()
 
 
-# -- the floor's audit journal (web/audit.py: a file of its own beside the table's journal) ----------
-
-
-@dataclass(frozen=True)
-class LoggedIn(JournalEvent):
-    """Someone logged in to the floor's pages (``who``: the account)."""
-
-    kind = "login"
-    role: str
-    remote: str | None  # the client's address, null when the server does not know it
-
-
-@dataclass(frozen=True)
-class LoginRefused(JournalEvent):
-    """A login refused (``who``: the name given, or ``-``)."""
-
-    kind = "login_refused"
-    remote: str | None
-
-
-@dataclass(frozen=True)
-class LoginThrottled(JournalEvent):
-    """An address turned away for too many refused logins, its password not checked; once each time
-    (``who``: the name given; web/audit.py ``LoginThrottle``)."""
-
-    kind = "login_throttled"
-    remote: str | None
-
-
-@dataclass(frozen=True)
-class LoginRefusalsUnrecorded(JournalEvent):
-    """How many refused logins went unrecorded over the audit's cap in a window (web/audit.py)."""
-
-    kind = "login_refusals_unrecorded"
-    count: int
-
-
-@dataclass(frozen=True)
-class LoggedOut(JournalEvent):
-    kind = "logout"
-
-
-@dataclass(frozen=True)
-class HandHistoryViewed(JournalEvent):
-    """A page of the hand history looked at: the list of rounds (``rounds`` shown) or one round."""
-
-    kind = "hand_history_viewed"
-    page: str  # "rounds" or "round"
-    rounds: int | None = optional()
-    round: str | None = optional()
-
-
 CLOSING = (RoundClosed, RoundVoided)
 METERS = (MeterSet, MeterAdd, MeterPaid)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from controller import events as ev
 from controller.config.table import load_config
 from controller.journal.store import Journal
 from controller.paths import status_file
@@ -27,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_the_audit_files_roll_over_and_are_kept_to_their_number(tmp_path):
     a = Audit(tmp_path / "audit.d", max_bytes=200_000, keep=3)
     for i in range(300):
-        a.record(ev.HandHistoryViewed(page="round", round=f"r-{i:06d}"), "sam")
+        a.record(audit.HandHistoryViewed(page="round", round=f"r-{i:06d}"), "sam")
     files = a.files()
     assert len(files) == 3 and files[-1] == a.journal.path
     assert int(files[0].stem.split("-")[1]) > 1  # the oldest were removed

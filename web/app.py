@@ -20,11 +20,10 @@ from typing import TextIO
 
 from aiohttp import web
 
-from controller import events as ev
 from controller.config.table import TableConfig
 from controller.paths import status_file
 from web import floor, keys
-from web.audit import Audit, LoginThrottle, audit_dir
+from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed
 
@@ -112,5 +111,5 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
         for runner in runners:
             await runner.cleanup()
         if left_out := throttle.take_unrecorded():  # refusals over the cap in the last window, counted
-            audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
+            audit.record(LoginRefusalsUnrecorded(count=left_out), "-")
         audit.close()

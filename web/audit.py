@@ -14,15 +14,69 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller import events as ev
+from controller.events import optional
 from controller.journal.store import Event, Journal
 
-# the kinds as the audit journal stores them (its events are declared in controller.events)
-LOGIN = ev.LoggedIn.kind
-LOGIN_REFUSED = ev.LoginRefused.kind
-LOGIN_THROTTLED = ev.LoginThrottled.kind
-REFUSALS_UNRECORDED = ev.LoginRefusalsUnrecorded.kind
-LOGOUT = ev.LoggedOut.kind
-HAND_HISTORY = ev.HandHistoryViewed.kind
+# -- the audit journal's events (declared here: only the web writes its audit) ----------
+
+
+@dataclass(frozen=True)
+class LoggedIn(ev.JournalEvent):
+    """Someone logged in to the floor's pages (``who``: the account)."""
+
+    kind = "login"
+    role: str
+    remote: str | None  # the client's address, null when the server does not know it
+
+
+@dataclass(frozen=True)
+class LoginRefused(ev.JournalEvent):
+    """A login refused (``who``: the name given, or ``-``)."""
+
+    kind = "login_refused"
+    remote: str | None
+
+
+@dataclass(frozen=True)
+class LoginThrottled(ev.JournalEvent):
+    """An address turned away for too many refused logins, its password not checked; once each time
+    (``who``: the name given; web/audit.py ``LoginThrottle``)."""
+
+    kind = "login_throttled"
+    remote: str | None
+
+
+@dataclass(frozen=True)
+class LoginRefusalsUnrecorded(ev.JournalEvent):
+    """How many refused logins went unrecorded over the audit's cap in a window (web/audit.py)."""
+
+    kind = "login_refusals_unrecorded"
+    count: int
+
+
+@dataclass(frozen=True)
+class LoggedOut(ev.JournalEvent):
+    kind = "logout"
+
+
+@dataclass(frozen=True)
+class HandHistoryViewed(ev.JournalEvent):
+    """A page of the hand history looked at: the list of rounds (``rounds`` shown) or one round."""
+
+    kind = "hand_history_viewed"
+    page: str  # "rounds" or "round"
+    rounds: int | None = optional()
+    round: str | None = optional()
+
+
+
+# the kinds as the audit journal stores them
+LOGIN = LoggedIn.kind
+LOGIN_REFUSED = LoginRefused.kind
+LOGIN_THROTTLED = LoginThrottled.kind
+REFUSALS_UNRECORDED = LoginRefusalsUnrecorded.kind
+LOGOUT = LoggedOut.kind
+HAND_HISTORY = HandHistoryViewed.kind
 
 MAX_BYTES = 16_000_000  # one audit file: years of honest logins
 KEEP_FILES = 8  # the audit directory holds at most this many files (the oldest removed): 128 MB at the most
@@ -138,5 +192,5 @@ def record_refusal(audit: Audit, throttle: LoginThrottle, event: ev.JournalEvent
         return
     left_out = throttle.take_unrecorded()
     if left_out:
-        audit.record(ev.LoginRefusalsUnrecorded(count=left_out), "-")
+        audit.record(LoginRefusalsUnrecorded(count=left_out), "-")
     audit.record(event, who)

@@ -21,7 +21,6 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from controller import events as ev
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
 from controller.progressive import hits as prog
@@ -114,7 +113,7 @@ async def login_post(request: web.Request) -> web.Response:
     if throttle.turned_away(address, now):
         # too many refused logins from here: no password checked, recorded once (issue 30 (3))
         if throttle.first_turned_away(address):
-            audit.record_refusal(request.app[keys.AUDIT], throttle, ev.LoginThrottled(remote=address), user or "-",
+            audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LoginThrottled(remote=address), user or "-",
                                  now)
         return page(request, "Log in", '<p class="bad" id="throttled">Too many wrong logins from this '
                     'machine: wait a minute, then try again.</p>' + LOGIN_FORM, 429)
@@ -122,11 +121,11 @@ async def login_post(request: web.Request) -> web.Response:
     ok = account is not None and await in_thread(check_password, password, account.hash)
     if account is None or not ok:
         throttle.refused(address, now)
-        audit.record_refusal(request.app[keys.AUDIT], throttle, ev.LoginRefused(remote=address), user or "-", now)
+        audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LoginRefused(remote=address), user or "-", now)
         return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
     sessions = request.app[keys.SESSIONS]
     token = sessions.start(account)
-    request.app[keys.AUDIT].record(ev.LoggedIn(role=account.role, remote=request.remote), account.name)
+    request.app[keys.AUDIT].record(audit.LoggedIn(role=account.role, remote=request.remote), account.name)
     resp = web.HTTPSeeOther("/")
     resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=sessions.seconds)
     return resp
@@ -136,7 +135,7 @@ async def logout(request: web.Request) -> web.Response:
     token = request.cookies.get(COOKIE)
     login = request.app[keys.SESSIONS].get(token)
     if login:
-        request.app[keys.AUDIT].record(ev.LoggedOut(), login.user)
+        request.app[keys.AUDIT].record(audit.LoggedOut(), login.user)
     request.app[keys.SESSIONS].end(token)
     resp = web.HTTPSeeOther("/login")
     resp.del_cookie(COOKIE, path="/")
@@ -199,7 +198,7 @@ async def rounds(request: web.Request) -> web.Response:
     login = request[keys.LOGIN]
     with journal(request) as j:
         summaries = [x for x in j.rounds(last=25) if x.closed_by]
-    request.app[keys.AUDIT].record(ev.HandHistoryViewed(page="rounds", rounds=len(summaries)), login.user)
+    request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="rounds", rounds=len(summaries)), login.user)
     rows = "".join(
         f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
         f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
@@ -260,7 +259,7 @@ async def recall(request: web.Request) -> web.Response:
     events, result = await in_thread(_recall, request.app[keys.JOURNAL_PATH], round_id)
     if events is None:
         raise web.HTTPNotFound(text=f"no closed round {round_id}")
-    request.app[keys.AUDIT].record(ev.HandHistoryViewed(page="round", round=round_id), login.user)
+    request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="round", round=round_id), login.user)
     settled, fresh, error = result
     places: dict[str, list[str]] = defaultdict(list)
     lines = []
