@@ -395,3 +395,44 @@ def test_the_key_is_rotated_on_purpose_and_a_rotation_cut_short_is_finished(keye
     assert code == 0, err
     with Journal(keyed) as j:
         j.check_at_start(TABLE, GAME)
+
+
+# -- the meters of a journal begun again: restored by two supervisors (issue 30 (1), P103) ----------------
+
+
+@pytest.fixture
+def two_supervisors(monkeypatch) -> tuple[int, int]:
+    from controller.supervisors import hash_id
+
+    monkeypatch.setenv("TABLE_SUPERVISORS__IDS", json.dumps([hash_id(4711), hash_id(4712)]))
+    return 4711, 4712
+
+
+def test_the_meters_are_restored_only_by_two_different_allow_listed_supervisors(keyed, two_supervisors):
+    """After `journal init`, the meters stand at their configured amounts; `journal restore-meters` sets them back
+    only with two different supervisors of the allow-list, journaled as one entry naming both (P103)."""
+    a, b = two_supervisors
+    gone(keyed)
+    code, _, err = run("journal", "init", "--config", UTH, "--reason", "disk replaced", "--by", "tech")
+    assert code == 0, err
+    base = ["journal", "restore-meters", "--config", UTH, "--meter", "major=12345.67", "--reason", "from the signs"]
+    for refused_ids, cause in (([a], "two different"), ([a, a], "two different"), ([a, 999], "allow-list")):
+        code, _, err = run(*base, *[x for i in refused_ids for x in ("--supervisor", str(i))])
+        assert code == 2 and cause in err and err.count("\n") == 1, err
+    code, _, err = run("journal", "restore-meters", "--config", UTH, "--meter", "major=999.99", "--reason", "x",
+                       "--supervisor", str(a), "--supervisor", str(b))
+    assert code == 2 and "below its reset amount" in err, err  # R4: never below the reset amount
+    with Journal.read_only(keyed) as j:
+        assert not [e for e in j.events(None) if e.kind in ("meters_restored", "meter_set")]
+    code, out, err = run(*base, "--supervisor", str(a), "--supervisor", str(b), "--by", "tech")
+    assert code == 0, err
+    with Journal.read_only(keyed) as j:
+        restored = [e for e in j.events(None) if e.kind == "meters_restored"]
+        assert [(e.data["supervisors"], e.data["by"], e.who) for e in restored] == [
+            ([a, b], "tech", f"supervisor {a} and supervisor {b}")]
+        assert j.meter_values()["major"] == Decimal("12345.67")
+    d = TableDaemon(load_config(UTH))  # the table starts on it, its meters as restored
+    try:
+        assert d.status_file.status()["meters"]["major"] == "12345.67"
+    finally:
+        d.journal.close()

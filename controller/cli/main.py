@@ -33,7 +33,8 @@ EXIT_PROGRAM_ERROR = 3  # not the input: the program failed (the last-resort gua
 SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("controller.cli.device", ("sim", "inject", "watch")),  # the devices by hand
     ("web.cli", ("web",)),  # the dealer's screen and the floor's pages (web/)
-    ("controller.cli.table", ("run", "status", "recall", "progressive", "journal")),  # the daemon and its journal
+    ("controller.cli.table", ("run", "status", "recall", "progressive")),  # the daemon, its rounds and meters
+    ("controller.cli.journal", ("journal",)),  # the journal as a file: its chain, identity, key, meters restored
     ("controller.cli.analyze", ("analyze",)),  # par sheets
     ("controller.cli.check", ("check-config",)),  # a configuration (and its devices) before the daemon starts
     ("controller.cli.supervisor", ("supervisor",)),  # an entry of the supervisors' allow-list

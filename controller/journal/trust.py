@@ -51,6 +51,17 @@ class JournalTrustError(JournalError):
 
 
 @dataclass(frozen=True)
+class MetersRestored(events.JournalEvent):
+    """The progressive meters set back (the ``meter_set`` in the same transaction) by two different floor
+    supervisors on the allow-list (``who`` names both; P103): after a journal begun again, never otherwise."""
+
+    kind = "meters_restored"
+    supervisors: list[int]
+    by: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class JournalBegun(events.JournalEvent):
     """The first fact of a keyed journal (P99): whose journal it is.  ``by``/``reason``: the technician who began
     it again on purpose (``tablectl journal init``); ``replaces``: the head (``seq:hash``) of the chain it
