@@ -272,3 +272,14 @@ def test_storage_fault_sweep_sample(tmp_path, monkeypatch):
     assert result.faults == FAULTS
     assert not result.violations, "\n".join(result.violations)
     assert result.refusals >= FAULTS and result.rounds_closed > 0
+
+
+def test_the_floor_sees_the_storage_at_a_glance():
+    """The glance page's row from the status's ``storage`` (``web/floor.py``): the state, the cause, the problem."""
+    from web.floor import _storage
+
+    assert _storage({"state": "ok", "cause": None, "problem": None, "reserve": "held"}) == "ok (reserve held)"
+    row = _storage({"state": "halted", "cause": "io_error", "problem": "/j: disk I/O error", "reserve": "held"})
+    assert row.startswith("HALTED") and "io_error" in row and "disk I/O error" in row
+    assert _storage({"state": "low", "cause": "disk_full", "problem": None, "reserve": "released"}).startswith("LOW")
+    assert _storage(None) == "-"

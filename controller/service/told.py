@@ -19,7 +19,8 @@ machines (the web pages, the tests, a floor system)::
 * ``device``, ``deck``: the device and the deck (``A``/``B``) it names; ``counts``: the counts it names, by
   what they count (``{"deck": 51}``, ``{"players": 3, "progressive_accepted": 1}``);
 * ``also``: what else the sentence says, or adds to the one before it (``lockout_lost``,
-  ``journal_writable``, ``table_open``);
+  ``journal_writable``, ``status_writable``, ``table_open``; a refusal for storage, ``journal_fault``, the
+  disk's condition: ``disk_full``, ``io_error``, ``read_only``, ``storage_error``, P97);
 * ``n``: how many sentences the daemon has said since it started (a new sentence, even the same one
   again, is a new ``n``).
 
