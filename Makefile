@@ -87,7 +87,8 @@ lint: $(STAMP)
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
-	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py tests/soak_faults.py tests/soak_link.py
+	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py tests/soak_faults.py tests/soak_link.py \
+	  tests/soak_storage.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -54,7 +54,8 @@ from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
 from controller.service.status import HEARTBEAT_S, Status
-from controller.service.told import amend, told
+from controller.service.storage import RETRY_S, Storage, cause_of, reserve_path
+from controller.service.told import Told, amend, told
 from controller.service.wagers import Wagers
 from controller.table import TableLife, TableState, setup_from_journal
 from drivers.panel import ButtonPress
@@ -79,18 +80,34 @@ def sd_notify(message: str) -> bool:
     return True
 
 
+def _drop(path: Path) -> bool:
+    """Delete the file ``path``; False when there was none (or it cannot be deleted)."""
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
+
+
 class TableDaemon:
     def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
-            journal.check_at_start(cfg.id, cfg.game, archive_dir=cfg.journal_options.archive_dir)
+            try:
+                journal.check_at_start(cfg.id, cfg.game, archive_dir=cfg.journal_options.archive_dir)
+            except sqlite3.OperationalError as e:
+                # a disk found full at start: the reserve left by the daemon before is given up, once (P104)
+                if cause_of(e) != "disk_full" or not _drop(reserve_path(journal.path)):
+                    raise
+                journal.check_at_start(cfg.id, cfg.game, archive_dir=cfg.journal_options.archive_dir)
         self.session = s = Session(cfg)
         # the parts, each built after those it calls and given them (``tests/test_service_wiring.py``)
-        self.devices = devices = Devices(s)
+        self.storage = storage = Storage(s)
+        self.devices = devices = Devices(s, storage)
         self.progressive = progressive = ProgressiveSystem(s, devices)
         self.lockout = lockout = WagerLockout(s, devices, progressive)
-        self.lifecycle = life = Life(s, devices, lockout, progressive)
+        self.lifecycle = life = Life(s, devices, lockout, progressive, storage)
         self.wagers = wagers = Wagers(s, devices, life, progressive, lockout)
         # a press while a deal waits on the shoe goes to the panel, built last (it calls the deal)
         self.deal = deal = Deal(s, devices, progressive, on_press=lambda press: self.panel.during_deal(press))
@@ -100,12 +117,18 @@ class TableDaemon:
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
-                                  deal=deal, progressive=progressive, remedies=remedies, panel=self.panel)
+                                  deal=deal, progressive=progressive, remedies=remedies, panel=self.panel,
+                                  storage=storage)
         s.on_publish(self.status_file.publish)
         s.on_spawn(self._spawn)
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
-        self.journal_fault: str | None = None  # why the journal cannot be written now (P97)
+        self._busy = asyncio.Lock()  # a press, or the storage's retry: one at a time
+
+    @property
+    def journal_fault(self) -> str | None:
+        """Why the journal cannot be written now (P97), or None."""
+        return self.storage.fault
 
     # the table as the command line and the tests look at it
     @property
@@ -131,8 +154,13 @@ class TableDaemon:
         sd_notify("READY=1")
         watchdog = asyncio.create_task(self._watchdog())
         heartbeat = asyncio.create_task(self._heartbeat())
+        retry = asyncio.create_task(self._storage_retry())
         try:
-            await self._recover()
+            self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
+            try:
+                await self._recover()
+            except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
+                await self._journal_failed(e, pressed=False)
             s.publish()
             while not self._stop.is_set():
                 press_task = asyncio.ensure_future(self.panel.next_press())
@@ -154,59 +182,125 @@ class TableDaemon:
         finally:
             watchdog.cancel()
             heartbeat.cancel()
+            retry.cancel()
             self._stop.set()
             await self.devices.close()
             s.journal.close()
 
     async def _take(self, press: ButtonPress) -> None:
-        try:
-            if self.journal_fault is not None:
-                if not await self._journal_writable():
-                    await self.session.refuse(f"{press.button}: {self._fault_said()}", "journal_fault")
-                return  # the press found the journal writable again: the dealer is told where the table is
-            await self.panel.on_press(press)
-        except sqlite3.Error as e:
-            await self._journal_failed(e)
-        finally:
-            self.session.presses_handled += 1
+        async with self._busy:
+            try:
+                if self.storage.halted:
+                    if not await self._storage_writable():
+                        await self._refuse_for_storage(press.button)
+                    return  # the press found the storage writable again: the dealer is told where the table is
+                if self.storage.round_held_back and self.session.round is None:
+                    await self._round_held_back(press.button)
+                    return
+                await self.panel.on_press(press)
+            except sqlite3.Error as e:
+                await self._journal_failed(e)
+            finally:
+                self.session.presses_handled += 1
 
-    # ------------------------------------------------------------------ storage faults (fail closed, P97)
+    # ------------------------------------------------------------------ storage faults (fail closed, P97, P104)
 
     def _fault_said(self) -> str:
-        return (f"the journal cannot be written ({self.journal_fault}): the round is halted, nothing is dealt "
-                "or paid until it can -- call the floor supervisor")
+        st = self.storage
+        what = "the journal" if st.fault is not None else "the status"
+        return (f"{what} cannot be written ({st.fault or st.status_fault}): the round is halted, nothing is dealt "
+                "or paid until it can -- call the floor supervisor (P97)")
 
-    async def _journal_failed(self, e: sqlite3.Error) -> None:
+    def _fault_told(self) -> Told:
+        """A refusal for storage names its cause: ``journal_fault`` (or ``status_fault``), and the disk's
+        condition in ``also`` (``disk_full``, ``io_error``, ``read_only``, ``storage_error``)."""
+        st = self.storage
+        code = "journal_fault" if st.fault is not None else "status_fault"
+        return told("refused", cause=code, clauses=["P97"], also=[st.cause or "storage_error"])
+
+    async def _refuse_for_storage(self, button: str) -> None:
+        s = self.session
+        s.tell(f"refused: {button}: {self._fault_said()}", self._fault_told())
+        await s.buzz()
+
+    async def _journal_failed(self, e: sqlite3.Error, *, pressed: bool = True) -> None:
         """A journal write failed (disk full, read-only, I/O error): what it would have recorded did not
         happen (every event is journaled before it takes effect), so the table stops where the journal
-        stands; every press is refused until the journal takes a write again (P97)."""
+        stands; every press is refused until the journal takes a write again (P97).  A full disk gives up
+        the reserve (P104): the next try is likely to take."""
         s = self.session
-        self.journal_fault = f"{s.journal.path}: {e}"
-        s.log.error("journal write failed", path=str(s.journal.path), error=str(e))
-        await s.refuse(self._fault_said(), "journal_fault")
+        self.storage.journal_failed(e)
+        s.tell(f"refused: {self._fault_said()}", self._fault_told())
+        if pressed:
+            await s.buzz()
 
-    async def _journal_writable(self) -> bool:
+    async def _storage_writable(self) -> bool:
         """Try the write the fault waits for (the fault itself, journaled); once it is on disk the table is
         recovered from the journal exactly as after a restart: a deal cut short is voided (P34), the
-        progressive system is made to say what the journal says."""
-        s = self.session
-        try:
-            s.journal.record(JournalFault(problem=self.journal_fault or ""))
-        except sqlite3.Error as e:
-            self.journal_fault = f"{s.journal.path}: {e}"
-            return False
-        s.log.warning("journal writable again", problem=self.journal_fault)
-        self.journal_fault = None
-        s.round = None
-        await self._recover()
-        s.tell(f"the journal can be written again: {s.message}", amend(s.told, "journal_writable"))
+        progressive system is made to say what the journal says.  A status that could not be written is
+        written again.  True when both are."""
+        s, st = self.session, self.storage
+        if st.fault is not None:
+            problem = st.fault
+            try:
+                s.journal.record(JournalFault(problem=problem))
+            except sqlite3.Error as e:
+                st.journal_failed(e)
+                return False
+            s.log.warning("journal writable again", problem=problem)
+            st.journal_written()
+            s.round = None
+            await self._recover()
+            s.tell(f"the journal can be written again: {s.message}", amend(s.told, "journal_writable"))
+        if st.status_fault is not None:
+            s.publish()
+            if st.status_fault is not None:
+                return False
+            s.tell(f"the status can be written again: {s.message}", amend(s.told, "status_writable"))
         return True
+
+    async def _round_held_back(self, button: str) -> None:
+        """A press while no round opens for want of room (P104): the round opens if there is room now (the press
+        is not acted on: it was made with no round on the screen), else the press is refused, saying why."""
+        s = self.session
+        if self.storage.hold_reserve():
+            await self.lifecycle.new_round()
+            return
+        s.tell(f"refused: {button}: the table's disk is full: no new round until the floor frees space -- call "
+               "the floor supervisor (P104)", told("refused", cause="disk_full", clauses=["P104"]))
+        await s.buzz()
+
+    async def _storage_retry(self) -> None:
+        """While a write fails, try again every RETRY_S without waiting for a press; with the reserve given
+        up and no round open, make it again and open the next round once it is made (P104)."""
+        s, st = self.session, self.storage
+        while True:
+            await asyncio.sleep(RETRY_S)
+            if not st.halted and not st.round_held_back:
+                continue
+            async with self._busy:
+                try:
+                    if st.halted:
+                        if not await self._storage_writable():
+                            continue
+                    elif s.round is None and st.hold_reserve():
+                        await self.lifecycle.new_round()  # the round held back for want of room (P104)
+                except sqlite3.Error as e:
+                    await self._journal_failed(e, pressed=False)
+                s.publish()
 
     def stop(self) -> None:
         self._stop.set()
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.ensure_future(coro)
+        async def guarded() -> None:
+            try:
+                await coro
+            except sqlite3.Error as e:  # background work's write failed: the table halts as for a press's (P97)
+                await self._journal_failed(e, pressed=False)
+                self.session.publish()
+
+        task = asyncio.ensure_future(guarded())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

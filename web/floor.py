@@ -164,6 +164,16 @@ def _verify(path: Path) -> tuple[bool, str]:
             return False, str(exc)
 
 
+def _storage(st: dict[str, Any] | None) -> str:
+    """The status's ``storage`` in words (P97, P104): halted by a write the disk refuses, or its reserve given up."""
+    if not st:
+        return "-"
+    if st.get("state") == "ok":
+        return f"ok (reserve {st.get('reserve')})"
+    said = {"halted": "HALTED: a write fails", "low": "LOW: reserve given up, no new round"}
+    return f"{said.get(st.get('state', ''), st.get('state'))} ({st.get('cause')}): {st.get('problem') or '-'}"
+
+
 async def glance(request: web.Request) -> web.Response:
     s = request.app[keys.FEED].current() or {}
     r = s.get("round") or {}
@@ -175,6 +185,7 @@ async def glance(request: web.Request) -> web.Response:
         ("Dealer told", s.get("message") or "-"),
         ("Devices", ", ".join(f"{k} {v}" for k, v in (s.get("devices") or {}).items())),
         ("Watchdog", s.get("watchdog", "-")),
+        ("Storage", _storage(s.get("storage"))),
         ("Progressive wagers", s.get("progressive_wagers", "-")),
         (
             "Awaiting supervisor",

@@ -104,6 +104,9 @@ class JournalOptionsConfig(BaseModel):
     archive_dir: Path | None = None
     #: sealed segments older than this many days are deleted once archived (needs archive_dir; none: kept)
     retain_days: Annotated[int, Field(ge=1, le=36_500)] | None = None
+    #: room kept beside the journal (``<journal>.reserve``), given up when the disk is found full so that the
+    #: round in progress can finish and the halt be journaled (P104); 0: none
+    reserve_mb: Annotated[Decimal, Field(ge=0, le=10_000)] = Decimal(4)
 
     @model_validator(mode="after")
     def _retention_needs_an_archive(self) -> JournalOptionsConfig:

@@ -10,6 +10,7 @@ A part that follows one device's health subscribes to it (``on_health_of``) when
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -18,6 +19,7 @@ from controller import events as ev
 from controller.irregularities import clause
 from controller.service.faults import FaultEpisodes
 from controller.service.session import Session
+from controller.service.storage import Storage
 from controller.service.told import told
 from drivers.device import DEVICE_TYPES
 from drivers.health import Health
@@ -46,8 +48,9 @@ HealthListener = Callable[[Health], None]
 
 
 class Devices:
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, storage: Storage) -> None:
         self.s = s
+        self.storage = storage  # what a device's news could not journal (a full disk) halts the table (P97)
         self.drivers: dict[str, Any] = {}  # the configured card devices (CARD_DEVICES), in service or not
         self.started: dict[str, Any] = {}  # every configured device by its registry name, the panel first
         self.shuffler: Shuffler | None = None  # None while out of order
@@ -203,7 +206,10 @@ class Devices:
             self.trouble = None
             s.log.info("device back", device=device)
         for listener in self._listeners.get(device, ()):
-            listener(health)
+            try:
+                listener(health)
+            except sqlite3.Error as e:  # the listener's write did not happen: the table halts (P97)
+                self.storage.journal_failed(e)
         s.publish()
 
     def panel_pressed(self) -> None:
@@ -214,8 +220,11 @@ class Devices:
         """Panel input that cannot be true (a counter jump no person could press, a full press queue): no
         press is made of it; journaled, and the dealer told to check the panel."""
         s = self.s
-        self.faults.fault(PANEL, fault.kind,
-                          lambda: ev.DeviceInputRefused(device=PANEL, fault=fault.kind, reason=fault.reason))
+        try:
+            self.faults.fault(PANEL, fault.kind,
+                              lambda: ev.DeviceInputRefused(device=PANEL, fault=fault.kind, reason=fault.reason))
+        except sqlite3.Error as e:  # not journaled: the table halts (P97); the dealer is told of the panel still
+            self.storage.journal_failed(e)
         s.tell(f"the dealer panel sent what no one pressed ({fault.kind}): nothing was taken from it; "
                "press again what you meant, and call a technician if it repeats",
                told("panel_fault", cause=fault.kind, device="dealer panel"))

@@ -24,6 +24,7 @@ from controller.service.lockout import WagerLockout
 from controller.service.progressive import ProgressiveSystem
 from controller.service.refused import Refused, ask
 from controller.service.session import Session
+from controller.service.storage import Storage
 from controller.service.told import told
 from controller.table import (
     TableState,
@@ -40,8 +41,10 @@ from drivers.shuffler import ShuffleResult
 SHUFFLER = "shuffler"  # the device as the journal and the dealer name it
 
 class Life:
-    def __init__(self, s: Session, devices: Devices, lockout: WagerLockout, progressive: ProgressiveSystem) -> None:
+    def __init__(self, s: Session, devices: Devices, lockout: WagerLockout, progressive: ProgressiveSystem,
+                 storage: Storage) -> None:
         self.s = s
+        self.storage = storage  # a round opens only with room for it on the disk (P104)
         self.devices = devices
         self.lockout = lockout
         self.progressive = progressive
@@ -89,6 +92,13 @@ class Life:
 
     async def new_round(self) -> None:
         s = self.s
+        if not self.storage.room_for_a_round():
+            # P104: the disk's reserve is given up (or a write fails): the round just played could finish,
+            # no new one opens -- no wager is taken -- until the reserve is made again
+            s.round = None
+            s.tell("the table's disk is full: no new round until the floor frees space -- call the floor "
+                   "supervisor (P104)", told("halted", cause="disk_full", clauses=["P104"]))
+            return
         await s.between_rounds()  # a new journal segment, when one is due (P60)
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)

@@ -8,6 +8,7 @@ action as data, ``told`` the ``message`` as data: their keys, docs/architecture.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -23,6 +24,7 @@ from controller.service.panel import Panel
 from controller.service.progressive import ProgressiveSystem
 from controller.service.remedies import Remedies
 from controller.service.session import Session
+from controller.service.storage import Storage
 
 HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)
 
@@ -33,9 +35,10 @@ def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -
 
 class Status:
     def __init__(self, s: Session, path: Path, *, devices: Devices, deal: Deal, progressive: ProgressiveSystem,
-                 remedies: Remedies, panel: Panel) -> None:
+                 remedies: Remedies, panel: Panel, storage: Storage) -> None:
         self.s = s
         self.path = path
+        self.storage = storage  # a status that cannot be written is a storage fault (P104)
         self.panel = panel  # the conditions the declaration of the actions names (``Panel.holds``)
         self.devices = devices
         self.deal = deal
@@ -48,6 +51,8 @@ class Status:
         p = self  # the parts this status was given
         short = s.game.short
         menu = p.remedies.menu
+        if p.storage.halted:  # nothing is done until a write succeeds: the floor is called (P97)
+            return _action("storage_fault", None, False, "P97", cause=p.storage.cause)
         if menu is not None:
             if menu.chosen is None:
                 return _action("pick_irregularity", "seat_1", False, "P41", options=len(menu.options))
@@ -62,6 +67,8 @@ class Status:
         if step and (r is None or r.phase is Phase.WAGERS):
             return _action(step[0], step[1], step[2], step[3])
         if r is None:
+            if p.storage.round_held_back:
+                return _action("free_storage", None, False, "P104", cause="disk_full")  # no round opens (P104)
             return None
         # the round's phase: what the declaration of the table's actions offers (controller.round.actions)
         a = actions.offered(r.phase, p.panel.holds)
@@ -103,6 +110,8 @@ class Status:
             "irregularity_menu": [o.label for o in menu.options] if menu and menu.chosen is None else None,
             # systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94)
             "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
+            # a write the disk refuses halts the table, the reserve given up lets the round finish (P97, P104)
+            "storage": p.storage.view(),
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
             "link_pending": s.meters.pending_elsewhere(),
@@ -115,6 +124,30 @@ class Status:
         }
 
     def publish(self) -> None:
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.status(), default=str))
-        os.replace(tmp, self.path)
+        """Write the status file, atomically.  A write the disk refuses does not stop the daemon (P104): the
+        reserve is given up when the disk is full and the write tried once more; a status still not written
+        halts the table (the dealer's screen would show an older one) until one is, on the next press or timer."""
+        for _ in range(3):
+            try:
+                write_status(self.path, json.dumps(self.status(), default=str))
+            except OSError as e:
+                self.storage.status_failed(self.path, e)
+                continue
+            said_failed = self.storage.status_fault is not None
+            self.storage.status_written()
+            if not said_failed:
+                return
+            # the status just written says its write failed: written once more, as the table is now
+
+
+def write_status(path: Path, text: str) -> None:
+    """``text`` as the file ``path``, whole or not at all (a temporary file renamed over it); a temporary file a
+    failed write left is removed (it would hold room on a full disk)."""
+    tmp = path.with_suffix(".tmp")
+    try:
+        tmp.write_text(text)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise

@@ -141,12 +141,14 @@ def startup(cfg: TableConfig) -> tuple[float, Any]:
     from controller.service.devices import Devices
     from controller.service.progressive import ProgressiveSystem
     from controller.service.session import Session
+    from controller.service.storage import Storage
 
     t = time.perf_counter()
     with Journal(cfg.journal) as journal:
         journal.check_at_start(cfg.id, cfg.game)
     s = Session(cfg)
-    ProgressiveSystem(s, Devices(s))  # the daemon builds it at start: the link's meters and progressive_off read
+    # the daemon builds it at start: the link's meters and progressive_off read
+    ProgressiveSystem(s, Devices(s, Storage(s)))
     s.journal.open_round()
     return time.perf_counter() - t, s
 
