@@ -40,6 +40,10 @@ LONGEST_FIRST = (
     "tests/test_daemon_segments.py::test_a_daemon_killed_during_a_roll_over",
     "tests/test_progressive_system.py::test_sigkill",
     "tests/test_kill_points.py::",
+    "tests/test_link_faults.py::",
+    "tests/test_storage_faults.py::",
+    "tests/test_operator_tools.py::test_the_demo_stops",
+    "tests/test_docstrings.py::",
 )
 
 
