@@ -21,6 +21,7 @@ import errno
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -186,8 +187,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"demo: {e}", file=sys.stderr)
         return 2
     journal = demo_journal(demo_dir, cfg0.id)
-    for stale in demo_dir.glob(f"{cfg0.id}.*"):  # the journal, its anchor, its key: a throwaway table
-        stale.unlink()
+    for stale in demo_dir.glob(f"{cfg0.id}.*"):  # the journal, its anchor, its key, the web's audit: a throwaway
+        shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
     demo_key(journal)
     os.environ["TABLE_JOURNAL"] = str(journal)
     os.environ["TABLE_LOG_FORMAT"] = "json"
