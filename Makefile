@@ -89,6 +89,8 @@ soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py tests/soak_faults.py tests/soak_link.py \
 	  tests/soak_storage.py
+	OPERATOR_TOOLS_EXAMPLES=3000 $(PY) -m pytest -n 2 -q tests/test_operator_tools.py \
+	  -k "hostile_argument or settle_text or mutated_configuration"
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -34,6 +34,8 @@ from controller.config.table import ConfigError, load_config
 from controller.journal.store import Journal
 
 ROOT = Path(__file__).resolve().parent.parent
+# examples a property test draws: a few hundred in make test, thousands in make soak (OPERATOR_TOOLS_EXAMPLES=3000)
+EXAMPLES = int(os.environ.get("OPERATOR_TOOLS_EXAMPLES", "300"))
 UTH = ROOT / "config" / "ultimate_texas_holdem.toml"
 HOSTILE = ["-1", "0", "1e30", "99999999999999999999", "1000000001", "nan", "inf", "-inf", "1e-99999", "x", "",
            "1" * 5001, "0.001", "-0", "1e400000000", "a" * 300, "\x00", "1_000", " 5", "0x10", "½"]
@@ -99,8 +101,8 @@ def _commands(value: str) -> list[tuple[str, ...]]:
             ("link", value), ("supervisor", value), ("settle", value)]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
 @given(value=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=30).filter(lambda t: not t.isdigit())),
        which=st.integers(0, 17))
 def test_every_subcommand_refuses_a_hostile_argument_in_one_line(value, which, journal, monkeypatch):
@@ -161,7 +163,7 @@ _json_text = st.recursive(
     max_leaves=10)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(st.one_of(_json_text, st.integers(1, 200).map(lambda n: "[" * n + "]" * n),
                  st.integers(1, 200).map(lambda n: '{"a":' * n + "1" + "}" * n),
                  st.text(max_size=200), st.builds(lambda a, b: a + EXAMPLE[b:], st.text(max_size=5),
@@ -226,8 +228,8 @@ def mutated_config(draw) -> str:
     return _toml(doc)
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                        HealthCheck.function_scoped_fixture])
 @given(text=mutated_config())
 def test_a_mutated_configuration_is_accepted_or_refused_never_a_traceback(text, tmp_path):
     path = tmp_path / "table.toml"
