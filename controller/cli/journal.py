@@ -143,12 +143,24 @@ def _keyed_check(cfg: TableConfig, journal: Journal) -> str:
     return f"keyed chain checked: its head (seq {head[0]}) is sealed under the table's key {key_path}"
 
 
+
+def _verify_whole(cfg: TableConfig) -> None:
+    """Every row of the table's chain, every segment included, rehashed, and the journal the table's (raises
+    ``JournalError``): before the journal is taken as it is or sealed under a new key."""
+    from controller.journal.segments import SegmentedJournal, open_for_reading
+
+    with open_for_reading(cfg.journal, cfg.journal_options.archive_dir) as r:
+        if isinstance(r, SegmentedJournal):
+            r.verify(full=True, whole=True)
+        else:
+            r.verify(full=True)
+        r.check_owner(cfg.id, cfg.game)
+
 def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     """``tablectl journal init``: begin again, or take the journal as it is, on purpose (P99)."""
     import getpass
 
     from controller.journal import trust
-    from controller.journal.segments import open_for_reading
 
     cfg = _config(args, stderr)
     if cfg is None:
@@ -168,14 +180,7 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
         was = f"{old.seq}:{old.hash}" if old is not None else None
         exists = Path(cfg.journal).is_file() and Path(cfg.journal).stat().st_size > 0
         if exists and args.keep:
-            with open_for_reading(cfg.journal, cfg.journal_options.archive_dir) as r:
-                from controller.journal.segments import SegmentedJournal
-
-                if isinstance(r, SegmentedJournal):
-                    r.verify(full=True, whole=True)
-                else:
-                    r.verify(full=True)
-                r.check_owner(cfg.id, cfg.game)
+            _verify_whole(cfg)
         with Journal(cfg.journal) as journal:
             head = journal.head()
             sealed = journal._query("SELECT value FROM meta WHERE key = 'seal'")
@@ -235,7 +240,6 @@ def _rotate_key(args: argparse.Namespace, cfg: TableConfig, stdout: TextIO, stde
     import getpass
 
     from controller.journal import trust
-    from controller.journal.segments import SegmentedJournal, open_for_reading
 
     if not (args.reason or "").strip():
         return _refuse(args, "--rotate needs --reason", stderr)
@@ -250,12 +254,7 @@ def _rotate_key(args: argparse.Namespace, cfg: TableConfig, stdout: TextIO, stde
             trust.create_key(new_path)
         new = trust.read_key(new_path)
         assert new is not None
-        with open_for_reading(cfg.journal, cfg.journal_options.archive_dir) as r:
-            if isinstance(r, SegmentedJournal):
-                r.verify(full=True, whole=True)
-            else:
-                r.verify(full=True)
-            r.check_owner(cfg.id, cfg.game)
+        _verify_whole(cfg)
         with Journal(cfg.journal) as journal:
             seal = journal._query("SELECT value FROM meta WHERE key = 'seal'")
             head = journal.head()
