@@ -33,6 +33,26 @@ for _game in GAMES.values():
 del _game, _what, _clause
 
 
+#: every irregularity (each game's chapter 13, what a device sees) in a person's words (web/words.py)
+WORDS: dict[str, str] = {
+    "face_up": "Card found face up",
+    "face_up_in_stack": "Card face up in a stack",
+    "exposed_after_initial": "Cards face up after the first two",
+    "wrong_number_of_cards": "Wrong number of cards",
+    "dealer_card_exposed": "Dealer card exposed",
+    "shuffle_failed": "Shuffle failed",
+    "deal_failed": "Deal failed",
+    "in_service": "Device back in service",
+    "out_of_order": "Device out of order",
+    "stub_count": "Stub count wrong",
+    "skipped": "Player skipped",
+    "player_left": "A player left",
+    "card_of_another_deck": "Card of another deck",
+    "unreadable_card": "Unreadable card",
+    "in_shuffler": "Cards left in the shuffler",
+}
+
+
 def clause(what: str, short: str) -> str:
     """The clause of game ``short`` for irregularity ``what`` (falls back to the nearest rule, named)."""
     return irregularity_clause(BY_SHORT[short], what)
@@ -85,4 +105,4 @@ def menu(game: Game | str, phase: str, *, has_dealer: bool, devices: list[str],
     return out
 
 
-__all__ = ["CLAUSES", "Option", "clause", "kept_alive", "menu"]
+__all__ = ["CLAUSES", "WORDS", "Option", "clause", "kept_alive", "menu"]

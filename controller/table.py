@@ -56,6 +56,22 @@ class TableState(enum.StrEnum):
     IDLE = "idle"
 
 
+#: the table's states and steps in a person's words (web/words.py); a step of one deck is ``step:A``
+WORDS: dict[str, str] = {
+    TableState.CLOSED: "Table closed", TableState.OPENING: "Table opening", TableState.OPEN: "Table open",
+    TableState.IDLE: "Table idle",
+    "decks_inspected": "Inspect the decks",
+    "inspection_verified": "Supervisor verifies the inspection",
+    "cards_spread_washed_stacked": "Spread, wash and stack the cards",
+    "preinspected_decks_received": "Preinspected decks received",
+    "cards_removed_from_shoe_and_discard_rack": "Remove the cards from the shoe and the discard rack",
+    "cards_spread_for_the_first_player": "Spread the cards for the first player",
+    "cards_turned_down_washed_stacked": "Turn the cards down, wash and stack them",
+    "shuffled": "Shuffle",
+    "cards_cut": "Cut the cards",
+}
+
+
 def opening_steps(cfg: TableConfig) -> list[str]:
     """Steps from decks received to the first round (chapters 4 and 5 of each game, to the cut).
 

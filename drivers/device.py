@@ -113,6 +113,8 @@ DEVICE_TYPES: tuple[DeviceType, ...] = (
     DeviceType("panel", "dealer panel", Link.MODBUS, "drivers.panel:PanelDriver", "simulators.panel"),
 )
 DEVICES: dict[str, DeviceType] = {t.name: t for t in DEVICE_TYPES}
+#: each device by its title (web/words.py): qualified, ``device.progressive`` (the wager is ``progressive``)
+WORDS: dict[str, str] = {f"device.{t.name}": t.title[:1].upper() + t.title[1:] for t in DEVICE_TYPES}
 
 
 def device_type(name: str) -> DeviceType:

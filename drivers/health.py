@@ -31,6 +31,11 @@ class Health(enum.Enum):
     OFFLINE = "offline"  # not answering / port closed; commands raise DeviceOffline
 
 
+#: each health in a person's words (the screens' words, web/words.py)
+WORDS: dict[str, str] = {
+    Health.ONLINE.value: "Online", Health.DEGRADED.value: "Degraded", Health.OFFLINE.value: "Offline",
+}
+
 HealthListener = Callable[[Health, str], None]
 
 

@@ -252,6 +252,13 @@ BUTTONS: tuple[str, ...] = (
 )
 """Button index i is reported as code i+1 in the press ring."""
 
+#: each button as its key cap reads (the screens' words, web/words.py)
+WORDS: dict[str, str] = {
+    "no_more_bets": "No more bets", "deal": "Deal", **{f"seat_{n}": f"Seat {n}" for n in range(1, 7)},
+    "check": "Check", **{f"bet_{k}x": f"Bet {k}x" for k in range(1, 5)}, "fold": "Fold", "confirm": "Confirm",
+    "undo": "Undo", "void_round": "Void the round", "shuffle": "Shuffle", "irregularity": "Irregularity",
+}
+
 LAMPS: tuple[str, ...] = ("ready", "fault")
 """Indicator lamps that are not a button's own light."""
 

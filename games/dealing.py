@@ -17,6 +17,9 @@ from typing import Literal
 from games.facts import DealingFacts
 from games.game import Game
 
+#: the places a card goes, in a person's words (web/words.py); a place is ``seat:3``, ``community:left``
+WORDS: dict[str, str] = {"seat": "Seat", "dealer": "Dealer", "community": "Community card",
+                         "bonus_box": "Six Card Bonus box", "burn": "Burn card", "discard": "Discard"}
 MAX_SEAT = 6  # RULINGS R1; UTH/JHE ch.2 §A, HCF/RET ch.2
 
 SeatPlace = tuple[Literal["seat"], int, int]

@@ -47,6 +47,10 @@ class Street:
 class Game:
     name: ClassVar[str]
     short: ClassVar[str]  # the abbreviation clauses are cited with: UTH, JHE, HCF, RET
+    title: ClassVar[str]  # the game's name as its rules title it, for people ("Ultimate Texas Hold 'Em")
+    #: the game's own codes in a person's words: its wagers, decisions (streets), meters, community places;
+    #: its paytables' lines are its paytable module's ``WORDS`` (web/words.py collects both)
+    words: ClassVar[Mapping[str, str]] = {}
     hole_cards: ClassVar[int]
     dealer_cards: ClassVar[int]
     community_cards: ClassVar[int]  # 0 when the game has none

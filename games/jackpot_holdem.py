@@ -53,6 +53,16 @@ def jackpot_lines_made(hand: PokerHand) -> frozenset[str]:
 class JackpotHoldem(Game):
     name = "jackpot_holdem"
     short = "JHE"
+    title = "Jackpot Hold 'Em"
+    # the wagers as JHE ch.7 and ch.12 name them; the decisions by the community cards shown (RULINGS R11)
+    words = {
+        "ante": "Ante", "xtra_bonus": "X-tra Bonus", "player_bonus": "Player Bonus", "play": "Play",
+        "progressive": "Progressive",
+        "one_card_shown": "One community card shown", "three_cards_shown": "Three community cards shown",
+        "five_cards_shown": "Five community cards shown",
+        "star": "Star meter", "spade": "Spade meter", "heart": "Heart meter", "diamond": "Diamond meter",
+        "club": "Club meter",
+    }
     hole_cards = 2
     dealer_cards = 2
     community_cards = 5

@@ -51,6 +51,19 @@ CATEGORY_NAMES = (
     "royal_flush",
 )
 CATEGORY_BY_NAME = {name: i for i, name in enumerate(CATEGORY_NAMES)}
+#: each category in a person's words (the screens' words, web/words.py)
+WORDS: dict[str, str] = {
+    "high_card": "High card",
+    "pair": "Pair",
+    "two_pair": "Two pair",
+    "three_of_a_kind": "Three of a kind",
+    "straight": "Straight",
+    "flush": "Flush",
+    "full_house": "Full house",
+    "four_of_a_kind": "Four of a kind",
+    "straight_flush": "Straight flush",
+    "royal_flush": "Royal flush",
+}
 
 _WHEEL_MASK = (1 << 14) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5)
 

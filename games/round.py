@@ -70,10 +70,14 @@ class Round:
     payout_limit: Decimal | None = None
 
 
+#: a wager's result in a person's words (the screens' words, web/words.py)
+WORDS: dict[str, str] = {"win": "Win", "lose": "Lose", "push": "Push"}
+
+
 @dataclass
 class WagerResult:
     amount: Decimal
-    result: str  # "win" | "lose" | "push"
+    result: str  # "win" | "lose" | "push" (in words: WORDS)
     net: Decimal
     line: str | None = None
     from_seats: tuple[int, ...] | None = None  # Envy Bonus only

@@ -65,6 +65,15 @@ def run_hands(player: Sequence[Card], community: Sequence[Card]) -> tuple[PokerH
 class RunEmTwice(Game):
     name = "run_em_twice"
     short = "RET"
+    title = "Run 'Em Twice Poker"
+    # the wagers as RET ch.7 and ch.12 name them (two Antes, RET ch.7 §E(1)); the places of the cross (R25)
+    words = {
+        "ante_1": "1st Ante", "ante_2": "2nd Ante", "first_run": "1st Run", "second_run": "2nd Run",
+        "center": "Center", "run": "Run", "five_card_bonus": "Five Card Bonus", "ultimate_pairs": "Ultimate Pairs",
+        "progressive": "Progressive", "envy": "Envy Bonus",
+        "left": "Left", "right": "Right", "top": "Top", "bottom": "Bottom",
+        "meter": "Progressive meter", "mega": "Mega meter", "major": "Major meter", "minor": "Minor meter",
+    }
     hole_cards = 2
     dealer_cards = 0  # no dealer hand: players play against the paytable (RET ch.7 §E(1))
     community_cards = 5

@@ -53,6 +53,17 @@ def six_card_bonus_made(player: Sequence[Card], bonus_box: Sequence[Card]) -> fr
 class UltimateTexasHoldem(Game):
     name = "ultimate_texas_holdem"
     short = "UTH"
+    title = "Ultimate Texas Hold 'Em"
+    # the wagers as UTH ch.7 and ch.12 name them; the decisions by when they are asked (UTH ch.11 §C-§E)
+    words = {
+        "ante": "Ante", "blind": "Blind", "play": "Play", "trips": "Trips", "six_card_bonus": "Six Card Bonus",
+        "ultimate_pairs": "Ultimate Pairs", "bad_beat": "Bad Beat", "play_the_board": "Play the Board",
+        "progressive": "Progressive", "envy": "Envy Bonus",
+        "before_the_flop": "Before the flop", "after_the_flop": "After the flop",
+        "after_the_river": "After the river",
+        "meter": "Progressive meter", "mega": "Mega meter", "major": "Major meter", "minor": "Minor meter",
+        "bonus_box": "Six Card Bonus box",
+    }
     hole_cards = 2
     dealer_cards = 2
     community_cards = 5

@@ -29,6 +29,8 @@ from games.settlement import compare, lose, settlement_order, versus
 class OneCardHigh(Game):
     name = "one_card_high"
     short = "OCH"
+    title = "One Card High"
+    words = {"ante": "Ante", "play": "Play"}  # its own codes in words (web/words.py)
     hole_cards = 1
     dealer_cards = 1
     community_cards = 0

@@ -277,9 +277,13 @@ def test_storage_fault_sweep_sample(tmp_path, monkeypatch):
 def test_the_floor_sees_the_storage_at_a_glance():
     """The glance page's row from the status's ``storage`` (``web/floor.py``): the state, the cause, the problem."""
     from web.floor import _storage
+    from web.words import say
 
-    assert _storage({"state": "ok", "cause": None, "problem": None, "reserve": "held"}) == "ok (reserve held)"
+    ok = _storage({"state": "ok", "cause": None, "problem": None, "reserve": "held"})
+    assert ok == f"{say('ok', 'storage')} (reserve: {say('held', 'storage')})"
     row = _storage({"state": "halted", "cause": "io_error", "problem": "/j: disk I/O error", "reserve": "held"})
-    assert row.startswith("HALTED") and "io_error" in row and "disk I/O error" in row
-    assert _storage({"state": "low", "cause": "disk_full", "problem": None, "reserve": "released"}).startswith("LOW")
+    assert row.startswith(say("halted", "storage").upper()) and say("io_error", "storage") in row
+    assert "disk I/O error" in row and "io_error" not in row  # the cause in words
+    low = _storage({"state": "low", "cause": "disk_full", "problem": None, "reserve": "released"})
+    assert low.startswith(say("low", "storage").upper())
     assert _storage(None) == "-"

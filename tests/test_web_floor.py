@@ -15,6 +15,7 @@ from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process
 from test_progressive_each_game import CASES, deal_order
 from test_web_dealer import check_screen
+from unsaid import unsaid_identifiers
 from web import audit
 from web.auth import Account, Sessions, check_password, hash_password
 from web_harness import AUDITOR, PASSWORD, SUPERVISOR, login, screenshot, shown, web_service
@@ -63,8 +64,10 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             assert floor.is_visible("#refused") and "/login" in floor.url
             login(floor, w.floor)
             assert floor.is_visible("#verify.ok")  # the journal's hash chain verified
+            assert unsaid_identifiers(floor) == []  # every code in words (web/words.py)
             screenshot(floor, "floor-table")
             floor.goto(w.floor + "rounds")
+            assert unsaid_identifiers(floor) == []
             with floor.expect_navigation():
                 floor.click(f'a[href="/rounds/{round_id}"]')
             assert floor.is_visible("#resettle.ok")  # the journal and the rules engine agree
@@ -73,13 +76,14 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             screenshot(floor, "floor-recall")
             floor.goto(w.floor + "progressive")
             hit = floor.eval_on_selector_all(
-                "#hits tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => c.textContent))"
+                "#hits tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => c.dataset.code || c.textContent))"
             )
             assert [round_id, "supervisor 4711"] == hit[0][5:7] and hit[0][1] == meter
             points = floor.eval_on_selector(
                 f'svg.chart[data-meter="{meter}"] polyline', "e => e.getAttribute('points')"
             )
             assert len(points.split()) >= 3  # installed, the round's contribution, the payout
+            assert unsaid_identifiers(floor) == []
             screenshot(floor, "floor-progressive")
             floor.close()
             auditor = browser.new_page()

@@ -1,7 +1,8 @@
 """The two web applications of ``tablectl web`` and how they are served.
 
 * the dealer's screen (``dealer_host:dealer_port``, this machine by default): ``/`` the page, ``/events``
-  the daemon's public status as server-sent events, ``/status.json`` the same once; read-only.
+  the daemon's public status as server-sent events, ``/status.json`` the same once, ``/words.json`` the
+  words of every code (web/words.py, both apps); read-only.
 * the floor's pages (``floor_host:floor_port``): behind a login (web/floor.py).
 
 On start it prints one JSON line, the two addresses, e.g. ``{"dealer": "http://127.0.0.1:8700/", ...}``
@@ -22,12 +23,17 @@ from aiohttp import web
 
 from controller.config.table import TableConfig
 from controller.paths import status_file
-from web import floor, keys
+from web import floor, keys, words
 from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed
 
 STATIC = Path(__file__).parent / "static"
+
+
+async def words_json(request: web.Request) -> web.Response:
+    """``/words.json``: every code's words (web/words.py), for web/static/words.js."""
+    return web.Response(text=words.words_json(), content_type="application/json")
 # the pages load only their own scripts and styles; nothing inline, no other origin
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'",
@@ -58,6 +64,7 @@ def dealer_app(feed: StatusFeed) -> web.Application:
     app.router.add_get("/", index)
     app.router.add_get("/events", feed.stream)
     app.router.add_get("/status.json", status)
+    app.router.add_get("/words.json", words_json)
     app.router.add_static("/static/", STATIC)
     return app
 
@@ -75,6 +82,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app[keys.USERS] = load_users(cfg.web.users)
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
     floor.routes(app)
+    app.router.add_get("/words.json", words_json)
     app.router.add_static("/static/", STATIC)
     return app
 

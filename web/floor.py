@@ -26,6 +26,7 @@ from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Jo
 from controller.progressive import hits as prog
 from web import audit, keys
 from web.auth import COOKIE, check_password
+from web.words import local_time, money, say
 
 e = html.escape
 T = TypeVar("T")
@@ -144,7 +145,7 @@ async def logout(request: web.Request) -> web.Response:
 
 @web.middleware
 async def require_login(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if request.path in ("/login",) or request.path.startswith("/static/"):
+    if request.path in ("/login", "/words.json") or request.path.startswith("/static/"):
         return await handler(request)
     login = request.app[keys.SESSIONS].get(request.cookies.get(COOKIE))
     if login is None:
@@ -169,31 +170,33 @@ def _storage(st: dict[str, Any] | None) -> str:
     if not st:
         return "-"
     if st.get("state") == "ok":
-        return f"ok (reserve {st.get('reserve')})"
-    said = {"halted": "HALTED: a write fails", "low": "LOW: reserve given up, no new round"}
-    return f"{said.get(st.get('state', ''), st.get('state'))} ({st.get('cause')}): {st.get('problem') or '-'}"
+        return f"{say('ok', 'storage')} (reserve: {say(st.get('reserve'), 'storage')})"
+    state = say(st.get("state"), "storage")
+    return f"{state.upper()} ({say(st.get('cause'), 'storage')}): {st.get('problem') or '-'}"
 
 
 async def glance(request: web.Request) -> web.Response:
     s = request.app[keys.FEED].current() or {}
     r = s.get("round") or {}
     ok, verdict = await in_thread(_verify, request.app[keys.JOURNAL_PATH])
-    rows = [
-        ("Game", s.get("game", "?")),
-        ("State", s.get("state", "no status from the daemon")),
-        ("Round", f"{r.get('round_id', '-')} {r.get('phase', '')}"),
+    rows = [  # every code in words (web/words.py), every amount as money
+        ("Game", say(s["game"]) if s.get("game") else "?"),
+        ("State", say(s["state"]) if s.get("state") else "no status from the daemon"),
+        ("Round", f"{r.get('round_id', '-')} {say(r.get('phase'))}"),
         ("Dealer told", s.get("message") or "-"),
-        ("Devices", ", ".join(f"{k} {v}" for k, v in (s.get("devices") or {}).items())),
-        ("Watchdog", s.get("watchdog", "-")),
+        ("Devices", ", ".join(f"{say(k, 'device')} {say(v)}" for k, v in (s.get("devices") or {}).items())),
+        ("Watchdog", say(s.get("watchdog", "-"))),
         ("Storage", _storage(s.get("storage"))),
-        ("Progressive wagers", s.get("progressive_wagers", "-")),
+        ("Progressive wagers", say(s.get("progressive_wagers", "-"))),
         (
             "Awaiting supervisor",
-            "; ".join(f"seat {h['seat']} {h['wager']} {h['line']} {h['amount']}" for h in s.get("validation") or [])
+            "; ".join(f"seat {h['seat']} {say(h['wager'])} {say(h['line'])} {money(h['amount'])}"
+                      for h in s.get("validation") or [])
             or "none",
         ),
     ]
-    meters = "".join(f"<tr><td>{e(k)}</td><td class=num>{e(v)}</td></tr>" for k, v in (s.get("meters") or {}).items())
+    meters = "".join(f'<tr data-meter="{e(k)}"><td>{e(say(k))}</td><td class=num>{e(money(v))}</td></tr>'
+                     for k, v in (s.get("meters") or {}).items())
     body = (
         "<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows) + "</table>"
         f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if ok else "bad"}">'
@@ -211,8 +214,9 @@ async def rounds(request: web.Request) -> web.Response:
         summaries = [x for x in j.rounds(last=25) if x.closed_by]
     request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="rounds", rounds=len(summaries)), login.user)
     rows = "".join(
-        f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td><td>{e(x.started_at)}</td>'
-        f"<td>{e((x.closed_by or '').replace('round_', ''))}</td><td class=num>{x.events}</td></tr>"
+        f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td>'
+        f"<td>{e(local_time(x.started_at, date=True))}</td>"
+        f"<td>{e(say(x.closed_by) if x.closed_by else '')}</td><td class=num>{x.events}</td></tr>"
         for x in reversed(summaries)
     )
     return page(
@@ -347,7 +351,7 @@ def meter_series(j: Journal) -> dict[str, list[tuple[str, Decimal]]]:
 def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height: int = 160) -> str:
     """One meter over time as an SVG line (time across, dollars up), drawn here: no script needed."""
     if not points:
-        return f"<p>{e(name)}: no meter events</p>"
+        return f"<p>{e(say(name))}: no meter events</p>"
     times = [datetime.fromisoformat(t).timestamp() for t, _ in points]
     lo, hi = min(v for _, v in points), max(v for _, v in points)
     t0, t1 = times[0], max(times[-1], times[0] + 1)
@@ -363,13 +367,14 @@ def chart(name: str, points: list[tuple[str, Decimal]], width: int = 640, height
     return (
         f'<figure><svg class="chart" data-meter="{e(name)}" data-points="{len(points)}" '
         f'data-now="{e(str(points[-1][1]))}" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(name)} meter over time">'
+        f'viewBox="0 0 {width} {height}" role="img" aria-label="{e(say(name))} over time">'
         f'<rect width="{width}" height="{height}" fill="#fff" stroke="#ccc"/>'
         f'<polyline fill="none" stroke="#1d3f8a" stroke-width="2" points="{line}"/>'
-        f'<text x="4" y="14" font-size="11">{e(str(hi))}</text>'
-        f'<text x="4" y="{height - 6}" font-size="11">{e(str(lo))}</text>'
-        f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">{e(points[-1][0][:19])}</text></svg>'
-        f"<figcaption>{e(name)}: {len(points)} changes, now {e(str(points[-1][1]))}</figcaption></figure>"
+        f'<text x="4" y="14" font-size="11">{e(money(hi))}</text>'
+        f'<text x="4" y="{height - 6}" font-size="11">{e(money(lo))}</text>'
+        f'<text x="{width - 4}" y="{height - 6}" font-size="11" text-anchor="end">'
+        f"{e(local_time(points[-1][0], date=True))}</text></svg>"
+        f"<figcaption>{e(say(name))}: {len(points)} changes, now {e(money(points[-1][1]))}</figcaption></figure>"
     )
 
 
@@ -398,7 +403,7 @@ async def link_meters(request: web.Request) -> tuple[dict[str, Decimal], dict[st
 def current_cell(row: dict[str, Any]) -> str:
     if row["current"] is None:
         return '<td class=num data-current="">on link</td>'
-    return f'<td class=num data-current="{e(str(row["current"]))}">{e(str(row["current"]))}</td>'
+    return f'<td class=num data-current="{e(str(row["current"]))}">{e(money(row["current"]))}</td>'
 
 
 async def progressive(request: web.Request) -> web.Response:
@@ -412,15 +417,18 @@ async def progressive(request: web.Request) -> web.Response:
             row["current"] = None if reached is None else reached[0].get(m)
         series = {} if reached is None else reached[1]
     hits = "".join(
-        f"<tr><td>{e(str(h['at'])[:19])}</td><td>{e(str(h.get('meter') or 'fixed'))}</td>"
-        f"<td class=num>{e(str(h['amount']))}</td>"
-        f"<td>{h['seat']}</td><td>{e(h['wager'])} {e(h['line'])}</td><td>{e(str(h['round']))}</td>"
+        f"<tr><td>{e(local_time(h['at'], date=True))}</td>"
+        f"<td data-code=\"{e(str(h.get('meter') or 'fixed'))}\">"
+        f"{e(say(h['meter']) if h.get('meter') else 'fixed')}</td>"
+        f"<td class=num>{e(money(h['amount']))}</td>"
+        f"<td>{h['seat']}</td><td>{e(say(h['wager']))} {e(say(h['line']))}</td><td>{e(str(h['round']))}</td>"
         f"<td>{e(str(h['validated_by']))}</td></tr>"
         for h in hist
     )
     report = "".join(
-        f'<tr data-meter="{e(m)}"><td>{e(m)}</td><td class=num>{r["coin_in"]}</td>'
-        f"<td class=num>{r['contributions']}</td><td class=num>{r['hits']}</td><td class=num>{r['paid']}</td>"
+        f'<tr data-meter="{e(m)}"><td>{e(say(m))}</td><td class=num>{e(money(r["coin_in"]))}</td>'
+        f"<td class=num>{e(money(r['contributions']))}</td><td class=num>{r['hits']}</td>"
+        f"<td class=num>{e(money(r['paid']))}</td>"
         f"{current_cell(r)}</tr>"
         for m, r in rep["meters"].items()
     )
@@ -445,7 +453,7 @@ async def progressive(request: web.Request) -> web.Response:
         "<h2>Meter report</h2><table id=report><tr><th>Meter</th><th>Coin-in</th><th>Contributions</th><th>Hits</th>"
         f"<th>Paid</th><th>Current</th></tr>{report}"
         f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
-        f"<td class=num>{rep['fixed']['paid']}</td><td></td></tr></table>"
+        f"<td class=num>{e(money(rep['fixed']['paid']))}</td><td></td></tr></table>"
         + over_time
         + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
         "<th>Amount</th><th>Seat</th><th>Line</th>"

@@ -17,6 +17,9 @@ from controller.config.values import STRICT, Add, Hours
 from games.game import Game
 
 HAND, MANUAL_SHOE, AUTO_SHOE, SHUFFLER = "hand", "manual_shoe", "automated_shoe", "shuffler"
+#: the procedures in a person's words (web/words.py); the device ``shuffler`` is named alike
+WORDS: dict[str, str] = {HAND: "Dealt by hand", MANUAL_SHOE: "Manual dealing shoe", AUTO_SHOE: "Automated dealing shoe",
+                         SHUFFLER: "Shuffler"}
 
 Procedure = Literal["manual_shoe", "hand", "automated_shoe", "shuffler"]
 

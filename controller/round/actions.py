@@ -124,6 +124,25 @@ ACTIONS: tuple[Action, ...] = (
            offer=Offer("confirm", True, "fail closed", "ruling")),
 )
 
+#: every action's name in a person's words (web/words.py)
+WORDS: dict[str, str] = {
+    "device_in_service": "Report the device out of order on the irregularity menu",
+    "no_more_bets": "No more bets",
+    "no_play": "No play at the table",
+    "recut": "Recut",
+    "confirm_progressive_count": "Count the Progressive wagers and confirm",
+    "progressive_count_mismatch": "The Progressive count does not match",
+    DECIDE: "Player decides",
+    "deal_and_settle": "Deal the rest and settle",
+    "validate_progressive": "Supervisor validates the progressive win",
+    "pay_and_collect": "Pay and collect",
+    "return_wagers": "Return the wagers",
+    "device_back": "Wait for the device to answer",
+    "resume": "Resume the round",
+    "void_round": "Void the round",
+    "irregularity": "Irregularity",
+}
+
 #: Served before the table in any phase, with or without a round, by the panel itself (``Panel``, no handler
 #: of the table): void_round with the key (R7a); the irregularity menu, which takes every press while open (P41).
 SERVED_FIRST: tuple[Action, ...] = (

@@ -36,6 +36,13 @@ class Phase(enum.StrEnum):
     HALTED = "halted"  # an irregularity or a device stopped the round; the dealer decides
 
 
+#: each phase in a person's words (the screens' words, web/words.py)
+WORDS: dict[str, str] = {
+    Phase.WAGERS: "Place your bets", Phase.NO_MORE_BETS: "No more bets", Phase.DEALING: "Dealing",
+    Phase.DECISIONS: "Players' decisions", Phase.REVEAL: "Dealer's hand shown", Phase.SETTLED: "Settled",
+    Phase.COMPLETE: "Round over", Phase.VOIDED: "Round void", Phase.HALTED: "Round halted",
+}
+
 OPEN_PHASES = [Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL]
 
 #: the machine's transitions between the phases (``RoundController`` declares each trigger for the type checker)

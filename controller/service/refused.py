@@ -14,6 +14,20 @@ from collections.abc import Iterable
 
 from controller.round.machine import Answer, RoundRefused
 
+#: why a press is refused (``told["cause"]``), the codes of the round's answers and of the parts, in a person's
+#: words (web/words.py)
+WORDS: dict[str, str] = {
+    "refused": "Refused", "phase": "Not now", "turn": "Not this seat's turn", "seat": "Seat",
+    "place": "Card place", "decision": "Decision", "wager": "Wager",
+    "required_wager": "A required wager is missing", "amount": "Amount outside the limits", "count": "Count",
+    "cards": "Cards", "cards_missing": "Cards missing", "card_seen": "Card already seen",
+    "no_players": "No players", "no_player": "No player at that seat", "key_needed": "Supervisor's key needed",
+    "no_round": "No round", "not_between_rounds": "Only between rounds", "not_answering": "Device not answering",
+    "menu_open": "Irregularity menu open", "no_option": "No such option", "no_irregularity": "No irregularity",
+    "does_nothing": "Does nothing now", "device_trouble": "Device trouble", "inspection": "Inspection",
+    "storage_error": "Storage error", "game": "Game",
+}
+
 
 class Refused(RoundRefused):
     """The press is refused; the reason is said to the dealer.  ``code`` says why for machines (the status's

@@ -29,6 +29,22 @@ from controller.service.storage import Storage
 HEARTBEAT_S = 5.0  # the daemon writes the status at least this often (``updated``: its last heartbeat)
 
 
+#: the actions and values this module writes into the status, in a person's words (web/words.py)
+WORDS: dict[str, str] = {
+    "storage_fault": "Storage fault: call the supervisor",
+    "pick_irregularity": "Pick the irregularity",
+    "pick_seat": "Pick the seat",
+    "confirm_irregularity": "Supervisor confirms the irregularity",
+    "draw_cards": "Draw the cards from the shoe",
+    "free_storage": "Free the disk: call the supervisor",
+    "pinging": "Running",
+    "paused": "Paused",
+    "enabled": "Enabled",
+    "disabled": "Disabled",
+    "none": "None",
+}
+
+
 def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -> dict[str, Any]:
     return {"action": action, "button": button, "key": key, "why": why, **more}
 

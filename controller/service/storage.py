@@ -26,6 +26,12 @@ RETRY_S = 2.0  # while a write fails, the daemon tries again this often (and on 
 _CHUNK = 1 << 20
 
 #: the errors of a write the disk refused, by what they mean for the table (the cause's code)
+#: the status's ``storage`` values in a person's words (web/words.py), qualified: ``storage.halted`` (a round
+#: halts too)
+WORDS: dict[str, str] = {f"storage.{k}": v for k, v in {
+    "ok": "OK", "halted": "Halted: a write fails", "low": "Low: reserve given up, no new round",
+    "held": "Held", "released": "Given up", "none": "None", "disk_full": "Disk full", "io_error": "Disk error",
+    "read_only": "Disk read-only"}.items()} | {"disk_full": "Disk full"}
 _CAUSES = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EIO: "io_error", errno.EROFS: "read_only"}
 
 
@@ -180,4 +186,4 @@ class Storage:
                 "faults": self.faults}
 
 
-__all__ = ["RETRY_S", "Storage", "cause_of", "reserve_path"]
+__all__ = ["RETRY_S", "WORDS", "Storage", "cause_of", "reserve_path"]

@@ -32,6 +32,37 @@ KINDS = frozenset({
     "lockout_lost", "progressive_wager_returned",  # the notes that stay until the round closes (``notice``)
 })
 
+#: the kinds, the ``also`` and the ``counts`` keys in a person's words, and the causes written here and in the
+#: parts that tell (web/words.py)
+WORDS: dict[str, str] = {
+    "info": "Note", "table_step": "Table step done", "round_opened": "Round opened", "wagers_closed": "No more bets",
+    "cards_dealt": "Cards dealt", "decision": "Decision", "pay_and_collect": "Pay and collect",
+    "round_closed": "Round closed", "shuffle_and_cut": "Shuffle and cut", "table_closed": "Table closed",
+    "table_idle": "Table idle", "recut": "Recut", "voided": "Round void", "irregularity": "Irregularity",
+    "card_discarded": "Card discarded", "irregularity_menu": "Irregularity menu", "menu_closed": "Menu closed",
+    "menu_seat": "Seat picked", "menu_confirm": "Irregularity confirmed", "player_left": "A player left",
+    "seat_skipped": "Seat skipped", "device_service": "Device out of order or back in service",
+    "halted": "Round halted", "resumed": "Round resumed", "refused": "Refused", "deck_count": "Deck counted wrong",
+    "shuffle_failed": "Shuffle failed", "deck_not_inspected": "Deck not inspected",
+    "progressive_disabled": "Progressive wagers disabled", "progressive_enabled": "Progressive wagers enabled",
+    "progressive_win": "Progressive win", "progressive_validated": "Progressive win validated",
+    "devices_silent": "Devices not answering", "panel_fault": "Panel fault", "lockout_lost": "Lock-out lost",
+    "progressive_wager_returned": "Progressive wager returned",
+    # also
+    "journal_writable": "Journal writable again", "table_open": "Table open",
+    # counts, qualified: ``count.left`` (``left`` is also a place of the cross)
+    **{f"count.{k}": v for k, v in {
+        "players": "Players", "progressive_accepted": "Progressive wagers accepted", "deck": "Cards in the deck",
+        "drawn": "Cards drawn", "left": "Cards left", "round_took": "Cards the round took", "options": "Options",
+        "shuffler": "Cards the shuffler counted"}.items()},
+    # causes
+    "restarted": "The controller restarted", "restarted_during_deal": "The controller restarted during the deal",
+    "supervisor": "By the supervisor", "returned": "Wagers returned", "lost": "Wagers lost",
+    "progressive_count": "Progressive count", "disabled_before_start": "Disabled before the round",
+    "device_fault": "Device fault", "deck_removed": "Deck removed", "deal_interrupted": "Deal interrupted",
+    "bet": "Bet", "check": "Check", "fold": "Fold",
+}
+
 #: a card's name (``As``, ``Td``): never in ``told`` (the secrets stay out of the status)
 _CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][cdhs](?![A-Za-z0-9])")
 _CODE = re.compile(r"[a-z][a-z0-9_]*")
@@ -70,4 +101,4 @@ def amend(before: Mapping[str, Any] | None, also: str, *, clauses: Iterable[str]
                 counts=b["counts"], also=[*b["also"], also])
 
 
-__all__ = ["KINDS", "Told", "amend", "told"]
+__all__ = ["KINDS", "WORDS", "Told", "amend", "told"]

@@ -142,6 +142,15 @@ _add(
 
 TABLES: tuple[Paytable, ...] = tuple(_TABLES)
 
+#: the lines of these tables in a person's words: HCF counts flushes and straight flushes by their cards
+#: (HCF ch.7 §F(2)-(4)); "Suited Nine, Ten, Jack, Queen, King, Ace" is the 9-A straight flush (RULINGS R18)
+WORDS: dict[str, str] = {
+    **{f"flush_{k}": f"{n}-card flush" for k, n in ((7, "Seven"), (6, "Six"), (5, "Five"), (4, "Four"))},
+    **{f"straight_flush_{k}": f"{n}-card straight flush"
+       for k, n in ((7, "Seven"), (6, "Six"), (5, "Five"), (4, "Four"), (3, "Three"))},
+    "suited_nine_ten_jack_queen_king_ace": "Suited nine, ten, jack, queen, king, ace",
+}
+
 # -- Progressive meter, HCF ch.12 §E(2)(b) -----------------------------------------
 
 METERS: tuple[str, ...] = ("meter",)

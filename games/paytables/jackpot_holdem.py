@@ -106,6 +106,13 @@ _add(
 
 TABLES: tuple[Paytable, ...] = tuple(_TABLES)
 
+#: the lines of these tables that are not plain poker hands (those: ``games.poker.WORDS``), in a person's words
+WORDS: dict[str, str] = {
+    "less_than_a_straight": "Less than a straight",
+    "royal_flush_diamonds": "Royal flush of diamonds",
+    "royal_flush_spades_hearts_or_clubs": "Royal flush of spades, hearts or clubs",
+}
+
 # -- Progressive meters, JHE ch.12 §E ------------------------------------------------
 # §E(2) star (one amount for A-E), (4) spade, (6) heart, (8) diamond, (10) club.  All five meters
 # are listed for every table, even where the table pays nothing from one (club in A-D is $0; B and
