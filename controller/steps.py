@@ -105,11 +105,13 @@ def remedy(game: Game, chosen: Option, seat: int | None, *, seat_asked: bool, ke
     return numbered(steps)
 
 
-def void(game: Game, what: str | None, kept: Iterable[str], *, remove_deck: bool = False) -> list[Step]:
+def void(game: Game, what: str | None, kept: Iterable[str], *, where: str | None = None,
+         remove_deck: bool = False) -> list[Step]:
     """An irregularity's void (R7a): the kept wagers settled on the cards dealt out (R10), every other
-    returned, the deck removed where it is not 52 cards of one deck (UTH ch.8 §G(2)), the cards reshuffled."""
+    returned, the deck removed where it is not 52 cards of one deck (UTH ch.8 §G(2)), the cards reshuffled.
+    ``what`` the irregularity (of the game's chapter 13) or None; ``where`` its clause as the dealer was told."""
     kept = sorted(kept)
-    where = clause(what, game.short) if what else "R7a"
+    where = where or (clause(what, game.short) if what else "R7a")
     keeps = game.kept_alive.get(what or "")
     steps: list[dict[str, Any]] = []
     if kept:

@@ -125,7 +125,10 @@ class Status:
         s = self.s
         said = s.told or {}
         if said.get("kind") == "irregularity":
-            return steps.void(s.game, None, said.get("wagers") or (), remove_deck=bool(said.get("remove_deck")))
+            cause = said.get("cause")
+            return steps.void(s.game, cause if cause in s.game.irregularities else None, said.get("wagers") or (),
+                              where=", ".join(said.get("clauses") or ()) or None,
+                              remove_deck=bool(said.get("remove_deck")))
         return steps.void(s.game, None, ())
 
     def status(self) -> dict[str, Any]:
