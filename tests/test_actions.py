@@ -14,8 +14,8 @@ import pytest
 
 from controller import events as ev
 from controller.config.table import load_config
-from controller.progressive.hits import Hit
 from controller.daemon import TableDaemon
+from controller.progressive.hits import Hit
 from controller.round import actions
 from controller.round.machine import Phase, RoundController
 from controller.round.state import TRANSITIONS, NoJournal

@@ -67,9 +67,10 @@ class Status:
             # the wagers on the layout its clause keeps alive (R7a, R10): none when no seat has one
             kept = frozenset(w for w in s.game.wagers_kept_alive(what) if r is not None
                              and any(w in seat.wagers for seat in r.players))
-            remedy = steps.remedy(s.game, menu.chosen, menu.seat, kept=kept, seat_asked=menu.chosen.needs_seat and menu.seat is None,
+            asked = menu.chosen.needs_seat and menu.seat is None
+            remedy = steps.remedy(s.game, menu.chosen, menu.seat, kept=kept, seat_asked=asked,
                                   abandoned_returned=s.cfg.abandoned_wagers == "returned")
-            if menu.chosen.needs_seat and menu.seat is None:
+            if asked:
                 return _action("pick_seat", None, False, where, steps=remedy)
             return _action("confirm_irregularity", "confirm", True, where, seat=menu.seat, steps=remedy)
         if p.deal.expecting:
