@@ -115,8 +115,9 @@ def void(game: Game, what: str | None, kept: Iterable[str], *, where: str | None
     keeps = game.kept_alive.get(what or "")
     steps: list[dict[str, Any]] = []
     if kept:
-        steps += [{"do": "deal_remaining_cards", "clause": keeps.clause if keeps else where},
-                  {"do": "settle_kept_wagers", "clause": keeps.clause if keeps else where, "wagers": kept},
+        if game.community_cards:  # UTH ch.13 §C/§G, JHE ch.13 §C/§G (R10); HCF ch.13 §F: every card is out
+            steps.append({"do": "deal_remaining_cards", "clause": keeps.clause if keeps else where})
+        steps += [{"do": "settle_kept_wagers", "clause": keeps.clause if keeps else where, "wagers": kept},
                   {"do": "return_other_wagers", "clause": "R7a"}]
     else:
         steps.append({"do": "return_all_wagers", "clause": "R7a"})

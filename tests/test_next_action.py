@@ -142,3 +142,19 @@ def test_every_code_has_its_words():
             assert text and text[0].isupper() and not text.endswith(".") and "_" not in text, code
     with pytest.raises(AssertionError):
         steps.numbered([{"do": "no_such_step"}])
+
+
+def test_a_remedy_deals_no_card_where_every_card_is_out():
+    """HCF ch.13 §F keeps the bonus wagers alive with every card already out (no card to deal); RET ch.13 §G
+    returns a skipped seat's wagers, the seat playing the next hand."""
+    from controller.irregularities import Option
+
+    hcf = steps.remedy(GAMES["high_card_flush"], Option("dealer_card_exposed", ""), None, seat_asked=False,
+                       kept=frozenset({"flush_bonus"}), abandoned_returned=False)
+    assert [(st["do"], st["clause"]) for st in hcf] == [
+        ("supervisor_confirms", "HCF ch.13 §E-§F"), ("settle_kept_wagers", "HCF ch.13 §F"),
+        ("return_other_wagers", "R7a"), ("reshuffle", "HCF ch.13 §E-§F")]
+    ret = steps.remedy(GAMES["run_em_twice"], Option("skipped", "", needs_seat=True), 3, seat_asked=False,
+                       kept=frozenset(), abandoned_returned=False)
+    assert [(st["do"], st.get("seat")) for st in ret] == [
+        ("supervisor_confirms", None), ("return_seat_wagers", 3), ("seat_plays_next_round", 3)]
