@@ -15,6 +15,7 @@ import pytest
 from controller import events as ev
 from controller.config.table import load_config
 from controller.daemon import TableDaemon
+from controller.progressive.hits import Hit
 from controller.round import actions
 from controller.round.machine import Phase, RoundController
 from controller.round.state import TRANSITIONS, NoJournal
@@ -91,11 +92,15 @@ def daemon_of(game: str, tmp_path: Path, monkeypatch) -> Iterator[TableDaemon]:
         d.journal.close()
 
 
+#: a progressive win held for validation (UTH ch.11 §J(2)): seat 1's royal flush, from the meter
+HELD = Hit(index=0, seat=1, wager="progressive", line="royal_flush", amount=Decimal("10000.48"), meter="progressive")
+
+
 def set_conditions(d: TableDaemon, held: set[str]) -> None:
     p = d
     p.devices.no_card_source = "the shoe is out of order and no shuffler is in service" if "no_card_source" in held \
         else None
-    p.progressive.validation = [object()] if "validation_held" in held else []  # type: ignore[list-item]
+    p.progressive.validation = [HELD] if "validation_held" in held else []
     p.devices.trouble = "shoe not answering" if "device_trouble" in held else None
 
 
@@ -222,7 +227,19 @@ def test_decision_buttons_are_the_choices_on_the_panel():
 
 
 #: next_action at Ultimate Texas Hold 'Em, phase by phase (and as the parts' conditions change it), exactly as
-#: the dealer's screen and the tests read it
+#: the dealer's screen and the tests read it.  Seat 1 has a $10 Ante and Blind (``round_in``).
+_VALIDATE = {"action": "validate_progressive", "button": "confirm", "key": True, "why": "UTH ch.11 §J(2)(c)",
+             "hits": [{"hit": 0, "seat": 1, "wager": "progressive", "line": "royal_flush", "amount": "10000.48",
+                       "meter": "progressive"}],
+             "steps": [{"n": 1, "do": "verify_hand", "clause": "UTH ch.11 §J(2)(a)", "seats": [1]},
+                       {"n": 2, "do": "verify_light", "clause": "UTH ch.11 §J(2)(b)", "seats": [1]},
+                       {"n": 3, "do": "supervisor_validates", "clause": "UTH ch.11 §J(2)(c)", "button": "confirm",
+                        "key": True},
+                       {"n": 4, "do": "pay_progressive", "clause": "UTH ch.11 §J(2)(d)", "seats": [1]}]}
+_RESUME = [{"n": 1, "do": "call_floor", "clause": None},
+           {"n": 2, "do": "resume_with_key", "clause": None, "button": "confirm", "key": True},
+           {"n": 3, "do": "or_void_round", "clause": "R7a", "button": "void_round", "key": True}]
+_PASS = {"n": 1, "clause": "UTH ch.11 §H-§J", "wagers": ["ante", "blind"], "seats": [1]}
 UTH_NEXT: dict[tuple[Phase, str | None], dict | None] = {
     (Phase.WAGERS, None): {"action": "no_more_bets", "button": "no_more_bets", "key": False, "why": "UTH ch.8 §C"},
     (Phase.WAGERS, "no_card_source"): {"action": "device_in_service", "button": "irregularity", "key": True,
@@ -230,17 +247,30 @@ UTH_NEXT: dict[tuple[Phase, str | None], dict | None] = {
     (Phase.NO_MORE_BETS, None): {"action": "confirm_progressive_count", "button": "confirm", "key": False,
                                  "why": "UTH ch.8 §C(3)"},
     (Phase.DEALING, None): None,
-    (Phase.DECISIONS, None): {"action": "decide", "button": None, "key": False, "why": "R1", "seat": 1,
-                              "buttons": ["bet_4x", "bet_3x", "check"]},
+    (Phase.DECISIONS, None): {
+        "action": "decide", "button": None, "key": False, "why": "R1", "seat": 1,
+        "buttons": ["bet_4x", "bet_3x", "check"],
+        "choices": [
+            {"button": "check", "decision": "check", "amount": "0.00", "clause": "UTH ch.11 §B(1)"},
+            {"button": "bet_4x", "decision": "play", "wager": "play", "multiple": 4, "amount": "40.00",
+             "clause": "UTH ch.11 §B(1)"},
+            {"button": "bet_3x", "decision": "play", "wager": "play", "multiple": 3, "amount": "30.00",
+             "clause": "UTH ch.11 §B(1)"}]},
     (Phase.REVEAL, None): {"action": "deal_and_settle", "button": "confirm", "key": False, "why": "UTH ch.11"},
-    (Phase.SETTLED, None): {"action": "pay_and_collect", "button": "confirm", "key": False, "why": "P65"},
-    (Phase.SETTLED, "validation_held"): {"action": "validate_progressive", "button": "confirm", "key": True,
-                                         "why": "UTH ch.11 §J(2)(c)"},
-    (Phase.VOIDED, None): {"action": "return_wagers", "button": "confirm", "key": False, "why": "R7a"},
-    (Phase.VOIDED, "validation_held"): {"action": "validate_progressive", "button": "confirm", "key": True,
-                                        "why": "UTH ch.11 §J(2)(c)"},
-    (Phase.HALTED, None): {"action": "resume", "button": "confirm", "key": True, "why": "fail closed"},
-    (Phase.HALTED, "device_trouble"): {"action": "device_back", "button": None, "key": False, "why": "fail closed"},
+    (Phase.SETTLED, None): {"action": "pay_and_collect", "button": "confirm", "key": False, "why": "P65",
+                            "passes": [_PASS], "paying": _PASS},
+    (Phase.SETTLED, "validation_held"): _VALIDATE,
+    (Phase.VOIDED, None): {"action": "return_wagers", "button": "confirm", "key": False, "why": "R7a",
+                           "passes": [], "paying": None,
+                           "steps": [{"n": 1, "do": "return_all_wagers", "clause": "R7a"},
+                                     {"n": 2, "do": "reshuffle", "clause": "R7a"}]},
+    (Phase.VOIDED, "validation_held"): _VALIDATE,
+    (Phase.HALTED, None): {"action": "resume", "button": "confirm", "key": True, "why": "fail closed",
+                           "steps": _RESUME},
+    (Phase.HALTED, "device_trouble"): {"action": "device_back", "button": None, "key": False, "why": "fail closed",
+                                       "steps": [_RESUME[0], {"n": 2, "do": "fix_device", "clause": None,
+                                                              "device": "shoe"},
+                                                 *({**s, "n": s["n"] + 1} for s in _RESUME[1:])]},
     (Phase.COMPLETE, None): None,
 }
 

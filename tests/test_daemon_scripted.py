@@ -64,8 +64,10 @@ def test_royal_flush_payout_limit_progressive_and_fold(tmp_path, monkeypatch):
         assert s["round"]["phase"] == "settled", s
         assert s["validation"] and told(s)["kind"] == "progressive_win"  # held (UTH ch.11 §J(2)(c))
         assert told(s)["clauses"] == ["UTH ch.11 §J(2)(c)"] and told(s)["seats"] == [1], s["message"]
-        assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
-                                    "why": "UTH ch.11 §J(2)(c)"}
+        na = s["next_action"]
+        assert {k: na[k] for k in ("action", "button", "key", "why")} == {
+            "action": "validate_progressive", "button": "confirm", "key": True, "why": "UTH ch.11 §J(2)(c)"}
+        assert na["hits"] == s["validation"] and na["steps"][2]["do"] == "supervisor_validates"
         t.press_refused("confirm")  # not without the supervisor's key
         s = t.dealer.with_key(t.status(), "confirm")
         assert not s.get("validation")

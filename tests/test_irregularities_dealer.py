@@ -74,14 +74,25 @@ def test_a_dealer_card_exposed_early_keeps_the_trips_wager_alive(tmp_path, monke
         round_id = s["round"]["round_id"]
         s = t.press("bet_4x")  # seat 1 has played: seat 2 has not
         s = _report(t, "dealer card exposed")
-        assert s["next_action"] == {"action": "confirm_irregularity", "button": "confirm", "key": True,
-                                    "why": "UTH ch.13 §F-§G"}
+        na = s["next_action"]
+        assert {k: na[k] for k in ("action", "button", "key", "why", "seat")} == {
+            "action": "confirm_irregularity", "button": "confirm", "key": True, "why": "UTH ch.13 §F-§G", "seat": None}
+        # the remedy before the key: the Trips kept alive and settled on the cards, every other wager returned
+        assert na["steps"] == [
+            {"n": 1, "do": "supervisor_confirms", "clause": "UTH ch.13 §F-§G", "button": "confirm", "key": True},
+            {"n": 2, "do": "deal_remaining_cards", "clause": "UTH ch.13 §G"},
+            {"n": 3, "do": "settle_kept_wagers", "clause": "UTH ch.13 §G", "wagers": ["trips"]},
+            {"n": 4, "do": "return_other_wagers", "clause": "R7a"},
+            {"n": 5, "do": "reshuffle", "clause": "UTH ch.13 §F-§G"}]
         s = t.press_refused("confirm")  # not without the key
         assert phase(s) == "decisions"
         s = t.dealer.with_key(s, "confirm")
         assert phase(s) == "voided", s["message"]
         assert told(s)["kind"] == "irregularity" and told(s)["cause"] == "dealer_card_exposed", s["message"]
         assert told(s)["wagers"] == ["trips"] and told(s)["clauses"] == ["UTH ch.13 §F-§G"], s["message"]
+        assert [(st["do"], st["clause"], st.get("wagers")) for st in s["next_action"]["steps"]] == [
+            ("deal_remaining_cards", "UTH ch.13 §G", None), ("settle_kept_wagers", "UTH ch.13 §G", ["trips"]),
+            ("return_other_wagers", "R7a", None), ("reshuffle", "UTH ch.13 §F-§G", None)]
         shown = s["round"]["settlement"]  # what the dealer pays and returns, on the status
         assert shown["1"]["trips"]["result"] == "win" and shown["1"]["ante"] == {"result": "push", "net": "0"}
         assert shown["2"]["trips"] == {"result": "lose", "net": "-5"}

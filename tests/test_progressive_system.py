@@ -78,8 +78,13 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
         s = t.status()
         assert s["validation"] == [{"hit": 0, "seat": 1, "wager": "progressive", "line": "royal_flush",
                                     "amount": str(major), "meter": "major"}]
-        assert s["next_action"] == {"action": "validate_progressive", "button": "confirm", "key": True,
-                                    "why": "UTH ch.11 §J(2)(c)"}  # seat 1's win, held (its validation above)
+        na = s["next_action"]
+        assert {k: na[k] for k in ("action", "button", "key", "why")} == {
+            "action": "validate_progressive", "button": "confirm", "key": True, "why": "UTH ch.11 §J(2)(c)"}
+        assert na["hits"] == s["validation"]  # seat 1's win, held (its validation above)
+        assert [(st["do"], st["clause"]) for st in na["steps"]] == [
+            ("verify_hand", "UTH ch.11 §J(2)(a)"), ("verify_light", "UTH ch.11 §J(2)(b)"),
+            ("supervisor_validates", "UTH ch.11 §J(2)(c)"), ("pay_progressive", "UTH ch.11 §J(2)(d)")]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]
         assert Decimal(s["meters"]["major"]) == major  # not paid yet
         with Journal(t.journal_path) as j:

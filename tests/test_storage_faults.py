@@ -102,7 +102,11 @@ def test_a_full_disk_at_a_decision_halts_gives_up_the_reserve_and_the_round_fini
         assert s["storage"]["state"] == "halted" and s["storage"]["cause"] == "disk_full"
         assert s["storage"]["reserve"] == "released" and s["storage"]["faults"] == 1
         assert s["next_action"] == {"action": "storage_fault", "button": None, "key": False, "why": "P97",
-                                    "cause": "disk_full"}
+                                    "cause": "disk_full",
+                                    "steps": [{"n": 1, "do": "stop_play", "clause": "P97"},
+                                              {"n": 2, "do": "call_floor", "clause": "P97"},
+                                              {"n": 3, "do": "free_disk", "clause": "P97"},
+                                              {"n": 4, "do": "table_resumes", "clause": "P97"}]}
         assert s["round"] == before  # the decision did not happen
         assert not reserve_path(t.journal_path).exists()
         with Journal(t.journal_path) as j:

@@ -15,9 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller import steps
 from controller.irregularities import clause
 from controller.round import actions
+from controller.round.decisions import offered as offered_choices
 from controller.round.machine import Phase
+from controller.round.settlement import payment_passes
 from controller.service.deal import Deal
 from controller.service.devices import Devices
 from controller.service.panel import Panel
@@ -67,36 +70,83 @@ class Status:
         p = self  # the parts this status was given
         short = s.game.short
         menu = p.remedies.menu
+        r = s.round
         if p.storage.halted:  # nothing is done until a write succeeds: the floor is called (P97)
-            return _action("storage_fault", None, False, "P97", cause=p.storage.cause)
+            return _action("storage_fault", None, False, "P97", cause=p.storage.cause,
+                           steps=steps.storage(p.storage.cause))
         if menu is not None:
             if menu.chosen is None:
-                return _action("pick_irregularity", "seat_1", False, "P41", options=len(menu.options))
+                return _action("pick_irregularity", "seat_1", False, "P41", options=len(menu.options),
+                               menu=steps.menu(menu.options, short), steps=steps.pick_option())
             where = clause(menu.chosen.what.split(":")[0], short)
-            if menu.chosen.needs_seat and menu.seat is None:
-                return _action("pick_seat", None, False, where)
-            return _action("confirm_irregularity", "confirm", True, where)
+            what = menu.chosen.what.split(":")[0]
+            # the wagers on the layout its clause keeps alive (R7a, R10): none when no seat has one
+            kept = frozenset(w for w in s.game.wagers_kept_alive(what) if r is not None
+                             and any(w in seat.wagers for seat in r.players))
+            asked = menu.chosen.needs_seat and menu.seat is None
+            remedy = steps.remedy(s.game, menu.chosen, menu.seat, kept=kept, seat_asked=asked,
+                                  abandoned_returned=s.cfg.abandoned_wagers == "returned")
+            if asked:
+                return _action("pick_seat", None, False, where, steps=remedy)
+            return _action("confirm_irregularity", "confirm", True, where, seat=menu.seat, steps=remedy)
         if p.deal.expecting:
             return _action("draw_cards", None, False, s.game.cite("draw"), cards=p.deal.expecting, to=p.deal.next_place)
-        r = s.round
         step = s.life.next_step()
         if step and (r is None or r.phase is Phase.WAGERS):
             return _action(step[0], step[1], step[2], step[3])
         if r is None:
-            if p.storage.round_held_back:
-                return _action("free_storage", None, False, "P104", cause="disk_full")  # no round opens (P104)
+            if p.storage.round_held_back:  # no round opens (P104)
+                return _action("free_storage", None, False, "P104", cause="disk_full",
+                               steps=steps.storage("disk_full", round_held_back=True))
             return None
         # the round's phase: what the declaration of the table's actions offers (controller.round.actions)
         a = actions.offered(r.phase, p.panel.holds)
         if a is None or a.offer is None:
             return None
-        more: dict[str, Any] = {}
-        if a.name == actions.DECIDE:
+        return _action(a.name, a.offer.button, a.offer.key, actions.cite(a.offer, s.game), **self._more(a.name))
+
+    def _more(self, name: str) -> dict[str, Any]:
+        """What ``next_action`` adds to the action ``name`` the round's phase offers (docs/architecture.md)."""
+        s = self.s
+        p = self
+        r = s.open_round()
+        if name == actions.DECIDE:
             seat = r.to_act()
-            if seat is None:
-                return None
-            more = {"seat": seat.seat, "buttons": actions.decision_buttons(r.public_view().get("to_act") or {})}
-        return _action(a.name, a.offer.button, a.offer.key, actions.cite(a.offer, s.game), **more)
+            assert seat is not None  # the decisions phase offers a decision while a seat is to act
+            return {"seat": seat.seat, "buttons": actions.decision_buttons(r.public_view().get("to_act") or {}),
+                    "choices": offered_choices(r)}
+        if name in ("pay_and_collect", "return_wagers") and r.payments is not None:
+            passes = [{"n": n, "clause": q.clause, "wagers": list(q.wagers), "seats": list(q.seats)}
+                      for n, q in enumerate(payment_passes(s.game, r.payments), 1)]
+            # the daemon is not told when the dealer finishes a pass (nothing on the panel says so): the pass
+            # being paid is always given as the first; the dealer goes on in the order shown (P65)
+            more: dict[str, Any] = {"passes": passes, "paying": passes[0] if passes else None}
+            if name == "return_wagers":
+                more["steps"] = steps.numbered(self._void_steps())
+            return more
+        if name == "validate_progressive":
+            held = p.progressive.validation
+            return {"hits": [h.public() for h in held],
+                    "steps": steps.validation(s.game, (h.seat for h in held),
+                                              waiting_for_link=bool(p.progressive.unclaimed))}
+        if name in ("resume", "device_back"):
+            trouble = p.devices.trouble  # "<device> not answering" (``Devices.on_health``)
+            counted = s.game.cite("progressive_count")  # the chips did not match: the halt's reason cites it
+            return {"steps": steps.halted(trouble.removesuffix(" not answering") if trouble else None,
+                                          progressive_count=counted if counted in (r.halt_reason or "") else None)}
+        return {}
+
+    def _void_steps(self) -> list[dict[str, Any]]:
+        """A voided round's steps (R7a): after an irregularity, what ``told`` said of it (the wagers kept alive,
+        whether the deck leaves the table); otherwise every wager returned."""
+        s = self.s
+        said = s.told or {}
+        if said.get("kind") == "irregularity":
+            cause = said.get("cause")
+            return steps.void(s.game, cause if cause in s.game.irregularities else None, said.get("wagers") or (),
+                              where=", ".join(said.get("clauses") or ()) or None,
+                              remove_deck=bool(said.get("remove_deck")))
+        return steps.void(s.game, None, ())
 
     def status(self) -> dict[str, Any]:
         """The public state: nothing hidden is in here (hole cards, undealt cards)."""
