@@ -26,7 +26,8 @@ from decimal import Decimal, InvalidOperation
 #: the modules whose ``WORDS`` are collected (with the games' and their paytables', first)
 SOURCES: tuple[str, ...] = (
     "games.poker", "games.round", "games.dealing",
-    "controller.config.dealing", "controller.round.state", "controller.round.actions", "controller.table",
+    "controller.config.dealing", "controller.round.state", "controller.round.actions", "controller.round.decisions",
+    "controller.steps", "controller.table",
     "controller.irregularities", "controller.service.status", "controller.service.told",
     "controller.service.refused", "controller.service.storage", "controller.service.alarms",
     "drivers.health", "drivers.device", "drivers.registers",
