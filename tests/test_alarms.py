@@ -135,3 +135,19 @@ def test_every_alarm_kind_has_its_words():
     assert len(raised) >= 10 and set(WORDS) == raised, set(WORDS) ^ raised
     assert all(w and w[0].isupper() and "_" not in w for w in WORDS.values())
     assert list(alarms.PRIORITIES) == ["high", "medium", "low"]
+
+
+def test_an_open_alarm_is_kept_in_a_checkpoint_and_read_back(tmp_path):
+    """The checkpoint holds the open alarms exactly (no binary float: the journal refuses one), as start reads them."""
+    from controller.service.alarms import Alarm, _from_kept
+
+    open_alarms = [Alarm("device_offline:shoe@1795745153.048", "device_offline:shoe", "device_offline", "high",
+                         1795745153.048, ("UTH ch.13 §J",), None, "shoe", ("supervisor 4711", 1795745160.2)),
+                   Alarm("jackpot_held:r1:0@1795745154.001", "jackpot_held:r1:0", "jackpot_held", "high",
+                         1795745154.001, ("UTH ch.11 §J(2)(c)",), 3)]
+    with Journal(tmp_path / "t.journal") as j:
+        j.checkpoint_parts["alarms"] = lambda: {a.id: a.kept() for a in open_alarms}
+        j.checkpoint("rounds")
+        cp = j.latest_checkpoint(with_part="alarms")
+    assert cp is not None and cp[1].alarms is not None
+    assert [_from_kept(a) for a in cp[1].alarms.values()] == open_alarms

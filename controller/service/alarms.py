@@ -60,6 +60,11 @@ DEGRADED_DELAY_S = 5.0
 _IN_PLAY_NOT = (Phase.WAGERS, Phase.COMPLETE)  # a round in these phases has no card out nor wager closed
 
 
+def _moment(now: float) -> Decimal:
+    """``now`` to the millisecond, as journaled (the status shows the same float it reads back)."""
+    return Decimal(f"{now:.3f}")
+
+
 @dataclass(frozen=True)
 class Condition:
     kind: str
@@ -87,8 +92,9 @@ class Alarm:
                 "device": self.device, "clauses": list(self.clauses), "acknowledged": ack}
 
     def kept(self) -> dict[str, Any]:
-        """As a checkpoint holds it."""
-        return {**self.public(), "key": self.key}
+        """As a checkpoint holds it (times as decimal strings to the millisecond: the journal takes no float)."""
+        ack = {"by": self.acknowledged[0], "at": str(_moment(self.acknowledged[1]))} if self.acknowledged else None
+        return {**self.public(), "key": self.key, "since": str(_moment(self.since)), "acknowledged": ack}
 
 
 def _from_kept(data: dict[str, Any]) -> Alarm:
@@ -96,11 +102,6 @@ def _from_kept(data: dict[str, Any]) -> Alarm:
     return Alarm(id=data["id"], key=data["key"], kind=data["kind"], priority=data["priority"],
                  since=float(data["since"]), clauses=tuple(data.get("clauses") or ()), seat=data.get("seat"),
                  device=data.get("device"), acknowledged=(ack["by"], float(ack["at"])) if ack else None)
-
-
-def _moment(now: float) -> Decimal:
-    """``now`` to the millisecond, as journaled (the status shows the same float it reads back)."""
-    return Decimal(f"{now:.3f}")
 
 
 def _key_of(alarm_id: str) -> str:
