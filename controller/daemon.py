@@ -15,7 +15,7 @@
 What a press does is the parts' (``controller.service``, one job each, sharing one
 ``Session``: the table's context and the dealer's channel): the devices, the panel's (phase,
 button) table, the table's life, no more bets and the wager lock-out, the deal, the decisions,
-the settlement, the progressive system, the remedies of each game's chapter 13, the status.
+the settlement, the progressive system, the remedies of each game's chapter 13, the alarms, the status.
 ``TableDaemon`` builds them in the order they depend on one another, each given the parts it
 calls; no part reaches another any other way.
 
@@ -43,6 +43,7 @@ from controller.irregularities import clause
 from controller.journal.store import Journal
 from controller.paths import status_file
 from controller.round.machine import Phase, RoundController
+from controller.service.alarms import Alarms
 from controller.service.deal import Deal
 from controller.service.decisions import Decisions
 from controller.service.devices import Devices
@@ -114,11 +115,14 @@ class TableDaemon:
         self.settling = settling = Settling(s, devices, deal, progressive)
         self.remedies = remedies = Remedies(s, devices, deal, settling, progressive)
         self.decisions = decisions = Decisions(s, deal, settling)
+        # the alarms ask the status whether the next action needs the key (a key turned for it acknowledges none)
+        self.alarms = alarms = Alarms(s, devices, life, progressive, remedies, storage,
+                                      key_wanted=lambda: self.status_file.key_wanted())
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
                                   deal=deal, progressive=progressive, remedies=remedies, panel=self.panel,
-                                  storage=storage)
+                                  storage=storage, alarms=alarms)
         s.on_publish(self.status_file.publish)
         s.on_spawn(self._spawn)
         self._stop = asyncio.Event()
@@ -161,6 +165,7 @@ class TableDaemon:
                 await self._recover()
             except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
                 await self._journal_failed(e, pressed=False)
+            self.alarms.start()  # the round recovered: the alarms follow the table from here
             s.publish()
             while not self._stop.is_set():
                 press_task = asyncio.ensure_future(self.panel.next_press())

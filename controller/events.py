@@ -507,6 +507,47 @@ class TableClosed(JournalEvent):
     kind = "table_closed"
 
 
+# -- the table's alarms (controller/service/alarms.py; P105) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class AlarmRaised(JournalEvent):
+    """An alarm of the table began: ``alarm`` is its kind (a code of ``controller.service.alarms.WORDS``), ``id``
+    names it for its whole life."""
+
+    kind = "alarm_raised"
+    id: str
+    alarm: str
+    priority: str  # "high", "medium", "low" (ISA-18.2), as raised
+    since: Decimal  # when it began, seconds since 1970 to the millisecond (the status's ``since``)
+    clauses: tuple[str, ...] = ()
+    seat: int | None = optional()
+    device: str | None = optional()
+
+
+@dataclass(frozen=True)
+class AlarmAcknowledged(JournalEvent):
+    """A floor supervisor acknowledged the alarm (P105): ``by`` names them as every supervisor action does (P93)."""
+
+    kind = "alarm_acknowledged"
+    id: str
+    alarm: str
+    priority: str
+    by: str
+    at: Decimal  # seconds since 1970 to the millisecond
+
+
+@dataclass(frozen=True)
+class AlarmCleared(JournalEvent):
+    """The alarm's condition ended; ``acknowledged``: who had acknowledged it, None if nobody had."""
+
+    kind = "alarm_cleared"
+    id: str
+    alarm: str
+    priority: str
+    acknowledged: str | None = optional()
+
+
 # -- the progressive system (table events naming their round) -------------------------------------
 
 
@@ -584,6 +625,8 @@ class Checkpoint(JournalEvent):
     table: dict[str, Any] | None  # the table's life (``controller.table.TableLife.checkpoint``), when known
     # a linked table's outbox: its contributions the link has not confirmed (P98; ``LinkedMeters.checkpoint_part``)
     link: dict[str, Any] | None = optional()
+    # the alarms open (``controller.service.alarms.Alarms.checkpoint``: id -> the alarm), P105
+    alarms: dict[str, Any] | None = optional()
 
 
 CLOSING = (RoundClosed, RoundVoided)

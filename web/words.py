@@ -32,8 +32,8 @@ SOURCES: tuple[str, ...] = (
     "controller.service.refused", "controller.service.storage", "controller.service.alarms",
     "drivers.health", "drivers.device", "drivers.registers",
 )
-#: modules another part is adding now: collected when they exist
-OPTIONAL = frozenset({"controller.service.alarms"})
+#: modules that may be absent (a part being written): collected when they exist
+OPTIONAL: frozenset[str] = frozenset()
 #: places whose card index counts from 0 (``community:0`` is the first community card)
 FROM_ZERO = ("community", "bonus_box")
 

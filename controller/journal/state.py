@@ -86,7 +86,8 @@ class JournalState:
         a linked table's outbox: P98)."""
         return events.Checkpoint(why=why, meters=dict(self.meters), open_rounds=dict(self.open_rounds),
                                  progressive_off=self.progressive_off, last_round=self.last_round,
-                                 rounds=self.rounds, table=parts.get("table"), link=parts.get("link"))
+                                 rounds=self.rounds, table=parts.get("table"), link=parts.get("link"),
+                                 alarms=parts.get("alarms"))
 
     def restore(self, seq: int, cp: events.Checkpoint) -> None:
         """Take the state a checkpoint journaled at ``seq`` holds (it is the state after ``seq - 1``)."""

@@ -35,3 +35,7 @@ class FaultEpisodes:
 
     def count(self, device: str, fault: str) -> int:
         return self._open.get((device, fault), 0)
+
+    def episodes(self) -> list[tuple[str, str]]:
+        """The open episodes, (device, fault), in the order they opened (each is an alarm: P105)."""
+        return list(self._open)

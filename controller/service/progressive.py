@@ -24,7 +24,7 @@ taken, and follows the system's health itself).  This part follows the progressi
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,8 @@ class ProgressiveSystem:
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
         self.link: LinkedMeters | None = None
+        # told of each validation (round, the hits, who): the alarms it acknowledges (P105)
+        self._on_validated: list[Callable[[str, list[prog.Hit], str], None]] = []
         self._link_until: float | None = None  # when this no more bets stops waiting on the link (P98)
         if prog.linked(s.cfg.progressive) is not None:  # psycopg is loaded on a linked table only
             from controller.progressive.link.meters import LinkedMeters
@@ -69,6 +71,10 @@ class ProgressiveSystem:
     def offered(self) -> bool:
         """The table offers progressive wagers and has a progressive system to take them."""
         return self.devices.progressive is not None and self.s.cfg.progressive.enabled
+
+    def on_validated(self, listener: Callable[[str, list[prog.Hit], str], None]) -> None:
+        """Call ``listener(round, hits, who)`` when a floor supervisor validates held wins."""
+        self._on_validated.append(listener)
 
     def new_round(self) -> None:
         self.validation = []
@@ -254,6 +260,8 @@ class ProgressiveSystem:
             raise Refused(f"progressive win at seat {seats} held: a floor supervisor validates it with the "
                           f"key ({clause})")
         prog.record_validation(s.journal, r.round_id, self.validation, who)
+        for listener in self._on_validated:
+            listener(r.round_id, list(self.validation), who)
         if self.link is not None:
             for h in self.validation:
                 if h.meter is not None:

@@ -21,6 +21,7 @@ from controller.round import actions
 from controller.round.decisions import offered as offered_choices
 from controller.round.machine import Phase
 from controller.round.settlement import payment_passes
+from controller.service.alarms import Alarms
 from controller.service.deal import Deal
 from controller.service.devices import Devices
 from controller.service.panel import Panel
@@ -54,7 +55,7 @@ def _action(action: str, button: str | None, key: bool, why: str, **more: Any) -
 
 class Status:
     def __init__(self, s: Session, path: Path, *, devices: Devices, deal: Deal, progressive: ProgressiveSystem,
-                 remedies: Remedies, panel: Panel, storage: Storage) -> None:
+                 remedies: Remedies, panel: Panel, storage: Storage, alarms: Alarms) -> None:
         self.s = s
         self.path = path
         self.storage = storage  # a status that cannot be written is a storage fault (P104)
@@ -63,6 +64,7 @@ class Status:
         self.deal = deal
         self.progressive = progressive
         self.remedies = remedies  # its irregularity menu
+        self.alarms = alarms  # the table's alarms (ISA-18.2, P105)
 
     def next_action(self) -> dict[str, Any] | None:
         """What the dealer must do next (see the module's docstring); None when nothing can be done."""
@@ -148,6 +150,12 @@ class Status:
                               remove_deck=bool(said.get("remove_deck")))
         return steps.void(s.game, None, ())
 
+    def key_wanted(self) -> bool:
+        """Whether the dealer's next action needs the floor supervisor's key (a key turned for it acknowledges
+        no alarm, P105)."""
+        action = self.next_action()
+        return bool(action and action["key"])
+
     def status(self) -> dict[str, Any]:
         """The public state: nothing hidden is in here (hole cards, undealt cards)."""
         s = self.s
@@ -185,6 +193,7 @@ class Status:
             # progressive wins held until a floor supervisor validates them (public: the round is settled)
             "validation": [h.public() for h in p.progressive.validation],
             "progressive_wagers": ("disabled: " + p.progressive.off) if p.progressive.off else "enabled",
+            "alarms": p.alarms.now(),  # raised, acknowledged, cleared: each journaled (controller.service.alarms)
             "updated": time.time(),
             "heartbeat_every": HEARTBEAT_S,
         }
