@@ -6,7 +6,7 @@ when its condition ends; each of the three is journaled (``AlarmRaised``, ``Alar
 ``AlarmCleared``).  The conditions: a progressive win held for validation, a device not answering or answering
 with errors, a device's fault episode (``faults.FaultEpisodes``), the irregularity menu open, a round halted,
 a write the disk refuses, progressive wagers disabled, the lock-out lost, a linked hit awaiting its supervisor
-elsewhere.  ``WORDS`` says each kind; ``PRIORITIES`` their order.
+elsewhere.  ``KINDS`` says each kind; ``PRIORITIES`` their order.
 
 Acknowledgement (P105): the floor supervisor's key turned while the dealer's next action needs no key
 acknowledges every unacknowledged alarm, named as P93 names a supervisor; a held win's validation
@@ -38,7 +38,7 @@ from drivers.health import DeviceError
 from drivers.panel import KeySwitch
 
 #: each alarm's kind, in words (the dealer's screen and the floor's pages say these)
-WORDS: dict[str, str] = {
+KINDS: dict[str, str] = {
     "jackpot_held": "Progressive win held: a floor supervisor validates it",
     "device_offline": "Device not answering",
     "device_degraded": "Device answering with errors",
@@ -53,6 +53,10 @@ WORDS: dict[str, str] = {
 }
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
+#: the words a screen says them in (web/words.py): qualified, as an alarm's kind shares its code with what the
+#: dealer was told (``irregularity``, ``storage_fault``): ``say(kind, "alarm")``, ``say(priority, "priority")``
+WORDS: dict[str, str] = {**{f"alarm.{k}": v for k, v in KINDS.items()},
+                         **{f"priority.{k}": v for k, v in PRIORITIES.items()}}
 ACTION = "acknowledge_alarms"  # the supervisor's action as a refused key journals it (P93)
 #: a device answering with errors is an alarm once it has lasted this long (ISA-18.2's on-delay: a single retry
 #: that the next exchange mends is no alarm, and does not chatter in the journal)
