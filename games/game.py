@@ -96,6 +96,14 @@ class Game:
     deck_change_hours_from_shoe: ClassVar[int] = 8
     #: the clauses the configuration check and the controller cite
     clauses: ClassVar[TableClauses]
+    #: the wagers whose chips the dealer collects into the table inventory at "no more bets", before any card,
+    #: each with its clause (the Progressive: UTH ch.8 §C(3), the same in UTH ch.9 §A(3)(b), UTH ch.10
+    #: §A(2)(b)(ii)): settled later from the rack, a win paid in full, a loss already taken
+    #: (``controller.round.chips``)
+    collected_at_no_more_bets: ClassVar[Mapping[str, str]] = {}
+    #: the clause by which a fold's main-game wagers (R7) are collected at once, before settlement (UTH ch.11
+    #: §F(2)); empty where the game collects them at settlement
+    collected_at_fold: ClassVar[str] = ""
 
     @property
     def reopening_clears_shoe(self) -> bool:

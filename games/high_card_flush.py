@@ -287,6 +287,10 @@ class HighCardFlush(Game):
         "dealer_card_exposed": KeptAlive("HCF ch.13 §F", frozenset({"flush_bonus", "straight_flush_bonus",
                                                                     "progressive"})),
     }
+    # HCF ch.8 §C(2)(a): the Progressive chips go to the rack before the deal;
+    # HCF ch.11 §B(4)(a): the forfeited Antes are collected before the dealer's cards are revealed.
+    collected_at_no_more_bets = {"progressive": "HCF ch.8 §C(2)(a)"}
+    collected_at_fold = "HCF ch.11 §B(4)(a)"
     # HCF ch.5 letters the count of the deck §C, the cut §E, the recut §F; HCF ch.8 §C numbers the lock-out (1)
     # and the count of the progressive chips (2)(b).
     clauses = TableClauses(

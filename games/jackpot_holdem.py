@@ -126,6 +126,10 @@ class JackpotHoldem(Game):
         "exposed_after_initial": KeptAlive("JHE ch.13 §C", frozenset({"player_bonus"})),
         "dealer_card_exposed": KeptAlive("JHE ch.13 §G", frozenset({"player_bonus"})),
     }
+    # JHE ch.8 §C(3): the Progressive chips go to the rack before the deal;
+    # JHE ch.11 §G(2): a fold's Ante and X-tra Bonus are collected at once.
+    collected_at_no_more_bets = {"progressive": "JHE ch.8 §C(3)"}
+    collected_at_fold = "JHE ch.11 §G(2)"
     clauses = TableClauses(
         ante="JHE ch.7 §F(1)",
         wagers="JHE ch.7 §F",

@@ -139,6 +139,10 @@ class RunEmTwice(Game):
         "player_left": "RET ch.7 §B(3)",
     }
     face_up_voids_at = 1  # RET ch.13 §A: the first card face up voids every hand
+    # RET ch.8 §C(3): the Progressive chips go to the rack before the deal;
+    # RET ch.11 §B(2), §D(1), §F(1): a fold's Antes and the Run wagers made are collected at once.
+    collected_at_no_more_bets = {"progressive": "RET ch.8 §C(3)"}
+    collected_at_fold = "RET ch.11 §B(2), §D(1), §F(1)"
     # RET ch.10 has no stub-count clause; its RET ch.8 §E and RET ch.9 §C set the same five rounds.  RET prints
     # no adjacent-boxes clause: its boxes are the seats (R1).  RET has no validation clause in RET ch.11:
     # read like the others, RET ch.12 §F.  RET ch.5 prints the shuffler's count of the deck under its §B.

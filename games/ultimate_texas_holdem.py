@@ -143,6 +143,10 @@ class UltimateTexasHoldem(Game):
         "exposed_after_initial": KeptAlive("UTH ch.13 §C", frozenset({"trips"})),
         "dealer_card_exposed": KeptAlive("UTH ch.13 §G", frozenset({"trips"})),
     }
+    # UTH ch.8 §C(3): the Progressive chips go to the rack before the deal;
+    # UTH ch.11 §F(2): a fold's Ante and Blind are collected at once.
+    collected_at_no_more_bets = {"progressive": "UTH ch.8 §C(3)"}
+    collected_at_fold = "UTH ch.11 §F(2)"
     clauses = TableClauses(
         ante="UTH ch.7 §F(1)",
         wagers="UTH ch.7 §F",

@@ -65,6 +65,8 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
             a.press("confirm")
             s = a.press("bet_4x")
             assert phase(s) == "settled" and s["validation"][0]["amount"] == "10000.08"
+            # the dealer's row pays what the link took, not the settlement's 10,000.04 (P80, round.chips)
+            assert s["round"]["chips"]["1"]["wagers"]["progressive"]["amount"] == "10000.08"
             took = time.monotonic()
             while b.controls["progressive"]("outputs")["meters"][0] != 100000:
                 assert time.monotonic() - took < 1.0, b.controls["progressive"]("outputs")
@@ -75,6 +77,7 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
                                                    "seat": 1, "paid": "10000.08", "after": "1000.00"}]
             s = a.dealer.with_key(a.status(), "confirm")  # the floor supervisor validates
             assert s["validation"] == [] and Decimal(s["meters"]["major"]) == Decimal("1000.00")
+            assert s["round"]["chips"]["1"]["wagers"]["progressive"]["amount"] == "10000.08"  # and once validated
             b.until(lambda s: s.get("link_pending") == [], "the validated jackpot no longer pending at b")
             with Journal(a.journal_path) as j:
                 paid = [e.data for e in j.events(round_id) if e.kind == "meter_paid"]

@@ -83,6 +83,9 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
                 lambda s, to_act=to_act: phase(s) != "decisions" or s["round"]["to_act"] != to_act, "the next decision"
             )
         assert phase(s) == "settled" and s["validation"], s["message"]
+        chips = s["round"]["chips"]  # the held win is what the dealer's row pays (UTH ch.8 §C(3) and twins)
+        assert [(h["seat"], h["wager"], chips[str(h["seat"])]["wagers"][h["wager"]]["amount"])
+                for h in s["validation"]] == [(h["seat"], h["wager"], h["amount"]) for h in s["validation"]]
         assert s["next_action"]["action"] == "validate_progressive" and s["next_action"]["key"]
         assert t.controls["progressive"]("outputs")["lights"]["winner"] == [1]  # the winner light is lit
         s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
@@ -99,5 +102,12 @@ def test_top_progressive_line_through_the_daemon(game, tmp_path, monkeypatch):
         assert Decimal(paid.data["after"]) == j.meter_values()[meter] == max(reset, before - before)
         hits = [e for e in j.events(None) if e.kind == "progressive_hit"]
         assert hits and hits[-1].data.get("round") == round_id
+        # the journal agrees with the dealer's chips: each seat's settled net is what was paid less what was
+        # taken and collected, and the validated payout is the progressive row's amount
+        nets = next(e.data["nets"] for e in events if e.kind == "settled")
+        for seat, c in chips.items():
+            collected = sum(Decimal(w["collected"] or 0) for w in c["wagers"].values())
+            assert Decimal(c["pay"]) - Decimal(c["take"]) - collected == Decimal(str(nets[seat]))
+        assert Decimal(str(hits[-1].data["amount"])) == Decimal(chips["1"]["wagers"]["progressive"]["amount"])
     index = list(cfg.progressive.meters).index(meter)  # sign i shows the configuration's meter i
     assert sign[index] == int(reset * 100)

@@ -49,6 +49,9 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
                     "the next decision",
                 )
             assert phase(s) == "settled" and s["validation"]
+            held = s["validation"]  # the alert's amounts are the amounts the dealer pays (round.chips)
+            assert [s["round"]["chips"][str(h["seat"])]["wagers"][h["wager"]]["amount"] for h in held] == [
+                h["amount"] for h in held]
             seen = shown(dealer, s)
             check_screen(dealer, seen)  # the hit listed awaiting supervisor, by its index
             assert dealer.eval_on_selector_all(".alert.pending", "els => els.length") == len(s["validation"])
@@ -71,6 +74,9 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
             with floor.expect_navigation():
                 floor.click(f'a[href="/rounds/{round_id}"]')
             assert floor.is_visible("#resettle.ok")  # the journal and the rules engine agree
+            paid = floor.eval_on_selector_all(
+                "#chips tr", "rows => rows.slice(1).map(r => [...r.cells].map(c => c.textContent))")
+            assert [r[3] for r in paid if r[0] == "1" and r[1] == "progressive"] == [h["amount"] for h in held]
             drawn = floor.eval_on_selector_all(".card svg[data-text]", "els => els.map(e => e.dataset.text)")
             assert set(wanted.values()) <= set(drawn)  # every card of the round drawn
             screenshot(floor, "floor-recall")

@@ -244,6 +244,23 @@ def resettle(events: list[Event]) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"{type(exc).__name__}: {exc}"
 
 
+def dealer_chips(j: Journal, round_id: str, events: list[Event]) -> dict[str, Any] | None:
+    """What the dealer paid, took or returned per seat and wager: the dealer's screen's own computation
+    (``controller.round.chips``) on the round rebuilt from its journal, progressive wins as validated (P80)."""
+    from controller.progressive.hits import validated_amounts
+    from controller.round import chips
+    from controller.round.machine import RoundController
+    from controller.table import setup_from_journal
+
+    try:
+        r = asyncio.run(RoundController.restore(round_id, setup_from_journal(events[0].data),
+                                                [(x.kind, x.data) for x in events]))
+        found = chips.round_chips(r, validated_amounts(j, round_id))
+    except Exception:  # the re-settlement above names what is wrong with such a round
+        return None
+    return chips.public(found) if found is not None else None
+
+
 def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
     """(what, journal, fresh, differs) per seat net and per meter."""
     rows = []
@@ -264,9 +281,10 @@ def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
         if summary is None or summary.closed_by is None:
             return None, None  # unknown, or the open round: its cards are not for any page
         events = j.events(round_id)
+        paid = dealer_chips(j, round_id, events)
     settled = next((x.data for x in events if x.kind == "settled"), None)
     fresh, error = resettle(events) if settled is not None else (None, None)
-    return events, (settled, fresh, error)
+    return events, (settled, fresh, error, paid)
 
 
 async def recall(request: web.Request) -> web.Response:
@@ -275,7 +293,7 @@ async def recall(request: web.Request) -> web.Response:
     if events is None:
         raise web.HTTPNotFound(text=f"no closed round {round_id}")
     request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="round", round=round_id), login.user)
-    settled, fresh, error = result
+    settled, fresh, error, paid = result
     places: dict[str, list[str]] = defaultdict(list)
     lines = []
     for x in events:
@@ -319,6 +337,21 @@ async def recall(request: web.Request) -> web.Response:
                 for s in sorted(fresh["seats"], key=lambda s: -s["seat"])
                 for w, v in s["wagers"].items()
             )
+        )
+    if paid:  # the amounts the dealer's screen showed, from the same computation (controller.round.chips)
+        check += (
+            '<h3>Paid, taken, returned by the dealer</h3><table id="chips"><tr><th>Seat</th><th>Wager</th>'
+            "<th>Dealer</th><th>Amount</th><th>Collected before</th></tr>"
+            + "".join(
+                f"<tr><td>{e(seat)}</td><td>{e(w)}</td><td>{e(v['do'])}</td><td class=num>{e(v['amount'])}</td>"
+                f"<td class=num>{e(v['collected'] or '')}</td></tr>"
+                for seat, c in paid.items() for w, v in c["wagers"].items()
+            )
+            + "".join(
+                f"<tr><td>{e(seat)}</td><th>pay / take</th><td></td><td class=num>{e(c['pay'])} / {e(c['take'])}</td>"
+                "<td></td></tr>" for seat, c in paid.items()
+            )
+            + "</table>"
         )
     body = (
         f"<h2>Hands</h2><table>{hands}</table><h2>Settlement</h2>{check}<h2>Journal</h2><table>{''.join(lines)}</table>"

@@ -109,6 +109,18 @@ def validated(journal: Journal, round_id: str) -> set[int]:
             if e.data.get("round") == round_id}
 
 
+def validated_amounts(journal: Journal, round_id: str) -> dict[int, dict[str, Decimal]]:
+    """What the hits of ``round_id`` already validated paid, by seat and wager (``progressive_hit.amount``: on a
+    link the link's payout, P80)."""
+    first = journal.first_seq(round_id)
+    out: dict[int, dict[str, Decimal]] = {}
+    for e in journal.events_of(PROGRESSIVE_HIT, after=(first or 1) - 1):
+        if e.data.get("round") == round_id:
+            wagers = out.setdefault(int(e.data["seat"]), {})
+            wagers[e.data["wager"]] = wagers.get(e.data["wager"], Decimal(0)) + Decimal(str(e.data["amount"]))
+    return out
+
+
 def meter_paid(journal: Journal, round_id: str) -> set[int]:
     """The hits of ``round_id`` whose ``meter_paid`` is journaled."""
     return {e.data["hit"] for e in journal.events(round_id) if e.kind == METER_PAID and "hit" in e.data}
@@ -237,4 +249,5 @@ def linked(progressive: ProgressiveConfig) -> str | None:
     return progressive.link_id if progressive.enabled and progressive.link is not None else None
 
 
-__all__ = ["Hit", "hits", "taken_by_link", "pending", "record_validation", "history", "report", "linked", "parse_when"]
+__all__ = ["Hit", "hits", "taken_by_link", "pending", "validated_amounts", "record_validation", "history", "report",
+           "linked", "parse_when"]

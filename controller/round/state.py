@@ -166,6 +166,7 @@ class RoundLike(Protocol):
     payments: tuple[ev.PaymentStep, ...] | None
     halt_reason: str | None
     halted_from: Phase | None
+    void_reason: str | None  # set when the round was voided (R7a): its settlement returns the wagers it keeps not
 
     @property
     def phase(self) -> Phase: ...

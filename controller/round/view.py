@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from controller.round import chips as round_chips
 from controller.round import settlement as round_settlement
 from controller.round.decisions import choices
 from controller.round.state import Phase, RoundLike
@@ -90,6 +91,8 @@ def public_view(r: RoundLike) -> dict[str, Any]:
                            for k, w in st.wagers.items()}
             for st in r.settlement.seats
         }
+        # the chips the dealer pays, takes or returns, as they stand on the layout: every amount shown (chips.py)
+        view["chips"] = round_chips.public(round_chips.round_chips(r) or {})
         if r.payments is not None:
             # the dealer's order of payment (P65): seat by seat, pass by pass; and the passes as the dealer
             # is told them, each pass's wagers in its declared order

@@ -54,6 +54,8 @@ class ProgressiveSystem:
         self.sign_trouble: str | None = None  # the last meter sign update failed
         self.validation: list[prog.Hit] = []  # progressive wins of the settled round awaiting validation
         self.unclaimed: list[prog.Hit] = []  # a linked table's metered wins the link has not taken yet
+        # a linked table's progressive wins of the round as the link paid them, by seat and wager (P68, P80)
+        self._link_paid: dict[int, dict[str, Decimal]] = {}
         self.link: LinkedMeters | None = None
         # told of each validation (round, the hits, who): the alarms it acknowledges (P105)
         self._on_validated: list[Callable[[str, list[prog.Hit], str], None]] = []
@@ -78,6 +80,12 @@ class ProgressiveSystem:
 
     def new_round(self) -> None:
         self.validation = []
+        self._link_paid = {}
+
+    def link_paid(self) -> dict[int, dict[str, Decimal]]:
+        """On a link, what the round's progressive wins pay as the link took them, by seat and wager: the
+        dealer pays these (``controller.round.chips``, P68, P80); empty off a link."""
+        return self._link_paid
 
     # ------------------------------------------------------------------ enabled or disabled
 
@@ -226,6 +234,8 @@ class ProgressiveSystem:
         s = self.s
         r = s.open_round()
         self.validation = prog.pending(s.journal, r.round_id, self.hits())
+        if self.link is not None:
+            self._link_paid = prog.validated_amounts(s.journal, r.round_id)  # a restart after validation
         if not self.validation:
             return
         if self.link is not None:
@@ -310,5 +320,7 @@ class ProgressiveSystem:
                               settled=str(h.amount), paid=str(taken.paid))
             claimed.append(prog.taken_by_link(h, taken.paid, taken.after))  # P68; a difference kept (P80)
         self.validation = claimed
+        for h in claimed:
+            self._link_paid.setdefault(h.seat, {})[h.wager] = h.amount
         await self.show_signs()
         return not self.unclaimed

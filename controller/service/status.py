@@ -18,6 +18,7 @@ from typing import Any
 from controller import steps
 from controller.irregularities import clause
 from controller.round import actions
+from controller.round import chips as round_chips
 from controller.round.decisions import offered as offered_choices
 from controller.round.machine import Phase
 from controller.round.settlement import payment_passes
@@ -189,7 +190,7 @@ class Status:
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
             "link_pending": s.meters.pending_elsewhere(),
-            "round": s.round.public_view() if s.round else None,
+            "round": self.round_view(),
             # progressive wins held until a floor supervisor validates them (public: the round is settled)
             "validation": [h.public() for h in p.progressive.validation],
             "progressive_wagers": ("disabled: " + p.progressive.off) if p.progressive.off else "enabled",
@@ -197,6 +198,17 @@ class Status:
             "updated": time.time(),
             "heartbeat_every": HEARTBEAT_S,
         }
+
+    def round_view(self) -> dict[str, Any] | None:
+        """The round's public view; on a link its ``chips`` pay the progressive wins the link's amounts (P80)."""
+        r = self.s.round
+        if r is None:
+            return None
+        view = r.public_view()
+        paid = self.progressive.link_paid()
+        if "chips" in view and paid:
+            view["chips"] = round_chips.public(round_chips.round_chips(r, paid) or {})
+        return view
 
     def publish(self) -> None:
         """Write the status file, atomically.  A write the disk refuses does not stop the daemon (P104): the
