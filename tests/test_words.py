@@ -35,6 +35,8 @@ CODE = re.compile(r"[a-z][a-z0-9_]*(?::[A-Za-z0-9_]+)?(?:: .*)?", re.S)
 def kind_of(path: tuple[str, ...]) -> str | None:
     if path[:1] == ("alarms",) and path[-1] in ("kind", "priority"):
         return "alarm" if path[-1] == "kind" else "priority"  # an alarm's kind shares codes with ``told``'s
+    if path[:2] == ("round", "chips") and path[-1] == "do":
+        return "chips"
     if "device" in path or "devices" in path or "out_of_order" in path:
         return "device"
     return "storage" if path[:1] == ("storage",) else None

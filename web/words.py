@@ -27,7 +27,7 @@ from decimal import Decimal, InvalidOperation
 SOURCES: tuple[str, ...] = (
     "games.poker", "games.round", "games.dealing",
     "controller.config.dealing", "controller.round.state", "controller.round.actions", "controller.round.decisions",
-    "controller.steps", "controller.table",
+    "controller.round.chips", "controller.steps", "controller.table",
     "controller.irregularities", "controller.service.status", "controller.service.told",
     "controller.service.refused", "controller.service.storage", "controller.service.alarms",
     "drivers.health", "drivers.device", "drivers.registers",

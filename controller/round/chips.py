@@ -27,6 +27,11 @@ from games.game import Game
 from games.money import ZERO
 from games.round import SeatSettlement, Settlement, WagerResult
 
+#: what the dealer does with a wager's chips, in words (web/words.py: ``say(do, "chips")``; ``none`` means
+#: "None" elsewhere)
+WORDS: dict[str, str] = {"chips.pay": "Pay", "chips.take": "Take", "chips.return": "Return",
+                         "chips.none": "Nothing to do"}
+
 PAY, TAKE, RETURN, NONE = "pay", "take", "return", "none"
 NO_MORE_BETS, FOLD = "no_more_bets", "fold"
 
