@@ -60,7 +60,7 @@ TROUBLE = (
 
 
 def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
-    login = request.get("login")
+    login = request.get(keys.LOGIN)  # the typed key floor.require_login sets (a string key never matched it)
     nav = "".join(
         f'<a href="{href}">{e(name)}</a>'
         for href, name in PAGES
