@@ -21,9 +21,8 @@ calls; no part reaches another any other way.
 
 A device that stops answering during a round halts it in a safe state
 (fail closed); the dealer resumes once it is back, or voids the round.
-systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94); its heartbeat
-file is touched from the loop and deleted at a stop, for the screens (controller/liveness.py).
-Cards are never logged; the status file holds the public view only.
+systemd's watchdog is pinged while the daemon is healthy, whatever the devices (P94); the screens read its
+heartbeat (controller/liveness.py).  Cards are never logged; the status file holds the public view only.
 """
 
 from __future__ import annotations
