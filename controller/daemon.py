@@ -21,8 +21,8 @@ calls; no part reaches another any other way.
 
 A device that stops answering during a round halts it in a safe state
 (fail closed); the dealer resumes once it is back, or voids the round.
-systemd's watchdog is pinged while the daemon itself is healthy, whatever the devices (P94).
-Cards are never logged; the status file holds the public view only.
+systemd's watchdog is pinged while the daemon is healthy, whatever the devices (P94); the screens read its
+heartbeat (controller/liveness.py).  Cards are never logged; the status file holds the public view only.
 """
 
 from __future__ import annotations
@@ -37,11 +37,12 @@ from typing import Any
 
 import structlog
 
+from controller import liveness
 from controller.config.table import TableConfig
 from controller.events import JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
-from controller.paths import status_file
+from controller.paths import heartbeat_file, status_file
 from controller.round.machine import Phase, RoundController
 from controller.service.alarms import Alarms
 from controller.service.deal import Deal
@@ -128,6 +129,8 @@ class TableDaemon:
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._busy = asyncio.Lock()  # a press, or the storage's retry: one at a time
+        self.heartbeat_path = heartbeat_file(cfg.journal)
+        self._serving = False  # the table recovered and its status published: a heartbeat fault is published
 
     @property
     def journal_fault(self) -> str | None:
@@ -153,6 +156,19 @@ class TableDaemon:
     # ------------------------------------------------------------------ the service loop
 
     async def run(self) -> None:
+        beat = asyncio.create_task(self._beat())  # beating from the start: the devices may take seconds
+        cancelled = False
+        try:
+            await self._serve()
+        except asyncio.CancelledError:
+            cancelled = True
+            raise
+        finally:
+            beat.cancel()
+            if not cancelled:  # stopped, or ended by an error: the screens say so now; cancelled is as killed
+                liveness.stopped(self.heartbeat_path)
+
+    async def _serve(self) -> None:
         s = self.session
         await self.devices.start()
         sd_notify("READY=1")
@@ -167,6 +183,7 @@ class TableDaemon:
                 await self._journal_failed(e, pressed=False)
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             s.publish()
+            self._serving = True
             while not self._stop.is_set():
                 press_task = asyncio.ensure_future(self.panel.next_press())
                 stop_task = asyncio.ensure_future(self._stop.wait())
@@ -212,15 +229,18 @@ class TableDaemon:
 
     def _fault_said(self) -> str:
         st = self.storage
-        what = "the journal" if st.fault is not None else "the status"
-        return (f"{what} cannot be written ({st.fault or st.status_fault}): the round is halted, nothing is dealt "
+        what = "the journal" if st.fault is not None else "the status" if st.status_fault is not None else \
+            "the heartbeat"
+        return (f"{what} cannot be written ({st.fault or st.status_fault or st.heartbeat_fault}): the round is "
+                "halted, nothing is dealt "
                 "or paid until it can -- call the floor supervisor (P97)")
 
     def _fault_told(self) -> Told:
-        """A refusal for storage names its cause: ``journal_fault`` (or ``status_fault``), and the disk's
-        condition in ``also`` (``disk_full``, ``io_error``, ``read_only``, ``storage_error``)."""
+        """A refusal for storage names its cause: ``journal_fault`` (or ``status_fault``, ``heartbeat_fault``), and
+        the disk's condition in ``also`` (``disk_full``, ``io_error``, ``read_only``, ``storage_error``)."""
         st = self.storage
-        code = "journal_fault" if st.fault is not None else "status_fault"
+        code = "journal_fault" if st.fault is not None else "status_fault" if st.status_fault is not None else \
+            "heartbeat_fault"
         return told("refused", cause=code, clauses=["P97"], also=[st.cause or "storage_error"])
 
     async def _refuse_for_storage(self, button: str) -> None:
@@ -262,6 +282,10 @@ class TableDaemon:
             if st.status_fault is not None:
                 return False
             s.tell(f"the status can be written again: {s.message}", amend(s.told, "status_writable"))
+        if st.heartbeat_fault is not None:
+            self._touch()
+            if st.heartbeat_fault is not None:
+                return False
         return True
 
     async def _round_held_back(self, button: str) -> None:
@@ -314,6 +338,23 @@ class TableDaemon:
         while True:
             await asyncio.sleep(HEARTBEAT_S)
             self.session.publish()
+
+    async def _beat(self) -> None:
+        """The heartbeat touched every BEAT_S from this loop (controller/liveness.py): a daemon stopped, frozen or
+        blocked is "not running" on every screen within STALE_S."""
+        while True:
+            if self._touch() and self._serving:
+                self.session.publish()  # a heartbeat fault begun or ended: the status's storage says so
+            await asyncio.sleep(liveness.BEAT_S)
+
+    def _touch(self) -> bool:
+        """One heartbeat; a touch that fails is a storage fault as a status's is (P104): the screens say "do not
+        deal", the daemon refuses every press until a touch takes.  True when a fault began or ended."""
+        try:
+            liveness.beat(self.heartbeat_path)
+        except OSError as e:
+            return self.storage.heartbeat_failed(self.heartbeat_path, e)
+        return self.storage.heartbeat_written()
 
     async def _watchdog(self) -> None:
         """WATCHDOG=1 while the daemon itself is healthy: its event loop runs (this task is scheduled) and

@@ -6,7 +6,8 @@ here, so the technician's command reads what the daemon writes:
 * the configuration: ``/etc/table-controller/ID.toml``;
 * the journal: where that file's ``journal`` key says, which must be in
   ``/var/lib/table-controller/`` (the unit's StateDirectory, the only directory it may write:
-  ``ProtectSystem=strict``); its status beside it (``ID.status.json``: ``status_file``).
+  ``ProtectSystem=strict``); its status beside it (``ID.status.json``: ``status_file``), and the
+  daemon's heartbeat (``ID.heartbeat``: ``heartbeat_file``, controller/liveness.py).
 
 ``TABLECTL_ETC_DIR`` and ``TABLECTL_STATE_DIR`` move both (an install under another prefix sets
 them in its unit).  ``--config FILE`` (development) reads any file, its journal anywhere.
@@ -42,6 +43,12 @@ def status_file(journal: Path) -> Path:
     writes it, ``tablectl status``, the web pages and the demo's dealer read it; this is the one place
     that names it."""
     return Path(journal).with_suffix(".status.json")
+
+
+def heartbeat_file(journal: Path) -> Path:
+    """The daemon's heartbeat, beside its journal (``<journal>.heartbeat``): touched by the running daemon,
+    deleted when it stops (``controller.liveness``); the web service and ``tablectl status`` read its age."""
+    return Path(journal).with_suffix(".heartbeat")
 
 
 def add_table_options(p: argparse.ArgumentParser, *, required: bool = True) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import sqlite3
 import time
@@ -18,10 +19,12 @@ from pathlib import Path
 import pytest
 
 import format1
+from controller import liveness
 from controller.cli.main import main as tablectl
 from controller.config.table import load_config
 from controller.daemon import TableDaemon
 from controller.journal.store import Journal, JournalIntegrityError, JournalOwnerError
+from controller.paths import heartbeat_file
 
 ROOT = Path(__file__).resolve().parent.parent
 UTH = str(ROOT / "config" / "ultimate_texas_holdem.toml")
@@ -206,13 +209,23 @@ def write_status(journal_path: Path, **changes) -> Path:
 
 
 def test_status_says_not_running_when_the_heartbeat_is_stale(journal_path):
+    """Running as the screens say it (controller/liveness.py): the heartbeat file touched within STALE_S; a
+    fresh status without a heartbeat (a daemon just stopped) is not running."""
     write_status(journal_path)
+    beat = heartbeat_file(journal_path)
+    beat.touch()
     code, out, _ = run("status", "--json", "--config", UTH)
-    assert code == 0 and json.loads(out)["running"] is True
+    shown = json.loads(out)
+    assert code == 0 and shown["running"] is True and shown["heartbeat"] == beat.stat().st_mtime
+    stale = time.time() - liveness.STALE_S - 1
+    os.utime(beat, (stale, stale))
+    code, out, _ = run("status", "--json", "--config", UTH)
+    assert code == 0 and json.loads(out)["running"] is False  # frozen or killed: its status is fresh, its beat not
+    beat.unlink()
     write_status(journal_path, updated=time.time() - 60)
     code, out, _ = run("status", "--json", "--config", UTH)
     shown = json.loads(out)
-    assert code == 0 and shown["running"] is False and shown["heartbeat_age"] >= 60
+    assert code == 0 and shown["running"] is False and shown["heartbeat_age"] >= 60 and shown["heartbeat"] is None
     code, out, _ = run("status", "--config", UTH)
     assert code == 0 and "not running" in out and "panel" not in out  # no device shown online
 

@@ -37,18 +37,21 @@ class EventReader(threading.Thread):
         self.conn.request("GET", "/events")
         self.resp = self.conn.getresponse()
         assert self.resp.getheader("Content-Type") == "text/event-stream"
-        self.events: list[str] = []
+        self.events: list[str] = []  # the statuses
+        self.others: list[str] = []  # the other events (liveness)
 
     def run(self) -> None:
-        data = []
+        data, event = [], "message"
         try:
             for raw in self.resp:
                 line = raw.decode().rstrip("\n")
-                if line.startswith("data: "):
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: "):
                     data.append(line[6:])
                 elif not line and data:
-                    self.events.append("\n".join(data))
-                    data = []
+                    (self.events if event == "status" else self.others).append("\n".join(data))
+                    data, event = [], "message"
         except (OSError, ValueError, AttributeError):
             return  # closed at the end of the test
 
@@ -125,3 +128,4 @@ def test_no_hidden_card_in_any_response_or_event(tmp_path, monkeypatch):
                 hidden |= {card} if what in ("event stream",) or what.endswith("status.json") else set()
         leaked = sorted(c for c in hidden if shows(text, c))
         assert not leaked, f"{what} at {p} shows hidden cards {leaked}"
+    assert reader.others and not [x for x in reader.others if any(shows(x, c.text) for c in DECK)]  # liveness

@@ -1,9 +1,11 @@
 """The two web applications of ``tablectl web`` and how they are served.
 
 * the dealer's screen (``dealer_host:dealer_port``, this machine by default): ``/`` the page, ``/events``
-  the daemon's public status as server-sent events, ``/status.json`` the same once, ``/words.json`` the
-  words of every code (web/words.py, both apps); read-only.
-* the floor's pages (``floor_host:floor_port``): behind a login (web/floor.py).
+  the daemon's public status and liveness as server-sent events, ``/status.json`` the same once (the status
+  with ``liveness``), ``/liveness`` and ``/liveness.json`` the liveness alone (web/feed.py), ``/words.json``
+  the words of every code (web/words.py, both apps); read-only.
+* the floor's pages (``floor_host:floor_port``): behind a login (web/floor.py); ``/liveness`` and
+  ``/liveness.json`` as the dealer's.
 
 On start it prints one JSON line, the two addresses, e.g. ``{"dealer": "http://127.0.0.1:8700/", ...}``
 (with port 0 in the configuration each gets a free port, which only this line tells).
@@ -22,11 +24,11 @@ from typing import TextIO
 from aiohttp import web
 
 from controller.config.table import TableConfig
-from controller.paths import status_file
+from controller.paths import heartbeat_file, status_file
 from web import floor, keys, words
 from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
-from web.feed import StatusFeed
+from web.feed import StatusFeed, liveness_json
 
 STATIC = Path(__file__).parent / "static"
 
@@ -57,14 +59,21 @@ def dealer_app(feed: StatusFeed) -> web.Application:
         return web.FileResponse(STATIC / "dealer.html", headers={"Cache-Control": "no-store"})
 
     async def status(request: web.Request) -> web.Response:
-        return web.Response(
-            text=feed.text or "null", content_type="application/json", headers={"Cache-Control": "no-store"}
-        )
+        # the status as the daemon wrote it, and whether the daemon still runs (a stopped one's last status
+        # is not the table now); null before the daemon's first status
+        current = feed.current()
+        text = json.dumps({**current, "liveness": feed.liveness().data()}) if current is not None else "null"
+        return web.Response(text=text, content_type="application/json", headers={"Cache-Control": "no-store"})
+
+    async def alive(request: web.Request) -> web.Response:
+        return liveness_json(feed)
 
     app.router.add_get("/", index)
     app.router.add_get("/events", feed.stream)
     app.router.add_get("/status.json", status)
     app.router.add_get("/words.json", words_json)
+    app.router.add_get("/liveness", feed.liveness_stream)
+    app.router.add_get("/liveness.json", alive)
     app.router.add_static("/static/", STATIC)
     return app
 
@@ -88,7 +97,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
 
 
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
-    feed = StatusFeed(status_file(cfg.journal))
+    feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal))
     audit = Audit(audit_dir(Path(cfg.journal)))
     throttle = LoginThrottle()
     runners, urls = [], {}

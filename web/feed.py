@@ -1,11 +1,13 @@
-"""The daemon's public state, watched and pushed to every open page by server-sent events.
+"""The daemon's public state and its liveness, watched and pushed to every open page by server-sent events.
 
 The daemon replaces its status file (``<journal>.status.json``, ``controller.paths.status_file``)
 atomically at every change (``TableDaemon._publish``); a ``stat`` every few milliseconds sees the
 new file, and each subscriber gets the new text.  Nothing is added to it and nothing taken out: the
 status is the public view by construction (``RoundController.public_view``), and the secrets test
 (tests/test_web_secrets.py) checks every response and event stream of a round against the
-round's hidden cards.
+round's hidden cards.  The same look ``stat``s the daemon's heartbeat (controller/liveness.py): a stream
+sends ``event: liveness`` ``{"running": bool, "heartbeat": epoch or null}`` when ``running`` changes and
+at least every ``LIVENESS_EVERY``, a tick the page times (web/static/liveness.js: "do not deal" when it stops).
 """
 
 from __future__ import annotations
@@ -17,22 +19,67 @@ from typing import Any
 
 from aiohttp import web
 
+from controller import liveness
+from controller.liveness import Liveness
+
 POLL = 0.01  # seconds between two looks at the status file: a stat, nothing read unless it changed
-HEARTBEAT = 15.0  # an SSE comment this often keeps proxies and the browser from closing an idle stream
+LIVENESS_EVERY = 1.0  # an `event: liveness` at least this often (it also keeps an idle stream open)
+STATUS, LIVENESS = "status", "liveness"  # the events a stream sends
+
+
+class _Subscriber:
+    """One open stream's events not yet sent: the newest of each kind (a slow page gets the newest state, not
+    a backlog)."""
+
+    def __init__(self, kinds: tuple[str, ...]) -> None:
+        self.kinds = kinds
+        self.pending: dict[str, str] = {}
+        self.ready = asyncio.Event()
+
+    def put(self, event: str, data: str) -> None:
+        if event in self.kinds:
+            self.pending[event] = data
+            self.ready.set()
+
+    async def take(self, timeout: float) -> dict[str, str]:
+        try:
+            await asyncio.wait_for(self.ready.wait(), timeout)
+        except TimeoutError:
+            pass
+        self.ready.clear()
+        taken, self.pending = self.pending, {}
+        return taken
 
 
 class StatusFeed:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, heartbeat: Path | None = None) -> None:
         self.path = path
+        self.heartbeat = heartbeat  # the daemon's heartbeat file; None: none known, never running
         self.text: str | None = None  # the last complete status, as the daemon wrote it
+        self.alive = Liveness(False, None)  # as the last look found it
         self._seen: tuple[int, int, int] | None = None
-        self._subscribers: set[asyncio.Queue[str]] = set()
+        self._subscribers: set[_Subscriber] = set()
 
     def current(self) -> dict[str, Any] | None:
         return json.loads(self.text) if self.text else None
 
+    def liveness(self) -> Liveness:
+        """The daemon's liveness now (a look at its heartbeat)."""
+        self.look_alive()
+        return self.alive
+
+    def look_alive(self) -> bool:
+        """Read the heartbeat's age; True when ``running`` changed (every stream is sent it)."""
+        now = liveness.read(self.heartbeat) if self.heartbeat is not None else Liveness(False, None)
+        changed = now.running != self.alive.running
+        self.alive = now
+        if changed:
+            self._send(LIVENESS, json.dumps(now.data()))
+        return changed
+
     def look(self) -> bool:
-        """Read the file if it changed; True when there is a new status."""
+        """Read the status file if it changed, and the heartbeat; True when there is a new status."""
+        self.look_alive()
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -49,41 +96,53 @@ class StatusFeed:
         if text == self.text:
             return False
         self.text = text
-        for q in self._subscribers:
-            if q.full():
-                q.get_nowait()  # a slow page gets the newest state, not a backlog
-            q.put_nowait(text)
+        self._send(STATUS, text.replace("\n", ""))
         return True
+
+    def _send(self, event: str, data: str) -> None:
+        for sub in self._subscribers:
+            sub.put(event, data)
 
     async def run(self) -> None:
         while True:
             self.look()
             await asyncio.sleep(POLL)
 
-    def subscribe(self) -> asyncio.Queue[str]:
-        q: asyncio.Queue[str] = asyncio.Queue(maxsize=1)
-        if self.text is not None:
-            q.put_nowait(self.text)
-        self._subscribers.add(q)
-        return q
-
-    def unsubscribe(self, q: asyncio.Queue[str]) -> None:
-        self._subscribers.discard(q)
-
     async def stream(self, request: web.Request) -> web.StreamResponse:
-        """``GET /events``: ``event: status`` with the status JSON, now and at every change."""
+        """``GET /events``: ``event: status`` with the status JSON, now and at every change; ``event: liveness``
+        (the module's docstring)."""
+        return await self._stream(request, (LIVENESS, STATUS))
+
+    async def liveness_stream(self, request: web.Request) -> web.StreamResponse:
+        """``GET /liveness``: ``event: liveness`` only, for a page that shows no status (the floor's)."""
+        return await self._stream(request, (LIVENESS,))
+
+    async def _stream(self, request: web.Request, kinds: tuple[str, ...]) -> web.StreamResponse:
         resp = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
         )
         await resp.prepare(request)
-        q = self.subscribe()
+        sub = _Subscriber(kinds)
+        sub.put(LIVENESS, json.dumps(self.liveness().data()))
+        if self.text is not None:
+            sub.put(STATUS, self.text.replace("\n", ""))
+        self._subscribers.add(sub)
+        loop = asyncio.get_running_loop()
+        tick = loop.time()  # the first liveness is due now (it is pending)
         try:
             while True:
-                try:
-                    text = await asyncio.wait_for(q.get(), HEARTBEAT)
-                except TimeoutError:
-                    await resp.write(b": keep-alive\n\n")
-                    continue
-                await resp.write(b"event: status\ndata: " + text.replace("\n", "").encode() + b"\n\n")
+                events = await sub.take(max(0.0, tick - loop.time()))
+                if loop.time() >= tick and LIVENESS not in events:
+                    events[LIVENESS] = json.dumps(self.liveness().data())  # the tick
+                if LIVENESS in events:
+                    tick = loop.time() + LIVENESS_EVERY
+                for event in (LIVENESS, STATUS):  # liveness first: the page knows whether what follows is live
+                    if event in events:
+                        await resp.write(f"event: {event}\ndata: ".encode() + events[event].encode() + b"\n\n")
         finally:
-            self.unsubscribe(q)
+            self._subscribers.discard(sub)
+
+
+def liveness_json(feed: StatusFeed) -> web.Response:
+    """``GET /liveness.json``: ``{"running": bool, "heartbeat": epoch or null}``, now."""
+    return web.json_response(feed.liveness().data(), headers={"Cache-Control": "no-store"})

@@ -4,7 +4,8 @@ Every page reads the table's journal read-only (``Journal.read_only``; hand reca
 and the irregularities across its sealed segments too, ``open_for_reading``, P61).  Hand history shows only closed
 rounds: the open round's cards are the daemon's secret until the rules reveal them (its public state is
 the dealer's screen).  Every login, refused login and page of hand history goes to the audit journal
-with who (web/audit.py).
+with who (web/audit.py).  Every page after the login shows the daemon's liveness (``/liveness``, as the
+dealer's screen: web/static/liveness.js).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Jo
 from controller.progressive import hits as prog
 from web import audit, keys
 from web.auth import COOKIE, check_password
+from web.feed import liveness_json
 from web.words import local_time, money, say
 
 e = html.escape
@@ -59,7 +61,7 @@ TROUBLE = (
 
 
 def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
-    login = request.get("login")
+    login = request.get(keys.LOGIN)  # the typed key floor.require_login sets (a string key never matched it)
     nav = "".join(
         f'<a href="{href}">{e(name)}</a>'
         for href, name in PAGES
@@ -73,10 +75,15 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
         if login
         else ""
     )
+    # logged in: the banner when the daemon stops or this page's stream drops (before, /liveness is refused)
+    live = ('<link rel="stylesheet" href="/static/liveness.css"><script src="/static/liveness.js" '
+            'data-events="/liveness" defer></script>') if login else ""
+    banner = '<div id="liveness" hidden></div>' if login else ""
     text = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
-        f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script></head>'
-        f'<body class="floor"><nav><strong>{e(request.app[keys.TABLE])}</strong>{nav}{who}</nav>'
+        f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script>{live}</head>'
+        f'<body class="floor">{banner}'
+        f'<nav><strong>{e(request.app[keys.TABLE])}</strong>{nav}{who}</nav>'
         f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>'
     )
     return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
@@ -175,11 +182,20 @@ def _storage(st: dict[str, Any] | None) -> str:
     return f"{state.upper()} ({say(st.get('cause'), 'storage')}): {st.get('problem') or '-'}"
 
 
+def _running(request: web.Request) -> str:
+    alive = request.app[keys.FEED].liveness()
+    if alive.running:
+        return "Running"
+    last = "" if alive.heartbeat is None else f" (last heartbeat {local_time(alive.heartbeat)})"
+    return f"NOT RUNNING — do not deal{last}"
+
+
 async def glance(request: web.Request) -> web.Response:
     s = request.app[keys.FEED].current() or {}
     r = s.get("round") or {}
     ok, verdict = await in_thread(_verify, request.app[keys.JOURNAL_PATH])
     rows = [  # every code in words (web/words.py), every amount as money
+        ("Table controller", _running(request)),  # a stopped daemon's last status is not the table now
         ("Game", say(s["game"]) if s.get("game") else "?"),
         ("State", say(s["state"]) if s.get("state") else "no status from the daemon"),
         ("Round", f"{r.get('round_id', '-')} {say(r.get('phase'))}"),
@@ -540,3 +556,13 @@ def routes(app: web.Application) -> None:
     app.router.add_get("/progressive", progressive)
     app.router.add_get("/irregularities", irregularities)
     app.router.add_get("/audit", audit_page)
+    app.router.add_get("/liveness", liveness_events)
+    app.router.add_get("/liveness.json", liveness_now)
+
+
+async def liveness_events(request: web.Request) -> web.StreamResponse:
+    return await request.app[keys.FEED].liveness_stream(request)
+
+
+async def liveness_now(request: web.Request) -> web.Response:
+    return liveness_json(request.app[keys.FEED])

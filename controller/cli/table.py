@@ -13,13 +13,14 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller import liveness
 from controller.cli.main import whole_number
 from controller.config.table import ConfigError, TableConfig
 from controller.journal.store import Journal, JournalError
-from controller.paths import add_table_options, load_table, status_file
+from controller.paths import add_table_options, heartbeat_file, load_table, status_file
 
 EXIT_OK, EXIT_REFUSED = 0, 2
-STALE_BEATS = 3  # a status older than this many heartbeats: the daemon is not running
+STALE_BEATS = 3  # a status older than this many of its rewrites: the daemon is not running (the status's own age)
 MAX_LAST = 1_000_000  # rounds or hits one command lists: more than a table plays in years
 
 
@@ -33,8 +34,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                        description="The table's state, its devices, meters and the open round's public view, "
                        "from the status file the daemon keeps beside its journal (no hole card is in it).")
     add_table_options(p)
-    p.add_argument("--json", action="store_true", help="the status file as it is, JSON, with `running` and "
-                   "`heartbeat_age` (seconds since the daemon last wrote it)")
+    p.add_argument("--json", action="store_true", help="the status file as it is, JSON, with `running` (as the "
+                   "dealer's screen says it: the daemon's heartbeat), `heartbeat` (its last, epoch seconds, or null) "
+                   "and `heartbeat_age` (seconds since the daemon last beat or wrote its status)")
     p.set_defaults(handler=cmd_status)
 
     p = sub.add_parser("recall", help="the last rounds, card by card, from the journal",
@@ -176,13 +178,17 @@ def cmd_status(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
         if journal is None:
             return EXIT_REFUSED
         journal.close()
-    age = max(0.0, time.time() - status["updated"])
-    every = status.get("heartbeat_every")
-    running = age <= STALE_BEATS * (every if isinstance(every, (int, float)) and every > 0 else 5.0)
+    # running as the screens say it (controller/liveness.py): the heartbeat fresh, a stopped daemon's status
+    # may be seconds old, a frozen one's too
+    now = time.time()
+    alive = liveness.read(heartbeat_file(cfg.journal), now)
+    age = max(0.0, now - max(status["updated"], alive.heartbeat or 0.0))
+    running = alive.running
     if args.json:
-        stdout.write(json.dumps({**status, "running": running, "heartbeat_age": round(age, 1)}, indent=2) + "\n")
+        stdout.write(json.dumps({**status, "running": running, "heartbeat": alive.heartbeat,
+                                 "heartbeat_age": round(age, 1)}, indent=2) + "\n")
         return EXIT_OK
-    seen = dt.datetime.fromtimestamp(status["updated"], dt.UTC).isoformat(timespec="seconds")
+    seen = dt.datetime.fromtimestamp(now - age, dt.UTC).isoformat(timespec="seconds")
     if not running:
         # a stopped daemon's last words are not the table now: no devices, no watchdog, no round shown as live
         stdout.write(f"table {status['table']} ({status['game']}): not running (last seen {seen}, {age:.0f} s ago; "

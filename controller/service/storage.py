@@ -2,9 +2,10 @@
 
 Owns what the table knows of its storage: why the journal cannot be written now (``fault``, its ``cause``
 as a code: ``disk_full``, ``io_error``, ``read_only``, ``storage_error``), why the status file could not be
-written (``status_fault``), and the reserve: a file of ``[journal_options] reserve_mb`` beside the journal
-(``<journal>.reserve``), made at start and deleted when the disk is first found full, so that the round in
-progress can finish and the halt be journaled; no new round opens until it can be made again (P104).
+written (``status_fault``) or the heartbeat touched (``heartbeat_fault``, controller/liveness.py), and the
+reserve: a file of ``[journal_options] reserve_mb`` beside the journal (``<journal>.reserve``), made at start
+and deleted when the disk is first found full, so that the round in progress can finish and the halt be
+journaled; no new round opens until it can be made again (P104).
 
 The daemon refuses every press while a write fails and tries again on each press and on a timer
 (``controller.daemon``); ``Life`` asks ``room_for_a_round`` before it opens a round; the status shows
@@ -31,7 +32,11 @@ _CHUNK = 1 << 20
 WORDS: dict[str, str] = {f"storage.{k}": v for k, v in {
     "ok": "OK", "halted": "Halted: a write fails", "low": "Low: reserve given up, no new round",
     "held": "Held", "released": "Given up", "none": "None", "disk_full": "Disk full", "io_error": "Disk error",
-    "read_only": "Disk read-only"}.items()} | {"disk_full": "Disk full"}
+    "read_only": "Disk read-only"}.items()} | {
+    "disk_full": "Disk full", "io_error": "Disk error", "read_only": "Disk read-only", "storage_error": "Storage error",
+    # a refusal's cause (``TableDaemon._fault_told``): which write failed
+    "journal_fault": "The journal cannot be written", "status_fault": "The status cannot be written",
+    "heartbeat_fault": "The heartbeat cannot be written"}
 _CAUSES = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EIO: "io_error", errno.EROFS: "read_only"}
 
 
@@ -64,6 +69,7 @@ class Storage:
         self.fault: str | None = None  # why the journal cannot be written now
         self.cause: str | None = None  # the same as a code (``cause_of``)
         self.status_fault: str | None = None  # why the status file could not be written, when it could not
+        self.heartbeat_fault: str | None = None  # why the heartbeat file could not be touched, when it could not
         self.since: float | None = None  # when the fault began (wall clock)
         self.faults = 0  # storage faults met since start
         self.round_held_back = False  # a round was not opened for want of room: it opens once there is (P104)
@@ -146,7 +152,7 @@ class Storage:
 
     def journal_written(self) -> None:
         self.fault = self.cause = None
-        if self.status_fault is None:
+        if self.status_fault is None and self.heartbeat_fault is None:
             self.since = None
 
     def status_failed(self, path: Path, e: OSError) -> None:
@@ -162,13 +168,35 @@ class Storage:
         if self.status_fault is not None:
             self.s.log.warning("status written again", problem=self.status_fault)
             self.status_fault = None
-            if self.fault is None:
+            if self.fault is None and self.heartbeat_fault is None:
                 self.cause = self.since = None
+
+    def heartbeat_failed(self, path: Path, e: OSError) -> bool:
+        """The heartbeat could not be touched: the screens say the daemon is not running, "do not deal", so every
+        press is refused until it is (the table and its screens agree); True when this begins a fault."""
+        cause = self._met(e)
+        began = self.heartbeat_fault is None
+        if began:
+            self.s.log.error("heartbeat not written", path=str(path), error=str(e), cause=cause)
+        self.heartbeat_fault = f"{path}: {e}"
+        if self.cause is None:
+            self.cause = cause
+        return began
+
+    def heartbeat_written(self) -> bool:
+        """The heartbeat was touched; True when this ends a fault."""
+        if self.heartbeat_fault is None:
+            return False
+        self.s.log.warning("heartbeat written again", problem=self.heartbeat_fault)
+        self.heartbeat_fault = None
+        if self.fault is None and self.status_fault is None:
+            self.cause = self.since = None
+        return True
 
     @property
     def halted(self) -> bool:
         """A write fails now: every press is refused until it succeeds."""
-        return self.fault is not None or self.status_fault is not None
+        return self.fault is not None or self.status_fault is not None or self.heartbeat_fault is not None
 
     def view(self) -> dict[str, Any]:
         """The status's ``storage``: ``state`` ``ok``, ``halted`` (a write fails: every press refused) or ``low``
@@ -181,7 +209,7 @@ class Storage:
         else:
             state = "ok"
         return {"state": state, "cause": self.cause if self.halted else ("disk_full" if state == "low" else None),
-                "problem": self.fault or self.status_fault, "since": self.since,
+                "problem": self.fault or self.status_fault or self.heartbeat_fault, "since": self.since,
                 "reserve": "none" if not self.reserve_bytes else ("held" if self.reserve_held else "released"),
                 "faults": self.faults}
 
