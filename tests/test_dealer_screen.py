@@ -5,8 +5,9 @@ first status of each phase (the settlement with a jackpot held and after it, whe
 drawn by the page's own ``render`` at each of the four sizes, and measured: every element with text of its
 own has its box inside the viewport, not cut off by an ancestor that clips (overflow not visible), and no two
 overlap; no code (a snake_case identifier) is in the rendered text; axe-core finds no serious or critical
-violation (contrast included) at one size per phase and at all four for the settlement.  A card is an image
-(role=img, its name its aria-label): the text drawn inside its SVG is not measured.
+violation (contrast included) at one size per phase and at all four for the settlement; the last status
+again with the liveness banner shown across the top.  A card is an image (role=img, its name its
+aria-label): the text drawn inside its SVG is not measured.
 """
 
 from __future__ import annotations
@@ -153,5 +154,13 @@ def test_every_phase_of_a_six_seat_round_at_every_size(game, tmp_path, monkeypat
                             assert page.evaluate(AXE) == [], where
                     if settled:  # the seats' totals and every wager's amount are on the screen
                         assert page.locator("tfoot td.total").count() == len(s["round"]["settlement"])
+                # the liveness banner (web/static/liveness.js) across the top leaves the rest readable
+                page.evaluate("""() => { const b = document.getElementById("liveness");
+                  if (b.hidden || !b.textContent.trim())
+                    b.textContent = "TABLE CONTROLLER NOT RUNNING \u2014 do not deal";
+                  b.hidden = false; }""")
+                for size in SIZES:
+                    at(page, size, statuses[-1])
+                    check(page, f"{game} {key(statuses[-1])} with the liveness banner at {size[0]}x{size[1]}")
             finally:
                 page.close()
