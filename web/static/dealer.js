@@ -228,8 +228,7 @@ function layoutHTML(s, r) {
         if (!c) { html += "<td></td>"; continue; }
         const shown = c.do !== "none";
         html += '<td class="pw ' + esc(c.do) + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-wager="' + esc(w) + '" data-order="' + order[n + " " + w] + '">' +
-          '<span class="what">' + esc(shown ? say(c.do) : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span>" +
-          (c.line && c.do === "pay" ? ' <span class="line">' + esc(say(c.line)) + "</span>" : "") + "</td>";
+          '<span class="what">' + esc(shown ? say(c.do) : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
       } else {
         const amount = ((seatsView[n] || {}).wagers || {})[w];
         const acting = r.to_act && r.to_act.seat === n ? " acting" : "";
