@@ -24,15 +24,18 @@ REVEALED = {"reveal", "settled", "complete"}
 SCREEN = """() => {
   const cards = (sel) => [...document.querySelectorAll(sel + " [data-card]")].map(e => e.dataset.card);
   const seats = {};
-  for (const e of document.querySelectorAll("#seats .seat[data-seat]"))
-    seats[e.dataset.seat] = {cards: cards('#seats .seat[data-seat="' + e.dataset.seat + '"]'),
+  for (const e of document.querySelectorAll("#seats thead .seat[data-seat]"))
+    seats[e.dataset.seat] = {cards: cards('#seats thead .seat[data-seat="' + e.dataset.seat + '"]'),
                              lit: e.classList.contains("progressive")};
   return {
     phase: document.body.dataset.phase, dealer: cards("#dealer"), seats,
-    settlement: !document.getElementById("settlement-box").hidden,
-    rows: [...document.querySelectorAll("#settlement [data-wager]")].map(
-      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", ""),
+    settlement: document.querySelectorAll("#seats tfoot td.total").length > 0,
+    rows: [...document.querySelectorAll("#seats td.pw[data-wager]")]
+      .sort((a, b) => Number(a.dataset.order) - Number(b.dataset.order)).map(
+      e => [Number(e.dataset.seat), e.dataset.wager, e.className.replace("pw ", "").replace(" won", ""),
             e.querySelector(".amt").textContent]),
+    totals: Object.fromEntries([...document.querySelectorAll("#seats tfoot td.total")].map(
+      e => [e.dataset.seat, e.dataset.total])),
     pending: [...document.querySelectorAll(".alert.pending")].map(e => Number(e.dataset.hit)),
     devices: document.querySelectorAll("#devices .device").length,
   };
@@ -62,6 +65,7 @@ def check_screen(page, s: dict) -> None:
         else:
             seats = [row[0] for row in rows]
             assert seats == sorted(seats, reverse=True)  # R1: counterclockwise from the dealer's right
+        chips = r.get("chips")  # what the dealer pays, takes or returns (round.chips), when the daemon says it
         want = [
             (int(seat), w, v["net"])
             for seat in sorted(r["settlement"], key=int, reverse=True)
@@ -70,10 +74,21 @@ def check_screen(page, s: dict) -> None:
         nets = {(a, b): net for a, b, net in want}
         assert sorted((a, b) for a, b, _, _ in rows) == sorted(nets)  # every wager of every seat, once
         for seat, wager, what, amount in rows:
+            shown_amount = Decimal(amount.lstrip("$").replace(",", "")) if amount else Decimal(0)
+            if chips:
+                c = chips[str(seat)]["wagers"][wager]
+                assert what == c["do"], (seat, wager)
+                assert shown_amount == (Decimal(c["amount"]) if c["do"] != "none" else 0), (seat, wager)
+                continue
             net = Decimal(nets[seat, wager])
             assert what == ("pay" if net > 0 else "take" if net < 0 else what)
             if net:
-                assert Decimal(amount.lstrip("$")) == abs(net)
+                assert shown_amount == abs(net)
+        for seat, total in screen["totals"].items():  # each seat's balance: paid less taken
+            want_total = Decimal(chips[seat]["balance"]) if chips else sum(
+                (Decimal(v["net"]) for v in r["settlement"][seat].values()), Decimal(0))
+            assert Decimal(total) == want_total, seat
+        assert sorted(screen["totals"], key=int) == sorted(r["settlement"], key=int)
     else:
         assert not screen["settlement"]
     assert screen["pending"] == [h["hit"] for h in s.get("validation") or []]

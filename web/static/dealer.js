@@ -1,9 +1,11 @@
 // The dealer's screen: read-only, redrawn from the daemon's public status at every change (server-sent events).
+// What to do next (next_action), the alarms, then the layout: one column per seat, one row per wager, the
+// amounts from round.chips at settlement (the one computation of what is paid, taken or returned).
+// Words come from words.js (say, money, localTime): no code of the status is shown as it is.
 "use strict";
-const PHASES = { wagers: "Place your bets", no_more_bets: "No more bets", dealing: "Dealing", decisions: "Decisions",
-  reveal: "Dealer's hand", settled: "Settle", complete: "Round complete", voided: "Round void", halted: "Halted" };
 const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-const words = (s) => String(s).replace(/_/g, " ");
+const SETTLING = new Set(["settled", "voided", "complete"]);
+const ORDINAL = ["1st", "2nd", "3rd", "4th", "5th", "6th"];
 window.__latencies = [];
 
 function cards(list, count) {
@@ -13,113 +15,262 @@ function cards(list, count) {
   return out;
 }
 
-function nextAction(s) {
-  if (s.message) return s.message;
-  if (s.next_step) return "Press " + words(s.next_step.button) + (s.next_step.key ? " with the supervisor's key" : "") + ": " + words(s.next_step.step) + ".";
-  const r = s.round;
-  if (!r) return s.state === "open" ? "Open for wagers: press no more bets when the wagers are placed." : "Table " + words(s.state) + ".";
-  if (r.phase === "decisions" && r.to_act) return "Seat " + r.to_act.seat + " to act.";
-  return (PHASES[r.phase] || words(r.phase)) + ".";
-}
-
-function settlementRows(r) {
-  // The dealer's order of payment as the daemon journaled it (P65: chapter 11 of the game, seat by seat and
-  // pass by pass, from the dealer's right, R1); without it, the highest seat first with all its wagers.
-  const order = r.payment_order ||
-    Object.keys(r.settlement).map(Number).sort((a, b) => b - a).map((seat) => ({ seat, wagers: Object.keys(r.settlement[seat]) }));
-  const last = {};
-  order.forEach((p, i) => { last[p.seat] = i; });
-  const totals = {};
-  let rows = '<tr><th>Seat</th><th>Pay / take, in this order</th><th class="num">Seat total</th></tr>';
-  order.forEach((p, i) => {
-    const wagers = r.settlement[p.seat] || {};
-    let cells = "";
-    for (const name of p.wagers) {
-      const w = wagers[name];
-      if (!w) continue;
-      const cents = toCents(w.net);
-      totals[p.seat] = (totals[p.seat] || 0n) + cents;
-      const what = cents > 0n ? "pay" : cents < 0n ? "take" : w.result === "void" ? "return" : "push";
-      cells += '<span class="pw ' + what + '" data-seat="' + p.seat + '" data-wager="' + esc(name) + '"><span class="what">' + what +
-        '</span> <span class="name">' + esc(words(name)) + '</span> <span class="amt">' + (cents === 0n ? "" : fmtCents(cents)) + "</span>" +
-        (w.line ? ' <span class="line">' + esc(words(w.line)) + "</span>" : "") + "</span>";
+function chipsOf(r) {
+  // round.chips (what the dealer pays, takes or returns as the chips stand on the layout). A daemon without it
+  // (older than chips) is read from the settlement's nets in the same shape: the one place a net is read.
+  if (r.chips) return r.chips;
+  if (!r.settlement) return null;
+  const out = {};
+  for (const [seat, wagers] of Object.entries(r.settlement)) {
+    let pay = 0n, take = 0n;
+    const w = {};
+    for (const [name, v] of Object.entries(wagers)) {
+      const c = cents(v.net);
+      const d = c > 0n ? "pay" : c < 0n ? "take" : v.result === "void" ? "return" : "none";
+      w[name] = { do: d, amount: fromCents(c < 0n ? -c : c), collected: null, line: v.line || null };
+      if (c > 0n) pay += c; else take -= c;
     }
-    let total = "";
-    if (last[p.seat] === i) {
-      const t = totals[p.seat] || 0n;
-      total = '<span class="' + (t > 0n ? "pay" : t < 0n ? "take" : "") + '">' + (t > 0n ? "pay " : t < 0n ? "take " : "even ") + fmtCents(t) + "</span>";
-    }
-    rows += '<tr data-row="' + p.seat + '"><th class="seatno">' + p.seat + "</th><td>" + cells + '</td><td class="num total">' + total + "</td></tr>";
-  });
-  return rows;
-}
-
-function toCents(text) {
-  // exact: the daemon sends amounts as decimal strings ("-12.50"); never through a binary float
-  const neg = text.startsWith("-");
-  const [whole, frac = ""] = text.replace(/^[-+]/, "").split(".");
-  const cents = BigInt(whole || "0") * 100n + BigInt((frac + "00").slice(0, 2));
-  return neg ? -cents : cents;
-}
-
-function fmtCents(c) {
-  const a = c < 0n ? -c : c;
-  return "$" + (a / 100n).toString() + "." + (a % 100n).toString().padStart(2, "0");
-}
-
-function seatBox(n, seat, r) {
-  if (!seat) return '<div class="seat empty"><div class="seatno">' + n + "</div></div>";
-  const lit = seat.wagers && ("progressive" in seat.wagers);
-  const state = seat.left ? "left" : seat.skipped ? "skipped" : seat.folded ? "folded" : "";
-  const acting = r.to_act && r.to_act.seat === n;
-  let w = "";
-  for (const [name, amount] of Object.entries(seat.wagers || {})) {
-    w += '<div class="wager' + (name === "progressive" ? " lit" : "") + '"><span class="name">' + esc(words(name)) + '</span><span class="num">' + fmtCents(toCents(amount)) + "</span></div>";
+    out[seat] = { wagers: w, pay: fromCents(pay), take: fromCents(take), balance: fromCents(pay - take), winner: false };
   }
-  return '<div class="seat' + (lit ? " progressive" : "") + (acting ? " acting" : "") + (state ? " " + state : "") + '" data-seat="' + n + '">' +
-    '<div class="seatno">' + n + (lit ? ' <span class="litmark" title="progressive wager accepted">&#9679;</span>' : "") + "</div>" +
-    '<div class="cards">' + cards(seat.cards, seat.cards) + "</div>" +
-    (state ? '<div class="seatstate">' + state + "</div>" : "") + w + "</div>";
+  return out;
 }
+
+function cents(text) {
+  // exact: the daemon sends amounts as decimal strings ("-12.50"); never through a binary float
+  const neg = String(text).startsWith("-");
+  const [whole, frac = ""] = String(text).replace(/^[-+]/, "").split(".");
+  const c = BigInt(whole || "0") * 100n + BigInt((frac + "00").slice(0, 2));
+  return neg ? -c : c;
+}
+
+function fromCents(c) {
+  const a = c < 0n ? -c : c;
+  return (c < 0n ? "-" : "") + (a / 100n).toString() + "." + (a % 100n).toString().padStart(2, "0");
+}
+
+// --- the next action ------------------------------------------------------------------------------------------
+
+function pressText(a) {
+  if (!a.button) return "";
+  return "press " + say(a.button) + (a.key ? " with the supervisor's key" : "");
+}
+
+function clause(text) {
+  return text ? ' <span class="clause">(' + esc(text) + ")</span>" : "";
+}
+
+function choiceText(c) {
+  let t = say(c.decision || c.button);
+  if (c.multiple) t += " " + c.multiple + "\u00d7";
+  if (c.amount) t += " " + money(c.amount);
+  return t;
+}
+
+function stepParams(step) {
+  const out = [];
+  if (step.seat !== undefined && step.seat !== null) out.push("seat " + step.seat);
+  if (step.seats && step.seats.length) out.push("seats " + step.seats.join(", "));
+  if (step.wager) out.push(say(step.wager));
+  if (step.line) out.push(say(step.line));
+  if (step.amount) out.push(money(step.amount));
+  if (step.device) out.push(say(step.device));
+  if (step.button) out.push("press " + say(step.button));
+  return out.length ? " \u2014 " + esc(out.join(", ")) : "";
+}
+
+function passIndex(a) {
+  // part B's `paying`: the pass being paid (an index, or the pass itself); the first when not said
+  if (typeof a.paying === "number") return a.paying;
+  if (a.paying && a.passes) {
+    const i = a.passes.findIndex((p) => JSON.stringify(p) === JSON.stringify(a.paying));
+    if (i >= 0) return i;
+  }
+  return 0;
+}
+
+function actionHTML(s) {
+  const a = s.next_action;
+  const r = s.round || {};
+  if (!a) {
+    if (s.next_step) return '<p class="say">' + esc(say(s.next_step.step)) + ": " + esc(pressText(s.next_step)) + clause(s.next_step.clause) + "</p>";
+    if (r.phase) return '<p class="say">' + esc(say(r.phase)) + ": nothing to press</p>";
+    return '<p class="say">Table ' + esc(say(s.state)) + "</p>";
+  }
+  let head = "";
+  if (a.action === "decide" && a.seat) {
+    head = '<span class="who">Seat ' + a.seat + "</span> to act";
+    const choices = a.choices || (a.buttons || []).map((b) => ({ button: b }));
+    if (choices.length) {
+      head += ": " + choices.map((c, i) => (i === 0 ? "" : i === choices.length - 1 ? " or " : ", ") +
+        '<span class="choice" data-button="' + esc(c.button) + '">' + esc(choiceText(c)) + "</span>").join("");
+    }
+  } else if (a.action === "draw_cards") {
+    head = esc(say(a.action)) + ": " + a.cards + " to " + esc(say(String(a.to || "").split(":")[0]) + (String(a.to || "").includes(":") ? " " + String(a.to).split(":")[1] : ""));
+  } else {
+    head = esc(say(a.action));
+    if (a.seat) head += ", seat " + a.seat;
+    const p = pressText(a);
+    if (p) head += ": " + esc(p);
+  }
+  let out = '<p class="say" data-action="' + esc(a.action) + '">' + head + clause(a.why) + "</p>";
+  if (a.passes && a.passes.length) {
+    const now = passIndex(a);
+    out += '<ol class="passes">' + a.passes.map((p, i) =>
+      '<li class="' + (i === now ? "current" : "") + '" data-pass="' + i + '"><span class="n">' + (ORDINAL[i] || i + 1) + " pass</span> " +
+      esc(p.wagers.map(say).join(", ")) + (p.seats ? ", seats " + p.seats.join(", ") : "") + clause(p.clause) + "</li>").join("") + "</ol>";
+  }
+  if (a.steps && a.steps.length) {
+    out += '<ol class="steps">' + a.steps.map((st) =>
+      '<li data-step="' + esc(st.do) + '"><span class="n">' + st.n + ".</span> " + esc(say(st.do)) + stepParams(st) + clause(st.clause) + "</li>").join("") + "</ol>";
+  }
+  return out;
+}
+
+// --- alarms and alerts ------------------------------------------------------------------------------------------
+
+function alarmsHTML(s) {
+  return (s.alarms || []).map((al) => {
+    const what = [say(al.kind)];
+    if (al.seat !== null && al.seat !== undefined) what.push("seat " + al.seat);
+    if (al.device) what.push(say(al.device));
+    const ack = al.acknowledged ? "acknowledged by " + al.acknowledged.by + " at " + localTime(al.acknowledged.at) : "not acknowledged";
+    return '<li class="alarm ' + esc(al.priority) + (al.acknowledged ? " acknowledged" : "") + '" data-alarm="' + esc(al.id) + '">' +
+      '<span class="priority">' + esc(say(al.priority)) + "</span> " + esc(what.join(", ")) +
+      ((al.clauses || []).length ? clause(al.clauses.join(", ")) : "") +
+      ' <span class="since">since ' + esc(localTime(al.since)) + '</span> <span class="ack">' + esc(ack) + "</span></li>";
+  }).join("");
+}
+
+function alertsHTML(s, r) {
+  let out = "";
+  for (const h of s.validation || []) {
+    out += '<div class="alert pending" data-hit="' + h.hit + '">Seat ' + h.seat + ": " + esc(say(h.wager)) + ", " + esc(say(h.line)) +
+      ', <span class="amt">' + esc(money(h.amount)) + "</span>" + (h.meter ? " from the " + esc(say(h.meter)) + " meter" : "") +
+      ": awaiting the supervisor</div>";
+  }
+  for (const h of s.link_pending || []) {
+    out += '<div class="alert pending" data-link-hit="' + h.seq + '">Linked ' + esc(say(h.meter)) + " jackpot " + esc(money(h.paid)) +
+      " at table " + esc(h.table) + " (" + esc(h.asset) + "), seat " + h.seat + ": awaiting the supervisor; the meter reset to " + esc(money(h.after)) + "</div>";
+  }
+  if (r.halted) out += '<div class="alert halted">Halted: ' + esc(say(r.halted.reason)) + "</div>";
+  if (s.told && s.told.kind === "refused") out += '<div class="alert notice">Press refused' + (s.told.cause ? ": " + esc(say(s.told.cause)) : "") + clause(s.told.clauses.join(", ")) + "</div>";
+  if (s.notice_told) out += '<div class="alert notice">' + esc(say(s.notice_told.kind)) + (s.notice_told.cause ? ": " + esc(say(s.notice_told.cause)) : "") + clause((s.notice_told.clauses || []).join(", ")) + "</div>";
+  if (s.irregularity_menu) out += '<div class="alert menu">Irregularity: ' + s.irregularity_menu.map((o, i) => "seat button " + (i + 1) + ": " + esc(say(o))).join("; ") + "</div>";
+  if (s.progressive_wagers && s.progressive_wagers !== "enabled") out += '<div class="alert notice">Progressive wagers ' + esc(say(s.progressive_wagers.split(":")[0])) + "</div>";
+  return out;
+}
+
+// --- the layout: a column per seat, a row per wager ---------------------------------------------------------------
+
+function wagerRows(r, seats) {
+  // the wagers in the order the dealer pays them (P65: pass by pass), else as the seats hold them
+  if (r.payment_passes && r.payment_passes.length) return r.payment_passes.map((p, i) => p.wagers.map((w) => [w, i])).flat();
+  const names = [];
+  for (const n of seats) for (const w of Object.keys(((r.seats || {})[n] || {}).wagers || {})) if (!names.includes(w)) names.push(w);
+  if (r.settlement) for (const n of seats) for (const w of Object.keys(r.settlement[n] || {})) if (!names.includes(w)) names.push(w);
+  return names.map((w) => [w, null]);
+}
+
+function paymentOrder(r) {
+  // (seat, wager) -> its place in the order of payment (P65, R1: from the dealer's right, seat by seat)
+  const order = r.payment_order ||
+    Object.keys(r.settlement || {}).map(Number).sort((a, b) => b - a).map((seat) => ({ seat, wagers: Object.keys(r.settlement[seat]) }));
+  const at = {};
+  let k = 0;
+  for (const p of order) for (const w of p.wagers) if (at[p.seat + " " + w] === undefined) at[p.seat + " " + w] = k++;
+  return at;
+}
+
+function winners(s, chips) {
+  const out = new Set();
+  if (chips) for (const [seat, c] of Object.entries(chips)) if (c.winner) out.add(Number(seat));
+  for (const h of s.validation || []) out.add(h.seat);
+  return out;
+}
+
+function seatHead(n, seat, r, won) {
+  const cls = ["seat"];
+  let flag = "";
+  if (!seat) cls.push("empty");
+  else {
+    if (seat.wagers && "progressive" in seat.wagers) cls.push("progressive");
+    if (r.to_act && r.to_act.seat === n) { cls.push("acting"); flag = "To act"; }
+    const state = seat.left ? "left" : seat.skipped ? "skipped" : seat.folded ? "folded" : "";
+    if (state) { cls.push(state); flag = say(state); }
+    if (won) { cls.push("winner"); flag = "Winner"; }
+  }
+  return '<th scope="col" class="' + cls.join(" ") + '" data-seat="' + n + '"><div class="seathead"><span class="seatno">' + n + "</span>" +
+    (seat && seat.wagers && "progressive" in seat.wagers ? '<span class="litmark" title="Progressive wager accepted" aria-label="Progressive wager accepted">\u25cf</span>' : "") +
+    (flag ? '<span class="flag">' + esc(flag) + "</span>" : "") + "</div>" +
+    (seat ? '<div class="cards">' + cards(seat.cards, seat.cards) + "</div>" : "") + "</th>";
+}
+
+function layoutHTML(s, r) {
+  const seatsView = r.seats || {};
+  const count = Math.max(6, ...Object.keys(seatsView).map(Number));
+  const seats = [];
+  for (let i = 1; i <= count; i++) seats.push(i);
+  const settling = SETTLING.has(r.phase) && r.settlement;
+  const chips = settling ? chipsOf(r) : null;
+  const won = winners(s, chips);
+  const order = settling ? paymentOrder(r) : {};
+  const passes = (r.payment_passes || []).length;
+  let html = '<thead><tr><th scope="col" class="corner">Seat</th>' + seats.map((n) => seatHead(n, seatsView[n], r, won.has(n))).join("") + "</tr></thead><tbody>";
+  let lastPass = null;
+  for (const [w, pass] of wagerRows(r, seats)) {
+    const first = pass !== null && pass !== lastPass && passes > 1;
+    lastPass = pass;
+    html += '<tr class="' + (first ? "passstart" : "") + '" data-row-wager="' + esc(w) + '"><th scope="row">' +
+      (first ? '<span class="passno">' + ORDINAL[pass] + "</span> " : "") + esc(say(w)) + "</th>";
+    for (const n of seats) {
+      if (chips) {
+        const c = ((chips[n] || {}).wagers || {})[w];
+        if (!c) { html += "<td></td>"; continue; }
+        const shown = c.do !== "none";
+        html += '<td class="pw ' + esc(c.do) + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-wager="' + esc(w) + '" data-order="' + order[n + " " + w] + '">' +
+          '<span class="what">' + esc(shown ? say(c.do) : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
+      } else {
+        const amount = ((seatsView[n] || {}).wagers || {})[w];
+        const acting = r.to_act && r.to_act.seat === n ? " acting" : "";
+        html += amount === undefined ? '<td class="' + acting + '"></td>' : '<td class="wager' + acting + (w === "progressive" ? " lit" : "") + '" data-seat="' + n + '" data-wager="' + esc(w) + '"><span class="amt">' + esc(money(amount)) + "</span></td>";
+      }
+    }
+    html += "</tr>";
+  }
+  html += "</tbody>";
+  if (chips) {
+    html += '<tfoot><tr><th scope="row">Seat total</th>' + seats.map((n) => {
+      const c = chips[n];
+      if (!c) return "<td></td>";
+      const b = cents(c.balance);
+      const what = b > 0n ? "pay" : b < 0n ? "take" : "even";
+      return '<td class="total ' + what + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-total="' + esc(c.balance) + '"><span class="what">' + say(what) +
+        '</span> <span class="amt">' + (b === 0n ? "" : esc(money(fromCents(b < 0n ? -b : b)))) + "</span></td>";
+    }).join("") + "</tr></tfoot>";
+  }
+  return html;
+}
+
+// --- the frame ------------------------------------------------------------------------------------------------------
 
 function render(s) {
   const r = s.round || {};
-  document.getElementById("table").textContent = s.table + " \u00b7 " + words(s.game);
-  document.getElementById("phase").textContent = r.phase ? (PHASES[r.phase] || words(r.phase)) : words(s.state);
-  document.getElementById("round").textContent = r.round_id ? "round " + r.round_id : "";
-  document.getElementById("action").textContent = nextAction(s);
-
-  let alerts = "";
-  for (const h of s.validation || []) {
-    alerts += '<div class="alert pending" data-hit="' + h.hit + '">Seat ' + h.seat + " " + esc(words(h.wager)) + " " + esc(words(h.line)) +
-      " " + fmtCents(toCents(h.amount)) + (h.meter ? " from the " + esc(h.meter) + " meter" : "") + ": awaiting supervisor</div>";
-  }
-  for (const h of s.link_pending || []) {
-    alerts += '<div class="alert pending" data-link-hit="' + h.seq + '">Linked ' + esc(words(h.meter)) + " jackpot " + fmtCents(toCents(h.paid)) +
-      " at table " + esc(h.table) + " (" + esc(h.asset) + "), seat " + h.seat + ": awaiting supervisor; the meter reset to " + fmtCents(toCents(h.after)) + "</div>";
-  }
-  if (r.halted) alerts += '<div class="alert halted">Halted: ' + esc(r.halted.reason) + "</div>";
-  if (s.notice) alerts += '<div class="alert notice">' + esc(s.notice) + "</div>";
-  if (s.irregularity_menu) alerts += '<div class="alert menu">Irregularity: ' + s.irregularity_menu.map((o, i) => "seat button " + (i + 1) + ": " + esc(o)).join("; ") + "</div>";
-  if (s.progressive_wagers && s.progressive_wagers !== "enabled") alerts += '<div class="alert notice">Progressive wagers ' + esc(s.progressive_wagers) + "</div>";
-  document.getElementById("alerts").innerHTML = alerts;
-
+  document.getElementById("table").textContent = s.table + " \u00b7 " + say(s.game);
+  document.getElementById("phase").textContent = say(r.phase || s.state);
+  document.getElementById("round").textContent = r.round_id ? "Round " + r.round_id : "";
+  document.getElementById("updated").textContent = s.updated ? "as of " + localTime(s.updated) : "";
+  document.getElementById("action").innerHTML = actionHTML(s);
+  document.getElementById("alarms").innerHTML = alarmsHTML(s);
+  document.getElementById("alerts").innerHTML = alertsHTML(s, r);
   document.getElementById("dealer").innerHTML = cards(r.dealer, r.dealer);
   const community = r.community || {};
   document.getElementById("community").innerHTML = cards(Object.keys(community).sort().map((k) => community[k]));
-  let seats = "";
-  const n = Math.max(6, ...Object.keys(r.seats || {}).map(Number));
-  for (let i = 1; i <= n; i++) seats += seatBox(i, (r.seats || {})[i], r);
-  document.getElementById("seats").innerHTML = seats;
-
-  const box = document.getElementById("settlement-box");
-  if (r.settlement) { document.getElementById("settlement").innerHTML = settlementRows(r); box.hidden = false; } else box.hidden = true;
-
+  document.getElementById("seats").innerHTML = layoutHTML(s, r);
   document.getElementById("meters").innerHTML = Object.entries(s.meters || {}).map(([k, v]) =>
-    '<tr><td>' + esc(words(k)) + '</td><td class="num">' + fmtCents(toCents(v)) + "</td></tr>").join("");
+    '<span class="meter"><span class="name">' + esc(say(k)) + '</span> <span class="num">' + esc(money(v)) + "</span></span>").join("");
   document.getElementById("devices").innerHTML = Object.entries(s.devices || {}).map(([k, v]) =>
-    '<span class="device ' + esc(v) + '">' + esc(k) + ": " + esc(v) + "</span>").join("") +
-    (s.out_of_order && s.out_of_order.length ? '<span class="device offline">out of order: ' + esc(s.out_of_order.join(", ")) + "</span>" : "");
+    '<span class="device ' + esc(v) + '" data-device="' + esc(k) + '">' + esc(say(k)) + " " + esc(say(v)) + "</span>").join("") +
+    (s.out_of_order && s.out_of_order.length ? '<span class="device offline">Out of order: ' + esc(s.out_of_order.map(say).join(", ")) + "</span>" : "");
 
   document.body.dataset.phase = r.phase || s.state;
   document.body.dataset.round = r.round_id || "";
@@ -136,4 +287,4 @@ function render(s) {
 const source = new EventSource("/events");
 source.onopen = () => { window.__openedAt = Date.now(); };
 source.addEventListener("status", (e) => render(JSON.parse(e.data)));
-source.onerror = () => { document.getElementById("action").textContent = "No connection to the table service: retrying\u2026"; };
+source.onerror = () => { document.getElementById("action").innerHTML = '<p class="say">No connection to the table service: retrying\u2026</p>'; };
