@@ -12,7 +12,9 @@ aria-label): the text drawn inside its SVG is not measured.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +26,8 @@ from web_harness import shown, web_service
 SIZES = [(800, 480), (1024, 768), (1366, 768), (1920, 1080)]
 AXE_SIZE = (1024, 768)
 IDENTIFIER = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b")
+# FAILED_SHOTS=dir: a screenshot of each size and phase whose measurement failed, to look at
+FAILED_SHOTS = os.environ.get("FAILED_SHOTS")
 
 MEASURE = """() => {
   const vw = document.documentElement.clientWidth, vh = document.documentElement.clientHeight;
@@ -122,6 +126,8 @@ def at(page: Any, size: tuple[int, int], s: dict[str, Any]) -> None:
 
 def check(page: Any, where: str) -> None:
     measured = page.evaluate(MEASURE)
+    if FAILED_SHOTS and measured["problems"]:  # what the measurement saw, for a person to look at
+        page.screenshot(path=str(Path(FAILED_SHOTS) / (where.replace(" ", "_") + ".png")))
     assert measured["texts"] > 10, where
     assert measured["problems"] == [], where
     text = page.evaluate("document.body.innerText + ' ' + [...document.querySelectorAll('[title],[aria-label]')]"

@@ -134,7 +134,7 @@ WORDS: dict[str, str] = {
     "progressive_count_mismatch": "The Progressive count does not match",
     DECIDE: "Player decides",
     "deal_and_settle": "Deal the rest and settle",
-    "validate_progressive": "Supervisor validates the progressive win",
+    "validate_progressive": "Validate the progressive win",
     "pay_and_collect": "Pay and collect",
     "return_wagers": "Return the wagers",
     "device_back": "Wait for the device to answer",

@@ -41,6 +41,8 @@ WORDS: dict[str, str] = {
     Phase.WAGERS: "Place your bets", Phase.NO_MORE_BETS: "No more bets", Phase.DEALING: "Dealing",
     Phase.DECISIONS: "Players' decisions", Phase.REVEAL: "Dealer's hand shown", Phase.SETTLED: "Settled",
     Phase.COMPLETE: "Round over", Phase.VOIDED: "Round void", Phase.HALTED: "Round halted",
+    # a seat's state in the public view (``left``, ``skipped``, ``folded``): qualified, ``left`` is also a place
+    "seat.folded": "Folded", "seat.left": "Left the table", "seat.skipped": "Skipped",
 }
 
 OPEN_PHASES = [Phase.WAGERS, Phase.NO_MORE_BETS, Phase.DEALING, Phase.DECISIONS, Phase.REVEAL]

@@ -16,23 +16,9 @@ function cards(list, count) {
 }
 
 function chipsOf(r) {
-  // round.chips (what the dealer pays, takes or returns as the chips stand on the layout). A daemon without it
-  // (older than chips) is read from the settlement's nets in the same shape: the one place a net is read.
-  if (r.chips) return r.chips;
-  if (!r.settlement) return null;
-  const out = {};
-  for (const [seat, wagers] of Object.entries(r.settlement)) {
-    let pay = 0n, take = 0n;
-    const w = {};
-    for (const [name, v] of Object.entries(wagers)) {
-      const c = cents(v.net);
-      const d = c > 0n ? "pay" : c < 0n ? "take" : v.result === "void" ? "return" : "none";
-      w[name] = { do: d, amount: fromCents(c < 0n ? -c : c), collected: null, line: v.line || null };
-      if (c > 0n) pay += c; else take -= c;
-    }
-    out[seat] = { wagers: w, pay: fromCents(pay), take: fromCents(take), balance: fromCents(pay - take), winner: false };
-  }
-  return out;
+  // round.chips: what the dealer pays, takes or returns as the chips stand on the layout, the one computation
+  // of every amount at settlement (controller/round/chips.py); no amount is worked out here from a net
+  return r.chips || null;
 }
 
 function cents(text) {
@@ -52,7 +38,7 @@ function fromCents(c) {
 
 function pressText(a) {
   if (!a.button) return "";
-  return "press " + say(a.button) + (a.key ? " with the supervisor's key" : "");
+  return a.key ? "supervisor's key, then " + say(a.button) : "press " + say(a.button);
 }
 
 function clause(text) {
@@ -69,11 +55,11 @@ function choiceText(c) {
 function stepParams(step) {
   const out = [];
   if (step.seat !== undefined && step.seat !== null) out.push("seat " + step.seat);
-  if (step.seats && step.seats.length) out.push("seats " + step.seats.join(", "));
+  if (step.seats && step.seats.length) out.push((step.seats.length === 1 ? "seat " : "seats ") + step.seats.join(", "));
   if (step.wager) out.push(say(step.wager));
   if (step.line) out.push(say(step.line));
   if (step.amount) out.push(money(step.amount));
-  if (step.device) out.push(say(step.device));
+  if (step.device) out.push(say(step.device, "device"));
   if (step.button) out.push("press " + say(step.button));
   return out.length ? " \u2014 " + esc(out.join(", ")) : "";
 }
@@ -128,25 +114,43 @@ function actionHTML(s) {
 
 // --- alarms and alerts ------------------------------------------------------------------------------------------
 
+function hitText(h) {
+  return "Seat " + h.seat + ": " + esc(say(h.wager)) + ", " + esc(say(h.line)) + ', <span class="amt">' + esc(money(h.amount)) + "</span>" +
+    (h.meter ? " from the " + esc(say(h.meter)) + " meter" : "");
+}
+
+function heldHit(s, al) {
+  // a held jackpot's alarm is the hit awaiting the supervisor: one line says both (ISA-18.2: one line an alarm)
+  if (al.kind !== "jackpot_held") return null;
+  return (s.validation || []).find((h) => h.seat === al.seat) || null;
+}
+
 function alarmsHTML(s) {
   return (s.alarms || []).map((al) => {
-    const what = [say(al.kind)];
-    if (al.seat !== null && al.seat !== undefined) what.push("seat " + al.seat);
-    if (al.device) what.push(say(al.device));
+    const hit = heldHit(s, al);
+    let what;
+    if (hit) what = hitText(hit);  // what the supervisor does: the action's steps above
+    else {
+      const parts = [say(al.kind, "alarm")];
+      if (al.seat !== null && al.seat !== undefined) parts.push("seat " + al.seat);
+      if (al.device) parts.push(say(al.device, "device"));
+      what = esc(parts.join(", "));
+    }
     const ack = al.acknowledged ? "acknowledged by " + al.acknowledged.by + " at " + localTime(al.acknowledged.at) : "not acknowledged";
-    return '<li class="alarm ' + esc(al.priority) + (al.acknowledged ? " acknowledged" : "") + '" data-alarm="' + esc(al.id) + '">' +
-      '<span class="priority">' + esc(say(al.priority)) + "</span> " + esc(what.join(", ")) +
-      ((al.clauses || []).length ? clause(al.clauses.join(", ")) : "") +
-      ' <span class="since">since ' + esc(localTime(al.since)) + '</span> <span class="ack">' + esc(ack) + "</span></li>";
+    const since = (hit ? "held since " : "since ") + localTime(al.since);
+    return '<li class="alarm ' + esc(al.priority) + (al.acknowledged ? " acknowledged" : "") + '" data-alarm="' + esc(al.id) + '"' +
+      (hit ? ' data-hit="' + hit.hit + '"' : "") + ">" +
+      '<span class="priority">' + esc(say(al.priority, "priority")) + "</span> " + what +
+      ((al.clauses || []).length && !hit ? clause(al.clauses.join(", ")) : "") +  // a held win's clause: in its steps
+      ' <span class="since">' + esc(since) + '</span> <span class="ack">' + esc(ack) + "</span></li>";
   }).join("");
 }
 
 function alertsHTML(s, r) {
   let out = "";
-  for (const h of s.validation || []) {
-    out += '<div class="alert pending" data-hit="' + h.hit + '">Seat ' + h.seat + ": " + esc(say(h.wager)) + ", " + esc(say(h.line)) +
-      ', <span class="amt">' + esc(money(h.amount)) + "</span>" + (h.meter ? " from the " + esc(say(h.meter)) + " meter" : "") +
-      ": awaiting the supervisor</div>";
+  const alarmed = new Set((s.alarms || []).map((al) => heldHit(s, al)).filter(Boolean).map((h) => h.hit));
+  for (const h of s.validation || []) {  // a held win without its alarm line (a daemon older than the alarms)
+    if (!alarmed.has(h.hit)) out += '<div class="alert pending" data-hit="' + h.hit + '">' + hitText(h) + ": awaiting the supervisor</div>";
   }
   for (const h of s.link_pending || []) {
     out += '<div class="alert pending" data-link-hit="' + h.seq + '">Linked ' + esc(say(h.meter)) + " jackpot " + esc(money(h.paid)) +
@@ -196,7 +200,7 @@ function seatHead(n, seat, r, won) {
     if (seat.wagers && "progressive" in seat.wagers) cls.push("progressive");
     if (r.to_act && r.to_act.seat === n) { cls.push("acting"); flag = "To act"; }
     const state = seat.left ? "left" : seat.skipped ? "skipped" : seat.folded ? "folded" : "";
-    if (state) { cls.push(state); flag = say(state); }
+    if (state) { cls.push(state); flag = say(state, "seat"); }
     if (won) { cls.push("winner"); flag = "Winner"; }
   }
   return '<th scope="col" class="' + cls.join(" ") + '" data-seat="' + n + '"><div class="seathead"><span class="seatno">' + n + "</span>" +
@@ -228,7 +232,7 @@ function layoutHTML(s, r) {
         if (!c) { html += "<td></td>"; continue; }
         const shown = c.do !== "none";
         html += '<td class="pw ' + esc(c.do) + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-wager="' + esc(w) + '" data-order="' + order[n + " " + w] + '">' +
-          '<span class="what">' + esc(shown ? say(c.do) : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
+          '<span class="what">' + esc(shown ? say(c.do, "chips") : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
       } else {
         const amount = ((seatsView[n] || {}).wagers || {})[w];
         const acting = r.to_act && r.to_act.seat === n ? " acting" : "";
@@ -244,7 +248,7 @@ function layoutHTML(s, r) {
       if (!c) return "<td></td>";
       const b = cents(c.balance);
       const what = b > 0n ? "pay" : b < 0n ? "take" : "even";
-      return '<td class="total ' + what + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-total="' + esc(c.balance) + '"><span class="what">' + say(what) +
+      return '<td class="total ' + what + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-total="' + esc(c.balance) + '"><span class="what">' + (what === "even" ? "Even" : esc(say(what, "chips"))) +
         '</span> <span class="amt">' + (b === 0n ? "" : esc(money(fromCents(b < 0n ? -b : b)))) + "</span></td>";
     }).join("") + "</tr></tfoot>";
   }
@@ -268,9 +272,12 @@ function render(s) {
   document.getElementById("seats").innerHTML = layoutHTML(s, r);
   document.getElementById("meters").innerHTML = Object.entries(s.meters || {}).map(([k, v]) =>
     '<span class="meter"><span class="name">' + esc(say(k)) + '</span> <span class="num">' + esc(money(v)) + "</span></span>").join("");
-  document.getElementById("devices").innerHTML = Object.entries(s.devices || {}).map(([k, v]) =>
-    '<span class="device ' + esc(v) + '" data-device="' + esc(k) + '">' + esc(say(k)) + " " + esc(say(v)) + "</span>").join("") +
-    (s.out_of_order && s.out_of_order.length ? '<span class="device offline">Out of order: ' + esc(s.out_of_order.map(say).join(", ")) + "</span>" : "");
+  // ISA-101: the normal state is said calmly in two words; a device not online is named, with its state
+  const trouble = Object.entries(s.devices || {}).filter(([, v]) => v !== "online");
+  document.getElementById("devices").innerHTML = (trouble.length ? trouble.map(([k, v]) =>
+    '<span class="device ' + esc(v) + '" data-device="' + esc(k) + '">' + esc(say(k, "device")) + " " + esc(say(v)) + "</span>").join("")
+    : '<span class="device online" data-device="all">All online</span>') +
+    (s.out_of_order && s.out_of_order.length ? '<span class="device offline">Out of order: ' + esc(s.out_of_order.map((d) => say(d, "device")).join(", ")) + "</span>" : "");
 
   document.body.dataset.phase = r.phase || s.state;
   document.body.dataset.round = r.round_id || "";
