@@ -18,6 +18,7 @@ unexport PYTHONDONTWRITEBYTECODE
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "              a round every 10-20 s, as people play; FAST=1: at full speed"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
@@ -114,14 +115,19 @@ bench: $(STAMP)
 CONFIG ?= config/ultimate_texas_holdem.toml
 ROUNDS ?= 0
 
+# the scripted dealer plays at a table's pace (seats bet one by one, a round every 10-20 s: demo.dealer.Pace);
+# FAST=1: at full speed, as the tests play
+FAST ?=
+PACE := --pace $(if $(FAST),fast,table)
+
 # LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
 # database); docs/linked-progressive.md
 LINK ?=
 
 run: $(STAMP)
 	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
-	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
-	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS); fi
+	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)" $(PACE); \
+	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) $(PACE); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)
