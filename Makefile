@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 # and left out of the dist artefact.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench run dist install clean
+.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench screens run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
@@ -25,6 +25,7 @@ help:
 	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
+	@echo "make screens - the dealer's screen at 800x480 ... 1920x1080 for each game, as pictures in docs/screens/"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
 	@echo "make clean  - remove the virtual environment and caches"
@@ -110,6 +111,10 @@ contracts: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
+
+# the dealer's screen at each display size, for each game, from the daemon's own statuses (tests/screen_corpus.py)
+screens: $(STAMP) chromium
+	$(PY) tests/screens.py --out docs/screens
 
 # CONFIG picks the table (one per game in config/); ROUNDS=N stops after N rounds (0: until Ctrl-C).
 CONFIG ?= config/ultimate_texas_holdem.toml
