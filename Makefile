@@ -14,16 +14,18 @@ STAMP  := $(VENV)/.installed
 # and left out of the dist artefact.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench run dist install clean
+.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench screens run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "              a round every 10-20 s, as people play; FAST=1: at full speed"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
 	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
 	@echo "make bench  - run the benchmarks, print them and write bench.json"
+	@echo "make screens - the dealer's screen at 800x480 ... 1920x1080 for each game, as pictures in docs/screens/"
 	@echo "make dist   - build the offline install artefact for a table PC (dist/*.tar.gz, docs/install.md)"
 	@echo "make install - install (or upgrade) this tree on this machine the way a table PC is (root; no network)"
 	@echo "make clean  - remove the virtual environment and caches"
@@ -110,9 +112,18 @@ contracts: $(STAMP)
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out bench.json
 
+# the dealer's screen at each display size, for each game, from the daemon's own statuses (tests/screen_corpus.py)
+screens: $(STAMP) chromium
+	$(PY) tests/screens.py --out docs/screens
+
 # CONFIG picks the table (one per game in config/); ROUNDS=N stops after N rounds (0: until Ctrl-C).
 CONFIG ?= config/ultimate_texas_holdem.toml
 ROUNDS ?= 0
+
+# the scripted dealer plays at a table's pace (seats bet one by one, a round every 10-20 s: demo.dealer.Pace);
+# FAST=1: at full speed, as the tests play
+FAST ?=
+PACE := --pace $(if $(FAST),fast,table)
 
 # LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
 # database); docs/linked-progressive.md
@@ -120,8 +131,8 @@ LINK ?=
 
 run: $(STAMP)
 	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
-	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)"; \
-	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS); fi
+	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)" $(PACE); \
+	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) $(PACE); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

@@ -3,6 +3,10 @@
 It reads the daemon's public status file (the view a table display gets, no hidden card in it) and
 works the simulated panel, bet sensors and progressive wagering devices through their simulators'
 control ports, exactly as a dealer and players would.  Used by ``make run`` and by the tests.
+
+By default it acts as soon as the daemon has taken its last action (the tests, the benchmarks).  ``make run``
+gives it a ``Pace`` (``TABLE_PACE``): seats place their bets one by one and each action waits as a person
+would, so that a newcomer watching the dealer's screen can follow a round (one every 10-20 s).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import random
 import subprocess
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +27,26 @@ Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator'
 
 # the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
 SUPERVISOR_ID = 4711
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast a person plays: a round lasts ``round_s`` (drawn for each round, from the close of the last one
+    to the close of this one), the paying and collecting of a settled round at least ``pay_s`` of it, and each
+    other action waits its share of what is left, within ``action_s``: the round's time is shared anew at each
+    action (a slow deal leaves the decisions less), and a round of few actions waits its time at the payment."""
+
+    round_s: tuple[float, float] = (10.0, 20.0)
+    action_s: tuple[float, float] = (0.3, 2.0)
+    pay_s: float = 3.0
+
+    def wait(self, left_s: float, actions_left: int) -> float:
+        """One action's wait: the time left before the payment shared among the actions left, within bounds."""
+        low, high = self.action_s
+        return min(max((left_s - self.pay_s) / max(actions_left, 1), low), high)
+
+
+TABLE_PACE = Pace()  # ``make run`` (``--pace table``); ``FAST=1 make run`` and the tests: no pace
 
 
 class Control:
@@ -48,7 +73,7 @@ class Dealer:
     """
 
     def __init__(self, cfg: TableConfig, status_path: Path, controls: Mapping[str, Callable[..., Status]],
-                 rng: random.Random) -> None:
+                 rng: random.Random, pace: Pace | None = None) -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
         self.game = cfg.game_rules
@@ -56,6 +81,26 @@ class Dealer:
         self.bets_for: str | None = None  # the round whose bets are on the layout
         self.closed: list[str] = []  # rounds the dealer confirmed
         self._drawn_for: str | None = None  # the card request (status ``card_request``) already drawn
+        self.pace = pace
+        # the round's time (``Pace``): when it began (the last round's close), when it ends, the actions left
+        self._round_began = self._round_ends = 0.0
+        self._actions_left = 0
+
+    def pause(self, actions: int = 1) -> None:
+        """A person's moment before the next action (``Pace``), ``actions`` of the round's estimate taken; a
+        card drawn from the shoe (0 actions: the device's pace) waits the least.  None without a pace."""
+        if self.pace is None:
+            return
+        if not actions:
+            time.sleep(self.pace.action_s[0])
+            return
+        time.sleep(self.pace.wait(self._round_ends - time.monotonic(), self._actions_left))
+        self._actions_left = max(self._actions_left - actions, 0)
+
+    def pause_for_payment(self) -> None:
+        """The dealer pays and collects: at least ``Pace.pay_s``, and until the round has had its time."""
+        if self.pace is not None:
+            time.sleep(max(self.pace.pay_s, self._round_ends - time.monotonic()))
 
     def status(self) -> Status:
         try:
@@ -92,6 +137,7 @@ class Dealer:
         request = s.get("card_request")
         if s.get("expecting_cards") and self.shoe is not None and request != self._drawn_for:
             self._drawn_for = request
+            self.pause(0)
             self.shoe("draw", n=s["expecting_cards"])
 
     def press(self, s: Status, button: str) -> Status:
@@ -127,27 +173,35 @@ class Dealer:
             if self.bets_for != s["round"]["round_id"]:
                 self.place_bets(s)
             else:
+                self.pause()
                 self.press(s, "no_more_bets")
         elif self.phase(s) in ("no_more_bets", "reveal"):
+            self.pause()
             self.press(s, "confirm")
         elif self.phase(s) == "decisions":
             to_act = s["round"]["to_act"]
             options = [f"bet_{m}x" for m in to_act["multiples"]]
             options += ["check"] * 2 if to_act["check"] else []
             options += ["fold"] if to_act["fold"] else []
-            self.press(s, self.rng.choice(options))
+            choice = self.rng.choice(options)
+            self.pause()
+            self.press(s, choice)
         elif self.phase(s) == "settled" and s.get("validation"):
             print(f"progressive win: the floor supervisor validates ({len(s['validation'])} hit(s))", flush=True)
+            self.pause()
             self.with_key(s, "confirm")  # the floorperson validates (UTH ch.11 §J(2)(c))
         elif self.phase(s) in ("settled", "voided"):
+            self.pause_for_payment()
             if self.progressive is not None:
                 self.progressive("set_bets", bets={})  # paid and collected: the layout is cleared
             round_id = s["round"]["round_id"]
             after = self.press(s, "confirm")
+            self._round_began = time.monotonic()  # the next round's time begins (its shuffle and cut included)
             if self.phase(after) != self.phase(s) or (after.get("round") or {}).get("round_id") != round_id:
                 self.closed.append(round_id)
         elif self.phase(s) == "halted":
             print(f"halted: {s.get('message')} -- the supervisor voids the round", flush=True)
+            self.pause()
             self.with_key(s, "void_round")
         else:
             self.next_status(s, 0.05)  # the daemon is at work (a deal, a shuffle): nothing to do until it says
@@ -162,6 +216,7 @@ class Dealer:
     def table_step(self, s: Status) -> None:
         step = s["next_step"]
         print(f"opening: {step['step']} ({step['clause']})", flush=True)
+        self.pause()
         if step["key"]:
             self.with_key(s, step["button"])
         else:
@@ -183,14 +238,30 @@ class Dealer:
                         continue  # R21b
                     areas[str(self.areas.index(w))] = int(self.cfg.limits(w)[0] * 100)
             bets[str(seat)] = areas
+        if self.pace is not None:
+            self._begin_round(len(seats))
         if self.progressive is not None:
-            self.progressive("set_bets", bets=bets)
+            if self.pace is None:
+                self.progressive("set_bets", bets=bets)
+            else:  # the players place their chips one after another
+                for seat in seats:
+                    self.pause()
+                    self.progressive("set_bets", bets={n: bets[n] for n in bets if int(n) <= seat})
             if self.cfg.progressive.enabled:
                 for seat in seats:
                     if self.rng.random() < 0.6:
                         self.progressive("wager", seat=seat)
         self.bets_for = round_id
         print(f"round {round_id}: players at seats {seats}", flush=True)
+
+    def _begin_round(self, seats: int) -> None:
+        """The round's time (``Pace``), drawn now, from the last round's close (the first: from now), and the
+        actions it takes at most: each seat's bets and decisions, no more bets, the count, a validation."""
+        assert self.pace is not None
+        self._round_began = self._round_began or time.monotonic()
+        # the global generator, not the dealer's: the same seats and bets with a pace as without one
+        self._round_ends = self._round_began + random.uniform(*self.pace.round_s)
+        self._actions_left = seats * (1 + len(self.game.streets)) + 3
 
     def play(self, rounds: int, daemon: subprocess.Popen[str] | None = None) -> int:
         """Play until ``rounds`` rounds are closed (0: forever)."""

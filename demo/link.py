@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m demo.link")
     parser.add_argument("--config", default=str(ROOT / "config" / "ultimate_texas_holdem.toml"))
     parser.add_argument("--rounds", type=int, default=0, help="0: until Ctrl-C")
+    parser.add_argument("--pace", choices=("fast", "table"), default="fast", help="each table's dealer (demo.run)")
     parser.add_argument("--link", default="1", help="1: a throwaway PostgreSQL server; or a postgresql:// URL")
     args = parser.parse_args(argv)
     cfg = load_config(Path(args.config))
@@ -97,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
             status_files[f"{cfg.id}-{name}"] = status_file(demo_journal(state, f"{cfg.id}-{name}"))
             proc = subprocess.Popen(
                 [sys.executable, "-m", "demo.run", "--config", args.config, "--rounds", str(args.rounds),
-                 "--state-dir", str(state), "--free-ports", "--seed", str(n)],
+                 "--state-dir", str(state), "--free-ports", "--seed", str(n), "--pace", args.pace],
                 cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             procs.append(proc)
             threading.Thread(target=_relay, args=(f"{cfg.id}-{name}", proc.stdout), daemon=True).start()

@@ -1,13 +1,14 @@
 """``make run``: the simulated table, the daemon, and a scripted dealer playing rounds.
 
-    python -m demo.run [--config config/ultimate_texas_holdem.toml] [--rounds N] [--seed S]
+    python -m demo.run [--config config/ultimate_texas_holdem.toml] [--rounds N] [--seed S] [--pace table]
 
 Starts the simulated devices on the addresses the configuration names, the
 daemon (``tablectl run``) with a fresh journal under ``var/demo/``, and a
 dealer script that works the simulated panel, bet sensors and progressive
 wagering devices exactly as people would: it opens the table, takes bets,
 presses no more bets, confirms, enters each player's decision and confirms
-the settlement.  It prints one readable line per event of the daemon.
+the settlement.  It prints one readable line per event of the daemon.  ``--pace table`` (``make run``;
+``FAST=1 make run`` leaves it out) plays as people do, a round every 10-20 s (``demo.dealer.Pace``).
 Ctrl-C, SIGTERM or SIGHUP stops everything; a port the table needs already in use is named as such.
 
 The dealer script reads the daemon's public status file to know whose turn it
@@ -32,7 +33,7 @@ from urllib.parse import urlsplit
 
 from controller.config.table import ConfigError, TableConfig, load_config
 from controller.paths import status_file
-from demo.dealer import Control, Dealer
+from demo.dealer import TABLE_PACE, Control, Dealer
 from drivers.device import DEVICES
 from simulators.control import parse_listening
 
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "0")), help="0: until Ctrl-C")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--state-dir", default=str(ROOT / "var" / "demo"), help="where the journal goes (emptied)")
+    parser.add_argument("--pace", choices=("fast", "table"), default="fast",
+                        help="table: seats bet one by one, a round every 10-20 s (make run); fast: at once")
     parser.add_argument("--free-ports", action="store_true",
                         help="each simulator picks a free port and the daemon is pointed at it (tests in parallel)")
     args = parser.parse_args(argv)
@@ -215,7 +218,8 @@ def main(argv: list[str] | None = None) -> int:
         procs.append(daemon)
         threading.Thread(target=show_lines, args=(daemon,), daemon=True).start()
         start_web(args, demo_dir / f"{cfg0.id}.users", procs)
-        dealer = Dealer(cfg, status_file(journal), controls, random.Random(args.seed))
+        dealer = Dealer(cfg, status_file(journal), controls, random.Random(args.seed),
+                        pace=TABLE_PACE if args.pace == "table" else None)
         try:
             played = dealer.play(args.rounds, daemon)
         except TimeoutError as e:
