@@ -317,12 +317,6 @@ def corpus(game: str) -> list[tuple[str, Status]]:
 # ------------------------------------------------------------------------------------ serving to a page
 
 
-def heartbeat_file(journal: Path) -> Path:
-    """Where a running daemon beats (``controller.paths.heartbeat_file`` where the tree has it)."""
-    named: Callable[[Path], Path] | None = getattr(paths, "heartbeat_file", None)
-    return named(journal) if named is not None else journal.with_suffix(".heartbeat")
-
-
 class DealerScreen:
     """``tablectl web`` serving the statuses this object writes to a table's status file, as a running
     daemon writes them: ``show(page, status)`` puts ``status`` on the dealer's ``page``.  While the daemon is
@@ -335,7 +329,7 @@ class DealerScreen:
         self.directory = directory
         self.journal = directory / "table.journal"
         self.status_path = paths.status_file(self.journal)
-        self.heartbeat = heartbeat_file(self.journal)
+        self.heartbeat = paths.heartbeat_file(self.journal)
         self.running = True
         self._stop = threading.Event()
         self._beats = threading.Thread(target=self._beat, name="heartbeat", daemon=True)

@@ -1,12 +1,12 @@
 """The dealer's screen readable at every size: a six-seat round of each game at 800x480 to 1920x1080.
 
-One round per game with every seat playing every wager (and the Progressive lit) on the simulated table; the
-first status of each phase (the settlement with a jackpot held and after it, where the round holds one) is
-drawn by the page's own ``render`` at each of the four sizes, and measured: every element with text of its
-own has its box inside the viewport, not cut off by an ancestor that clips (overflow not visible), and no two
-overlap; no code (a snake_case identifier) is in the rendered text; axe-core finds no serious or critical
-violation (contrast included) at one size per phase and at all four for the settlement; the last status
-again with the liveness banner shown across the top.  A card is an image (role=img, its name its
+The corpus of the daemon's own statuses (tests/screen_corpus.py: six seats playing every wager with the
+Progressive lit, each phase, a held jackpot, an irregularity, a halt, a device down) is served to the page
+by ``tablectl web`` and measured at each of the four sizes: every element with text of its own has its box
+inside the viewport, not cut off by an ancestor that clips (overflow not visible), and no two overlap; no
+code (a snake_case identifier) is in the rendered text; axe-core finds no serious or critical violation
+(contrast included) at one size per status and at all four for a settlement; the held jackpot again once
+the daemon has stopped (the banner across the top).  A card is an image (role=img, its name its
 aria-label): the text drawn inside its SVG is not measured.
 """
 
@@ -19,9 +19,8 @@ from typing import Any
 
 import pytest
 
-from daemon_harness import table_in_process
 from games.registry import GAMES as REGISTRY
-from web_harness import shown, web_service
+from screen_corpus import DealerScreen, corpus
 
 SIZES = [(800, 480), (1024, 768), (1366, 768), (1920, 1080)]
 AXE_SIZE = (1024, 768)
@@ -38,8 +37,8 @@ MEASURE = """() => {
     const nodes = [...el.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
     if (!nodes.length) continue;
     const text = nodes.map((n) => n.textContent.trim()).join(" ");
-    const style = getComputedStyle(el);
-    if (style.display === "none" || style.visibility === "hidden" || el.closest("[hidden]")) continue;
+    // not drawn by design (display none on it or an ancestor, hidden, visibility hidden): not on the screen
+    if (!el.checkVisibility({visibilityProperty: true}) || el.closest("[hidden]")) continue;
     const rects = [];
     for (const n of nodes) { range.selectNodeContents(n); rects.push(...range.getClientRects()); }
     if (!rects.length) problems.push(["no box", text]);
@@ -72,56 +71,9 @@ AXE = """() => axe.run(document, {resultTypes: ["violations"]}).then((r) => r.vi
   .map((v) => [v.id, v.impact, v.nodes.slice(0, 3).map((n) => n.target.join(" "))]))"""
 
 
-def six_seats(t: Any) -> None:
-    """The scripted dealer bets every seat: the table minimum (times 1-3) on the Antes, every side wager the
-    table offers at its minimum, and the Progressive at each seat (lit)."""
-    d = t.dealer
-    cfg = t.cfg
-
-    def place_bets(s: dict[str, Any]) -> None:
-        if d.shoe is not None:  # a freshly shuffled deck (UTH ch.5 §A(2))
-            d.shoe("load", seed=d.rng.randrange(2**31))
-        bets = {}
-        for seat in range(1, cfg.seats + 1):
-            ante = int(cfg.limits(d.game.antes[0])[0] * 100) * (1 + seat % 3)
-            areas = {str(d.areas.index(a)): ante for a in d.game.antes}
-            for w in cfg.wagers:
-                if w not in d.game.antes:
-                    areas[str(d.areas.index(w))] = int(cfg.limits(w)[0] * 100)
-            bets[str(seat)] = areas
-        d.progressive("set_bets", bets=bets)
-        if cfg.progressive.enabled:
-            for seat in range(1, cfg.seats + 1):
-                d.progressive("wager", seat=seat)
-        d.bets_for = s["round"]["round_id"]
-
-    d.place_bets = place_bets
-
-
-def key(s: dict[str, Any]) -> str:
-    r = s.get("round") or {}
-    return (r.get("phase") or s["state"]) + (" held" if s.get("validation") else "")
-
-
-def a_round(t: Any) -> list[dict[str, Any]]:
-    """The first status of each phase of one six-seat round."""
-    t.open_table()
-    six_seats(t)
-    statuses: dict[str, dict[str, Any]] = {}
-    rounds: set[str] = set()
-    while not t.dealer.closed:
-        t.dealer.step()
-        s = t.status()
-        rounds.add((s.get("round") or {}).get("round_id"))
-        if len(rounds) == 1:  # this round's; not the next one's
-            statuses.setdefault(key(s), s)
-    assert {"wagers", "decisions", "settled"} <= {k.split()[0] for k in statuses}, list(statuses)
-    return list(statuses.values())
-
-
-def at(page: Any, size: tuple[int, int], s: dict[str, Any]) -> None:
+def at(page: Any, size: tuple[int, int]) -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.evaluate("s => render(s)", s)
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => done(null)))")  # laid out again
 
 
 def check(page: Any, where: str) -> None:
@@ -137,36 +89,34 @@ def check(page: Any, where: str) -> None:
 
 
 @pytest.mark.parametrize("game", list(REGISTRY))
-def test_every_phase_of_a_six_seat_round_at_every_size(game, tmp_path, monkeypatch, browser):
+def test_every_phase_of_a_six_seat_round_at_every_size(game, tmp_path, browser):
     from axe_playwright_python.sync_playwright import Axe
 
-    with table_in_process(game, tmp_path, monkeypatch, seed=3) as t:
-        t.start_daemon()
-        statuses = a_round(t)
-        t.stop_daemon()  # the page draws the statuses below, nothing else
-        with web_service(t, tmp_path, monkeypatch) as w:
-            page = browser.new_page()
-            try:
-                page.goto(w.dealer)
-                shown(page, t.status())
-                page.evaluate(Axe().axe_script)
-                for s in statuses:
-                    settled = (s.get("round") or {}).get("settlement") is not None
-                    for size in SIZES:
-                        at(page, size, s)
-                        where = f"{game} {key(s)} at {size[0]}x{size[1]}"
-                        check(page, where)
-                        if size == AXE_SIZE or settled:
-                            assert page.evaluate(AXE) == [], where
-                    if settled:  # the seats' totals and every wager's amount are on the screen
-                        assert page.locator("tfoot td.total").count() == len(s["round"]["settlement"])
-                # the liveness banner (web/static/liveness.js) across the top leaves the rest readable
-                page.evaluate("""() => { const b = document.getElementById("liveness");
-                  if (b.hidden || !b.textContent.trim())
-                    b.textContent = "TABLE CONTROLLER NOT RUNNING \u2014 do not deal";
-                  b.hidden = false; }""")
+    statuses = corpus(game)  # the daemon's own statuses: every phase, an irregularity, a halt, a device down
+    with DealerScreen(tmp_path, game) as screen:
+        page = browser.new_page()
+        try:
+            screen.show(page, statuses[0][1])
+            page.evaluate(Axe().axe_script)
+            for name, s in statuses:
+                screen.show(page, s)
+                settled = (s.get("round") or {}).get("settlement") is not None
                 for size in SIZES:
-                    at(page, size, statuses[-1])
-                    check(page, f"{game} {key(statuses[-1])} with the liveness banner at {size[0]}x{size[1]}")
-            finally:
-                page.close()
+                    at(page, size)
+                    where = f"{game} {name} at {size[0]}x{size[1]}"
+                    check(page, where)
+                    if size == AXE_SIZE or settled:
+                        assert page.evaluate(AXE) == [], where
+                if settled:  # every seat's total on the screen, from round.chips
+                    assert page.locator("tfoot td.total").count() == len(s["round"]["chips"])
+            # the daemon stops: the banner across the top (web/static/liveness.js) leaves the rest readable
+            name, held = next((n, x) for n, x in statuses if n == "settled_held")
+            screen.show(page, held)
+            screen.stopped()
+            page.wait_for_function("() => document.body.dataset.live === 'stopped'")
+            for size in SIZES:
+                at(page, size)
+                check(page, f"{game} {name} with the daemon stopped at {size[0]}x{size[1]}")
+                assert page.evaluate(AXE) == [], f"{game} stopped at {size[0]}x{size[1]}"
+        finally:
+            page.close()

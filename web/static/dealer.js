@@ -52,6 +52,13 @@ function choiceText(c) {
   return t;
 }
 
+function commonSeats(steps) {
+  // the seats every step names, when every step that names seats names the same ones (a held jackpot's steps)
+  const named = (steps || []).map((st) => st.seats && st.seats.length ? st.seats : st.seat ? [st.seat] : null).filter(Boolean);
+  if (named.length < 2 || named.some((x) => x.join() !== named[0].join())) return null;
+  return named[0];
+}
+
 function stepParams(step) {
   const out = [];
   if (step.seat !== undefined && step.seat !== null) out.push("seat " + step.seat);
@@ -95,6 +102,7 @@ function actionHTML(s) {
   } else {
     head = esc(say(a.action));
     if (a.seat) head += ", seat " + a.seat;
+    else if (commonSeats(a.steps)) head += ", " + (commonSeats(a.steps).length > 1 ? "seats " : "seat ") + commonSeats(a.steps).join(", ");
     const p = pressText(a);
     if (p) head += ": " + esc(p);
   }
@@ -106,30 +114,69 @@ function actionHTML(s) {
       esc(p.wagers.map(say).join(", ")) + (p.seats ? ", seats " + p.seats.join(", ") : "") + clause(p.clause) + "</li>").join("") + "</ol>";
   }
   if (a.steps && a.steps.length) {
+    const common = commonSeats(a.steps);  // said once in the head, not at every step
     out += '<ol class="steps">' + a.steps.map((st) =>
-      '<li data-step="' + esc(st.do) + '"><span class="n">' + st.n + ".</span> " + esc(say(st.do)) + stepParams(st) + clause(st.clause) + "</li>").join("") + "</ol>";
+      '<li data-step="' + esc(st.do) + '"><span class="n">' + st.n + ".</span> " + esc(say(st.do)) +
+      stepParams(common ? { ...st, seat: null, seats: null } : st) + clause(st.clause) + "</li>").join("") + "</ol>";
   }
   return out;
 }
 
 // --- alarms and alerts ------------------------------------------------------------------------------------------
 
-function hitText(h) {
-  return "Seat " + h.seat + ": " + esc(say(h.wager)) + ", " + esc(say(h.line)) + ', <span class="amt">' + esc(money(h.amount)) + "</span>" +
-    (h.meter ? " from the " + esc(say(h.meter)) + " meter" : "");
+function phrase(text) {
+  // a code is said in words; a field of free text (a halt's reason, an Envy Bonus's line "envy from seats 1")
+  // is a sentence already: shown as it is, its first letter a capital
+  const t = String(text || "");
+  return /^[a-z][a-z0-9_]*(:[A-Za-z0-9_]+)?$/.test(t) ? say(t) : t.charAt(0).toUpperCase() + t.slice(1);
 }
 
-function heldHit(s, al) {
-  // a held jackpot's alarm is the hit awaiting the supervisor: one line says both (ISA-18.2: one line an alarm)
+function hitText(h) {
+  return "Seat " + h.seat + ": " + esc(say(h.wager)) + ", " + esc(phrase(h.line)) + ', <span class="amt">' + esc(money(h.amount)) + "</span>" +
+    (h.meter ? " from the " + esc(say(h.meter)) : "");
+}
+
+function alarmHit(s, al) {
+  // a held jackpot's alarm names its hit in its id (jackpot_held:<round>:<hit>@<since>, controller/service/alarms.py)
   if (al.kind !== "jackpot_held") return null;
-  return (s.validation || []).find((h) => h.seat === al.seat) || null;
+  const m = /^jackpot_held:[^:@]+:(\d+)@/.exec(al.id);
+  return m ? (s.validation || []).find((h) => h.hit === Number(m[1])) || null : null;
+}
+
+function heldText(hits) {
+  // the held wins of one alarm line: alike wins (the same wager, line and amount: the Envy Bonuses of one
+  // Progressive win) said once with their seats, each seat marked with its hit
+  const groups = [];
+  for (const h of hits) {
+    const k = [h.wager, h.line, h.amount, h.meter].join("|");
+    const g = groups.find((x) => x.k === k);
+    if (g) g.hits.push(h); else groups.push({ k, hits: [h] });
+  }
+  return groups.map(({ hits: hs }) => {
+    const h = hs[0];
+    const seats = hs.map((x) => '<span data-hit="' + x.hit + '">' + x.seat + "</span>").join(", ");
+    return (hs.length > 1 ? "Seats " : "Seat ") + seats + ": " + esc(say(h.wager)) + ", " + esc(phrase(h.line)) + ', <span class="amt">' +
+      esc(money(h.amount)) + "</span>" + (hs.length > 1 ? " each" : "") + (h.meter ? " from the " + esc(say(h.meter)) : "");
+  }).join("; ");
 }
 
 function alarmsHTML(s) {
-  return (s.alarms || []).map((al) => {
-    const hit = heldHit(s, al);
+  // ISA-18.2: an alarm a line, its priority first. The wins held in one round make one line (a Progressive
+  // win and its Envy Bonuses are one event for the supervisor, validated with one key: P105), so that an
+  // alarm flood does not push the layout off the screen; each win is named in it.
+  const lines = [];
+  const held = new Map();
+  for (const al of s.alarms || []) {
+    const hit = alarmHit(s, al);
+    if (!hit) { lines.push({ al, hits: null }); continue; }
+    const k = al.priority + "|" + (al.acknowledged ? al.acknowledged.by : "");
+    if (!held.has(k)) { held.set(k, { al, ids: [], hits: [] }); lines.push(held.get(k)); }
+    held.get(k).ids.push(al.id);
+    held.get(k).hits.push(hit);
+  }
+  return lines.map(({ al, hits, ids }) => {
     let what;
-    if (hit) what = hitText(hit);  // what the supervisor does: the action's steps above
+    if (hits) what = heldText(hits);  // what the supervisor does: the action's steps above
     else {
       const parts = [say(al.kind, "alarm")];
       if (al.seat !== null && al.seat !== undefined) parts.push("seat " + al.seat);
@@ -137,18 +184,17 @@ function alarmsHTML(s) {
       what = esc(parts.join(", "));
     }
     const ack = al.acknowledged ? "acknowledged by " + al.acknowledged.by + " at " + localTime(al.acknowledged.at) : "not acknowledged";
-    const since = (hit ? "held since " : "since ") + localTime(al.since);
-    return '<li class="alarm ' + esc(al.priority) + (al.acknowledged ? " acknowledged" : "") + '" data-alarm="' + esc(al.id) + '"' +
-      (hit ? ' data-hit="' + hit.hit + '"' : "") + ">" +
+    const since = (hits ? "held since " : "since ") + localTime(al.since);
+    return '<li class="alarm ' + esc(al.priority) + (al.acknowledged ? " acknowledged" : "") + '" data-alarm="' + esc((ids || [al.id]).join(" ")) + '">' +
       '<span class="priority">' + esc(say(al.priority, "priority")) + "</span> " + what +
-      ((al.clauses || []).length && !hit ? clause(al.clauses.join(", ")) : "") +  // a held win's clause: in its steps
+      ((al.clauses || []).length && !hits ? clause(al.clauses.join(", ")) : "") +  // a held win's clause: in its steps
       ' <span class="since">' + esc(since) + '</span> <span class="ack">' + esc(ack) + "</span></li>";
   }).join("");
 }
 
 function alertsHTML(s, r) {
   let out = "";
-  const alarmed = new Set((s.alarms || []).map((al) => heldHit(s, al)).filter(Boolean).map((h) => h.hit));
+  const alarmed = new Set((s.alarms || []).map((al) => alarmHit(s, al)).filter(Boolean).map((h) => h.hit));
   for (const h of s.validation || []) {  // a held win without its alarm line (a daemon older than the alarms)
     if (!alarmed.has(h.hit)) out += '<div class="alert pending" data-hit="' + h.hit + '">' + hitText(h) + ": awaiting the supervisor</div>";
   }
@@ -156,10 +202,13 @@ function alertsHTML(s, r) {
     out += '<div class="alert pending" data-link-hit="' + h.seq + '">Linked ' + esc(say(h.meter)) + " jackpot " + esc(money(h.paid)) +
       " at table " + esc(h.table) + " (" + esc(h.asset) + "), seat " + h.seat + ": awaiting the supervisor; the meter reset to " + esc(money(h.after)) + "</div>";
   }
-  if (r.halted) out += '<div class="alert halted">Halted: ' + esc(say(r.halted.reason)) + "</div>";
+  if (r.halted) out += '<div class="alert halted">Halted: ' + esc(phrase(r.halted.reason)) + "</div>";
   if (s.told && s.told.kind === "refused") out += '<div class="alert notice">Press refused' + (s.told.cause ? ": " + esc(say(s.told.cause)) : "") + clause(s.told.clauses.join(", ")) + "</div>";
   if (s.notice_told) out += '<div class="alert notice">' + esc(say(s.notice_told.kind)) + (s.notice_told.cause ? ": " + esc(say(s.notice_told.cause)) : "") + clause((s.notice_told.clauses || []).join(", ")) + "</div>";
-  if (s.irregularity_menu) out += '<div class="alert menu">Irregularity: ' + s.irregularity_menu.map((o, i) => "seat button " + (i + 1) + ": " + esc(say(o))).join("; ") + "</div>";
+  const menu = (s.next_action || {}).menu;  // the options as data (each with its seat button and clause)
+  if (menu) out += '<div class="alert menu">Irregularity: ' + menu.map((o) => '<span data-option="' + o.n + '">' + esc(say(o.button)) + " button: " +
+    esc(say(o.what)) + clause(o.clause) + "</span>").join("; ") + "</div>";
+  else if (s.irregularity_menu) out += '<div class="alert menu">Irregularity: ' + s.irregularity_menu.map((o, i) => "seat " + (i + 1) + " button: " + esc(o)).join("; ") + "</div>";
   if (s.progressive_wagers && s.progressive_wagers !== "enabled") out += '<div class="alert notice">Progressive wagers ' + esc(say(s.progressive_wagers.split(":")[0])) + "</div>";
   return out;
 }
