@@ -281,7 +281,8 @@ function layoutHTML(s, r) {
         if (!c) { html += "<td></td>"; continue; }
         const shown = c.do !== "none";
         html += '<td class="pw ' + esc(c.do) + (won.has(n) ? " won" : "") + '" data-seat="' + n + '" data-wager="' + esc(w) + '" data-order="' + order[n + " " + w] + '">' +
-          '<span class="what">' + esc(shown ? say(c.do, "chips") : "\u2014") + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
+          // a win the payout limit took all of (R6): "Limit", not "Pay $0.00"
+          '<span class="what">' + esc(!shown ? "\u2014" : c.do === "pay" && cents(c.amount) === 0n ? "Limit" : say(c.do, "chips")) + '</span> <span class="amt">' + (shown ? esc(money(c.amount)) : "") + "</span></td>";
       } else {
         const amount = ((seatsView[n] || {}).wagers || {})[w];
         const acting = r.to_act && r.to_act.seat === n ? " acting" : "";
