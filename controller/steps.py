@@ -21,7 +21,7 @@ Step = dict[str, Any]
 #: every step's ``do``, in the words a person reads (sentence case)
 WORDS: dict[str, str] = {
     # the irregularity menu (P41)
-    "seat_N": "the seat button of its number",  # the button of a step that depends on the choice (P41)
+    "seat_N": "The seat button of its number",  # the button of a step that depends on the choice (P41)
     "press_option": "Press the seat button of the irregularity's number",
     "press_seat": "Press the button of the seat it concerns",
     "supervisor_confirms": "A floor supervisor turns the key and confirms",

@@ -226,7 +226,7 @@ class HighCardFlush(Game):
     name = "high_card_flush"
     short = "HCF"
     title = "High Card Flush"
-    # the wagers as HCF ch.7 and ch.12 name them (the one decision is the Raise, HCF ch.11 §B)
+    # the wagers as HCF ch.7 and HCF ch.12 name them (the one decision is the Raise, HCF ch.11 §B)
     words = {
         "ante": "Ante", "raise": "Raise", "flush_bonus": "Flush Bonus", "straight_flush_bonus": "Straight Flush Bonus",
         "progressive": "Progressive", "envy": "Envy Bonus", "meter": "Progressive meter",

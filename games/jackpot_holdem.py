@@ -54,7 +54,7 @@ class JackpotHoldem(Game):
     name = "jackpot_holdem"
     short = "JHE"
     title = "Jackpot Hold 'Em"
-    # the wagers as JHE ch.7 and ch.12 name them; the decisions by the community cards shown (RULINGS R11)
+    # the wagers as JHE ch.7 and JHE ch.12 name them; the decisions by the community cards shown (RULINGS R11)
     words = {
         "ante": "Ante", "xtra_bonus": "X-tra Bonus", "player_bonus": "Player Bonus", "play": "Play",
         "progressive": "Progressive",

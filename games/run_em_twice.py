@@ -66,7 +66,7 @@ class RunEmTwice(Game):
     name = "run_em_twice"
     short = "RET"
     title = "Run 'Em Twice Poker"
-    # the wagers as RET ch.7 and ch.12 name them (two Antes, RET ch.7 §E(1)); the places of the cross (R25)
+    # the wagers as RET ch.7 and RET ch.12 name them (two Antes, RET ch.7 §E(1)); the places of the cross (R25)
     words = {
         "ante_1": "1st Ante", "ante_2": "2nd Ante", "first_run": "1st Run", "second_run": "2nd Run",
         "center": "Center", "run": "Run", "five_card_bonus": "Five Card Bonus", "ultimate_pairs": "Ultimate Pairs",

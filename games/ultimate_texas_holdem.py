@@ -54,7 +54,7 @@ class UltimateTexasHoldem(Game):
     name = "ultimate_texas_holdem"
     short = "UTH"
     title = "Ultimate Texas Hold 'Em"
-    # the wagers as UTH ch.7 and ch.12 name them; the decisions by when they are asked (UTH ch.11 §C-§E)
+    # the wagers as UTH ch.7 and UTH ch.12 name them; the decisions by when they are asked (UTH ch.11 §C-§E)
     words = {
         "ante": "Ante", "blind": "Blind", "play": "Play", "trips": "Trips", "six_card_bonus": "Six Card Bonus",
         "ultimate_pairs": "Ultimate Pairs", "bad_beat": "Bad Beat", "play_the_board": "Play the Board",

@@ -54,11 +54,11 @@ def test_progressive_win_held_then_the_floor_recalls_it(tmp_path, monkeypatch, b
                 h["amount"] for h in held]
             seen = shown(dealer, s)
             check_screen(dealer, seen)  # the hit listed awaiting supervisor, by its index
-            assert dealer.eval_on_selector_all(".alert.pending", "els => els.length") == len(s["validation"])
+            assert dealer.eval_on_selector_all("[data-hit]", "els => els.length") == len(s["validation"])
             screenshot(dealer, "dealer-progressive-awaiting-supervisor")
             s = t.dealer.with_key(s, "confirm")  # the floor supervisor validates
             check_screen(dealer, shown(dealer, s))
-            assert dealer.eval_on_selector_all(".alert.pending", "els => els.length") == 0
+            assert dealer.eval_on_selector_all("[data-hit]", "els => els.length") == 0
             s = t.press("confirm")  # paid and collected: the round closes
             dealer.close()
 
