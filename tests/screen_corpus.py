@@ -370,6 +370,11 @@ class DealerScreen:
         self.publish(status)
         if not page.url.startswith(self.url):
             page.goto(self.url)
+        self.shown(page, status, timeout)
+
+    @staticmethod
+    def shown(page: Page, status: Status, timeout: float = 10_000) -> None:
+        """Wait until ``page`` says it shows ``status`` (published already: several pages may show one)."""
         page.wait_for_function("u => document.body.dataset.shown === String(u)", arg=status["updated"],
                                timeout=timeout)
 

@@ -342,6 +342,7 @@ function render(s) {
 }
 
 const source = new EventSource("/events");
+window.__events = source;  // liveness.js listens to the same stream (its `liveness` events)
 source.onopen = () => { window.__openedAt = Date.now(); };
 source.addEventListener("status", (e) => render(JSON.parse(e.data)));
 source.onerror = () => { document.getElementById("action").innerHTML = '<p class="say">No connection to the table service: retrying\u2026</p>'; };

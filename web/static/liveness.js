@@ -1,7 +1,8 @@
 // Whether the table controller runs, on every page (the dealer's screen, the floor's pages): a full-width banner
 // when the daemon stops (its heartbeat, web/feed.py: `event: liveness` at least every second) or when this page's
 // own event stream drops or falls silent; document.body.dataset.live is "running", "stopped" or "disconnected".
-// The stream's address is the script tag's data-events (default /liveness); the banner fills <div id="liveness">.
+// The stream: the page's own (window.__events) when it has one, else the script tag's data-events (default
+// /liveness); the banner fills <div id="liveness">.
 "use strict";
 (function () {
   const SILENT_MS = 3000;  // no event for this long: the stream is lost (the service sends one every second)
@@ -50,7 +51,9 @@
     timer = setTimeout(() => show("disconnected"), SILENT_MS);
   }
 
-  const source = new EventSource(url);
+  // a page that has its own stream of the service (the dealer's: /events sends the liveness too) shares it: one
+  // connection a page (a browser opens six at most to one address)
+  const source = window.__events || new EventSource(url);
   source.addEventListener("liveness", (e) => {
     const d = JSON.parse(e.data);
     show(d.running ? "running" : "stopped", d.heartbeat);
