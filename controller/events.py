@@ -631,3 +631,53 @@ class Checkpoint(JournalEvent):
 
 CLOSING = (RoundClosed, RoundVoided)
 METERS = (MeterSet, MeterAdd, MeterPaid)
+
+
+# -- the words of each kind and field, for the pages that show journal rows (web/words.py collects them) ----------
+
+#: each kind (``event.<kind>``), each field (``field.<name>``) and each code a field holds (``<field>.<code>``),
+#: in the words a floor supervisor or an auditor reads (the floor's pages, issue 26); the trust's kinds are in
+#: controller/journal/trust.py, the web audit's in web/audit.py
+WORDS: dict[str, str] = {
+    "event.round_opened": "Round opened", "event.wager": "Wager placed", "event.no_more_bets": "No more bets",
+    "event.count_confirmed": "Chips counted", "event.card": "Card dealt", "event.card_discarded": "Card discarded",
+    "event.decision": "Player's decision", "event.revealed": "Cards revealed", "event.seat_abandoned": "Seat abandoned",
+    "event.seat_skipped": "Seat skipped in the deal", "event.settled": "Round settled", "event.voided": "Round voided",
+    "event.halted": "Round halted", "event.resumed": "Round resumed", "event.round_closed": "Round closed",
+    "event.round_voided": "Void's returns confirmed", "event.meter_set": "Meters set",
+    "event.meter_add": "Meter contributions", "event.meter_paid": "Meter paid",
+    "event.steps_required": "Steps required", "event.step_done": "Step done", "event.deck_shuffled": "Deck shuffled",
+    "event.deck_dealt": "Deck dealt", "event.deck_removed": "Deck removed", "event.deck_expired": "Deck expired",
+    "event.device_out_of_order": "Device out of order", "event.device_in_service": "Device back in service",
+    "event.device_input_refused": "Device's input refused", "event.device_fault": "Device fault",
+    "event.device_fault_ended": "Device fault ended", "event.supervisor_refused": "Supervisor's key refused",
+    "event.table_opened": "Table opened", "event.table_idle": "Table idle", "event.table_closed": "Table closed",
+    "event.alarm_raised": "Alarm raised", "event.alarm_acknowledged": "Alarm acknowledged",
+    "event.alarm_cleared": "Alarm cleared", "event.progressive_hit": "Progressive win",
+    "event.late_progressive_wager": "Late progressive wager", "event.progressive_disabled": "Progressive disabled",
+    "event.progressive_enabled": "Progressive enabled", "event.progressive_lockout_lost": "Progressive lock-out lost",
+    "event.progressive_accepted_returned": "Progressive wagers returned at start",
+    "event.journal_fault": "Journal could not be written", "event.checkpoint": "Checkpoint",
+    # the fields
+    "field.game": "Game", "field.paytables": "Paytables", "field.progressive": "Progressive",
+    "field.payout_limit": "Payout limit", "field.steps_journaled": "Steps journaled", "field.seat": "Seat",
+    "field.wager": "Wager", "field.amount": "Amount", "field.progressive_seats": "Progressive at seats",
+    "field.meters": "Meters", "field.chips": "Chips", "field.place": "Place", "field.card": "Card",
+    "field.reason": "Reason", "field.street": "Street", "field.multiple": "Multiple", "field.fold": "Fold",
+    "field.check": "Check", "field.what": "What", "field.cards": "Cards", "field.clause": "Clause", "field.by": "By",
+    "field.wagers": "Wagers", "field.nets": "Net per seat", "field.order": "Order of payment", "field.keep": "Kept",
+    "field.phase": "Phase", "field.meter": "Meter", "field.paid": "Paid", "field.after": "After",
+    "field.hit": "Hit", "field.settled": "Settled at", "field.steps": "Steps", "field.why": "Why",
+    "field.step": "Step", "field.deck": "Deck", "field.count": "Count", "field.round": "Round",
+    "field.irregularity": "Irregularity", "field.hours": "Hours", "field.limit": "Limit", "field.device": "Device",
+    "field.fault": "Fault", "field.action": "Action", "field.supervisor_id": "Supervisor", "field.id": "Alarm",
+    "field.alarm": "Alarm", "field.priority": "Priority", "field.since": "Since", "field.clauses": "Clauses",
+    "field.at": "At", "field.acknowledged": "Acknowledged by", "field.line": "Line", "field.seats": "Seats",
+    "field.problem": "Problem", "field.open_rounds": "Open rounds", "field.progressive_off": "Progressive off",
+    "field.last_round": "Last round", "field.rounds": "Rounds", "field.table": "Table", "field.link": "Link",
+    "field.alarms": "Alarms",
+    # the codes a field holds that no other declaration says
+    "round_voided": "Voided",  # how a round closed (the hand recall's list), beside ``round_closed``
+    "wagers.losing": "lost", "wagers.returned": "returned",
+    "why.rounds": "every few rounds", "why.segment": "a new segment", "why.table_closed": "table closed",
+}

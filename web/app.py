@@ -29,6 +29,7 @@ from web import floor, keys, words
 from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed, liveness_json
+from web.verified import JournalCheck
 
 STATIC = Path(__file__).parent / "static"
 
@@ -80,7 +81,7 @@ def dealer_app(feed: StatusFeed) -> web.Application:
 
 def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginThrottle | None = None
               ) -> web.Application:
-    app = web.Application(middlewares=[security_headers, floor.require_login])
+    app = web.Application(middlewares=[security_headers, floor.require_login, floor.journal_guard])
     app[keys.TABLE] = f"{cfg.id} · {cfg.name}"
     app[keys.FEED] = feed
     app[keys.AUDIT] = audit
@@ -90,6 +91,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app[keys.PROGRESSIVE] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
     app[keys.USERS] = load_users(cfg.web.users)
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
+    app[keys.CHECK] = JournalCheck(Path(cfg.journal), cfg.id, cfg.game, cfg.journal_options.archive_dir)
     floor.routes(app)
     app.router.add_get("/words.json", words_json)
     app.router.add_static("/static/", STATIC)

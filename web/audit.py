@@ -78,6 +78,15 @@ REFUSALS_UNRECORDED = LoginRefusalsUnrecorded.kind
 LOGOUT = LoggedOut.kind
 HAND_HISTORY = HandHistoryViewed.kind
 
+#: the audit's kinds, fields and codes in words, for the audit page (web/words.py collects them)
+WORDS: dict[str, str] = {
+    "event.login": "Logged in", "event.login_refused": "Login refused", "event.login_throttled": "Logins turned away",
+    "event.login_refusals_unrecorded": "Refused logins not recorded", "event.logout": "Logged out",
+    "event.hand_history_viewed": "Hand history viewed", "field.role": "Role", "field.remote": "From",
+    "field.page": "Page", "role.supervisor": "Supervisor", "role.auditor": "Auditor",
+    "page.rounds": "the rounds", "page.round": "a round",
+}
+
 MAX_BYTES = 16_000_000  # one audit file: years of honest logins
 KEEP_FILES = 8  # the audit directory holds at most this many files (the oldest removed): 128 MB at the most
 

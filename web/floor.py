@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import logging
 import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
@@ -23,14 +24,17 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from controller.journal.segments import open_for_reading
-from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal, JournalIntegrityError
+from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal
 from controller.progressive import hits as prog
 from web import audit, keys
 from web.auth import COOKIE, check_password
+from web.details import details, kind
 from web.feed import liveness_json
+from web.verified import OPEN, Verdict
 from web.words import local_time, money, say
 
 e = html.escape
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 PAGES = [
@@ -58,19 +62,21 @@ TROUBLE = (
     "jam",
     "misdeal",
 )
+CLOSED = ("round_closed", "round_voided")  # a round's cards may be shown once it is closed (its recall shows them)
 
 
 def page(request: web.Request, title: str, body: str, status: int = 200) -> web.Response:
     login = request.get(keys.LOGIN)  # the typed key floor.require_login sets (a string key never matched it)
+    current = ' aria-current="page"'
     nav = "".join(
-        f'<a href="{href}">{e(name)}</a>'
+        f'<a href="{href}" data-page="{href}"{current if href == request.path else ""}>{e(name)}</a>'
         for href, name in PAGES
         if login and (href != "/audit" or login.role == "auditor")
     )
     who = (
         (
-            f'<span>{e(login.user)} ({e(login.role)})</span><form class="logout" method="post" action="/logout">'
-            f"<button>Log out</button></form>"
+            f'<span class="who" data-user="{e(login.user)}" data-role="{e(login.role)}">{e(login.user)} '
+            f'({e(say(login.role, "role"))})</span>{logout_form(request)}'
         )
         if login
         else ""
@@ -79,14 +85,43 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
     live = ('<link rel="stylesheet" href="/static/liveness.css"><script src="/static/liveness.js" '
             'data-events="/liveness" defer></script>') if login else ""
     banner = '<div id="liveness" hidden></div>' if login else ""
+    verdict = request.get(keys.VERDICT)
+    broken = journal_banner(verdict) if login and verdict is not None and not verdict.ok else ""
     text = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title>'
         f'<link rel="stylesheet" href="/static/style.css"><script src="/static/cards.js"></script>{live}</head>'
         f'<body class="floor">{banner}'
-        f'<nav><strong>{e(request.app[keys.TABLE])}</strong>{nav}{who}</nav>'
-        f'<div class="page"><h1>{e(title)}</h1>{body}</div></body></html>'
+        f'<nav aria-label="Floor pages"><strong>{e(request.app[keys.TABLE])}</strong>{nav}{who}</nav>'
+        f'<main class="page">{broken}<h1>{e(title)}</h1>{body}</main></body></html>'
     )
     return web.Response(text=text, content_type="text/html", status=status, headers={"Cache-Control": "no-store"})
+
+
+def logout_form(request: web.Request) -> str:
+    """Log out: a POST (a link would log out whoever a page of another site points at it)."""
+    return '<form class="logout" method="post" action="/logout"><button data-logout>Log out</button></form>'
+
+
+def verdict_text(v: Verdict) -> str:
+    """The journal's verification in words: how many events and the head, or the file, the seq and what is wrong."""
+    if v.ok:
+        return f"verified: {v.events} events, hash chain intact, head {v.head[:16]}… (checked {local_time(v.at)})"
+    where = "" if v.file is None else (f"segment {v.file}" if v.file != OPEN else v.file)
+    at = "" if v.seq is None else f"at seq {v.seq}"
+    place = ", ".join(x for x in (where, at) if x)
+    return f"NOT VERIFIED{f' ({place})' if place else ''}: {say(v.what, 'journal')}: {v.reason}"
+
+
+def verdict_attrs(v: Verdict) -> str:
+    return (f'data-ok="{"yes" if v.ok else "no"}" data-file="{e(v.file or "")}" data-seq="{v.seq or ""}" '
+            f'data-what="{e(v.what or "")}"')
+
+
+def journal_banner(v: Verdict) -> str:
+    """On every page while the journal does not verify: what the page shows is read from it as it is."""
+    return (f'<p id="journal-broken" class="bad" role="alert" {verdict_attrs(v)}>The table\'s journal is '
+            f"{e(verdict_text(v))}. What this page shows from it may not be what was journaled; call the "
+            "technician and keep the files as they are.</p>")
 
 
 def cards(texts: Iterable[str]) -> str:
@@ -161,15 +196,35 @@ async def require_login(request: web.Request, handler: Handler) -> web.StreamRes
     return await handler(request)
 
 
+#: the paths that read no journal: the login, the liveness streams, the static files, the words
+UNCHECKED = ("/login", "/logout", "/liveness", "/liveness.json", "/words.json")
+
+
+@web.middleware
+async def journal_guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """A page never answers 500 (issue 26): the journal is verified before each page (``JournalCheck``, kept
+    incrementally) and a page that fails verification says so at its top; a page that cannot be read from the
+    journal answers 503 with what is wrong; another table's journal is shown on no page but the glance."""
+    if request.method != "GET" or request.path in UNCHECKED or request.path.startswith("/static/") \
+            or request.get(keys.LOGIN) is None:
+        return await handler(request)
+    verdict = await in_thread(request.app[keys.CHECK].check)
+    request[keys.VERDICT] = verdict
+    if verdict.what == "foreign" and request.path != "/":
+        return page(request, "Another table's journal", "<p>This page is read from the table's journal, which is "
+                    "not this table's: nothing of it is shown.</p>", 503)
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except Exception as exc:  # a journal that does not read (the verdict names what is wrong), never a traceback
+        log.error("floor page %s not drawn: %s", request.path, type(exc).__name__)
+        return page(request, "This page cannot be read from the journal", '<p id="unreadable" class="bad">'
+                    f"The journal did not read: {e(type(exc).__name__)}. The table's journal is "
+                    f"{e(verdict_text(verdict))}</p>", 503)
+
+
 # -- the table at a glance ---------------------------------------------------------------------------------
-
-
-def _verify(path: Path) -> tuple[bool, str]:
-    with Journal.read_only(path) as j:
-        try:
-            return True, f"{j.verify()} events, hash chain intact, head {j.head()[1][:16]}…"
-        except JournalIntegrityError as exc:
-            return False, str(exc)
 
 
 def _storage(st: dict[str, Any] | None) -> str:
@@ -193,7 +248,9 @@ def _running(request: web.Request) -> str:
 async def glance(request: web.Request) -> web.Response:
     s = request.app[keys.FEED].current() or {}
     r = s.get("round") or {}
-    ok, verdict = await in_thread(_verify, request.app[keys.JOURNAL_PATH])
+    v: Verdict | None = request.get(keys.VERDICT)
+    if v is None:  # (the guard verifies before every page it serves)
+        v = await in_thread(request.app[keys.CHECK].check)
     rows = [  # every code in words (web/words.py), every amount as money
         ("Table controller", _running(request)),  # a stopped daemon's last status is not the table now
         ("Game", say(s["game"]) if s.get("game") else "?"),
@@ -215,8 +272,8 @@ async def glance(request: web.Request) -> web.Response:
                      for k, v in (s.get("meters") or {}).items())
     body = (
         "<table>" + "".join(f"<tr><th>{e(k)}</th><td>{e(str(v))}</td></tr>" for k, v in rows) + "</table>"
-        f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if ok else "bad"}">'
-        f"{'verified' if ok else 'NOT VERIFIED'}: {e(verdict)}</p>"
+        f'<h2>Meters</h2><table>{meters}</table><h2>Journal</h2><p id="verify" class="{"ok" if v.ok else "bad"}" '
+        f"{verdict_attrs(v)}>{e(verdict_text(v))}</p>"
     )
     return page(request, "The table at a glance", body)
 
@@ -514,16 +571,31 @@ async def progressive(request: web.Request) -> web.Response:
 # -- irregularities, voids, device faults ---------------------------------------------------------------------
 
 
-def _trouble(path: Path) -> list[Event]:
+def _trouble(path: Path) -> tuple[list[Event], set[str]]:
+    """The last 200 rows of trouble, and the rounds closed (whose cards the rows may show)."""
+    found: list[Event] = []
+    closed: set[str] = set()
     with open_for_reading(path) as j:
-        return [x for x in j.iter_events() if any(w in x.kind for w in TROUBLE)][-200:]
+        for x in j.iter_events():
+            if x.kind in CLOSED and x.round_id:
+                closed.add(x.round_id)
+            if any(w in x.kind for w in TROUBLE):
+                found.append(x)
+    return found[-200:], closed
+
+
+def detail_list(data: dict[str, Any], cards_shown: bool) -> str:
+    return "<dl>" + "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in details(data, cards_shown=cards_shown)) \
+        + "</dl>"
 
 
 async def irregularities(request: web.Request) -> web.Response:
-    rows = "".join(
-        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.round_id or 'table')}</td><td>{e(x.kind)}</td>"
-        f"<td>{e(x.who or '')}</td><td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))[:300]}</td></tr>"
-        for x in reversed(await in_thread(_trouble, request.app[keys.JOURNAL_PATH]))
+    found, closed = await in_thread(_trouble, request.app[keys.JOURNAL_PATH])
+    rows = "".join(  # every kind and code in words, the reasons whole (issue 26), the times local with the zone
+        f'<tr data-seq="{x.seq}" data-kind="{e(x.kind)}"><td>{e(local_time(x.at, date=True))}</td>'
+        f"<td>{e(x.round_id or 'table')}</td><td>{e(kind(x.kind))}</td><td>{e(x.who or '')}</td>"
+        f"<td>{detail_list(x.data, x.round_id is None or x.round_id in closed)}</td></tr>"
+        for x in reversed(found)
     )
     return page(
         request,
@@ -537,12 +609,13 @@ async def audit_page(request: web.Request) -> web.Response:
     if request[keys.LOGIN].role != "auditor":
         raise web.HTTPForbidden(text="the audit trail is for auditors")
     rows = "".join(
-        f"<tr><td>{e(x.at[:19])}</td><td>{e(x.who or '')}</td><td>{e(x.kind)}</td>"
-        f"<td>{e(', '.join(f'{k}: {v}' for k, v in x.data.items()))}</td></tr>"
+        f'<tr data-kind="{e(x.kind)}"><td>{e(local_time(x.at, date=True))}</td><td>{e(x.who or "")}</td>'
+        f"<td>{e(kind(x.kind))}</td><td>{detail_list(x.data, False)}</td></tr>"
         for x in reversed(request.app[keys.AUDIT].events())
     )
     return page(
-        request, "Who looked at what", f"<table><tr><th>When</th><th>Who</th><th>What</th><th></th></tr>{rows}</table>"
+        request, "Who looked at what",
+        f"<table><tr><th>When</th><th>Who</th><th>What</th><th>Details</th></tr>{rows}</table>"
     )
 
 

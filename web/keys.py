@@ -11,6 +11,7 @@ from controller.config.progressive import ProgressiveConfig
 from web.audit import Audit, LoginThrottle
 from web.auth import Account, Login, Sessions
 from web.feed import StatusFeed
+from web.verified import JournalCheck, Verdict
 
 TABLE = web.AppKey("table", str)  # the table's id and name, on every page
 FEED = web.AppKey("feed", StatusFeed)
@@ -21,5 +22,7 @@ METER_NAMES = web.AppKey("meter_names", list[str])
 PROGRESSIVE = web.AppKey("progressive", ProgressiveConfig)  # a linked table's page reads the link's meters
 USERS = web.AppKey("users", dict[str, Account])
 SESSIONS = web.AppKey("sessions", Sessions)
+CHECK = web.AppKey("check", JournalCheck)  # the journal's verification, kept incrementally (web/verified.py)
 
 LOGIN = web.RequestKey("login", Login)  # who is logged in, set by floor.require_login for the handlers
+VERDICT = web.RequestKey("verdict", Verdict)  # the journal verified before the page (floor.journal_guard)

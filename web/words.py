@@ -31,6 +31,7 @@ SOURCES: tuple[str, ...] = (
     "controller.irregularities", "controller.service.status", "controller.service.told",
     "controller.service.refused", "controller.service.storage", "controller.service.alarms",
     "drivers.health", "drivers.device", "drivers.registers",
+    "controller.events", "controller.journal.trust", "web.audit", "web.verified",
 )
 #: modules that may be absent (a part being written): collected when they exist
 OPTIONAL: frozenset[str] = frozenset()

@@ -114,6 +114,15 @@ class SegmentSealed(events.JournalEvent):
 
 TRUST_KINDS = frozenset((JournalBegun.kind, JournalAnchored.kind, JournalRekeyed.kind, SegmentSealed.kind))
 
+#: the kinds and their fields in words, for the floor's pages (web/words.py; controller/events.py says how)
+WORDS: dict[str, str] = {
+    "event.meters_restored": "Meters restored", "event.journal_begun": "Journal begun",
+    "event.journal_anchored": "Journal anchored", "event.journal_rekeyed": "Journal's key replaced",
+    "event.segment_sealed": "Segment sealed", "field.supervisors": "Supervisors", "field.was": "Was",
+    "field.replaces": "Replaces", "field.name": "File", "field.first": "First", "field.last": "Last",
+    "field.sha256": "SHA-256", "field.size": "Bytes",
+}
+
 
 # -- where they are --------------------------------------------------------------------------------
 
