@@ -20,7 +20,7 @@ import signal
 import ssl
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from aiohttp import web
 
@@ -103,6 +103,13 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     return app
 
 
+def runner_options(cfg: TableConfig) -> dict[str, Any]:
+    """How both applications are served: ``keepalive_timeout`` also closes a connection that has not sent a whole
+    request head in that time (aiohttp's RequestHandler arms it from the connection's start): slow headers are cut
+    off after ``web.header_seconds``, and an idle kept-alive connection as well."""
+    return {"access_log": None, "shutdown_timeout": 1.0, "keepalive_timeout": cfg.web.header_seconds}
+
+
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal))
     # the access log within its cap on the disk, in KEEP_FILES files, kept at least audit_keep_days (P106)
@@ -119,9 +126,7 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
             ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port, None),
             ("floor", floor_app(cfg, feed, audit, throttle), cfg.web.floor_host, cfg.web.floor_port, tls),
         ):
-            # keepalive_timeout also closes a connection that has not sent a whole request head in that time
-            # (aiohttp's RequestHandler arms it from the connection's start): slow headers are cut off
-            runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0, keepalive_timeout=cfg.web.header_seconds)
+            runner = web.AppRunner(app, **runner_options(cfg))
             await runner.setup()
             site = web.TCPSite(runner, host, port, ssl_context=context)
             await site.start()
