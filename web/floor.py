@@ -163,7 +163,7 @@ async def login_post(request: web.Request) -> web.Response:
     resp = web.HTTPSeeOther("/")
     guard.set_cookie(resp, request, COOKIE, token, max_age=sessions.seconds)
     resp.del_cookie(guard.LOGIN_CSRF, path="/")
-    return resp
+    raise resp  # (an HTTPException raised, with its cookies: returning one is deprecated)
 
 
 async def logout(request: web.Request) -> web.Response:
@@ -174,7 +174,7 @@ async def logout(request: web.Request) -> web.Response:
     request.app[keys.SESSIONS].end(token)
     resp = web.HTTPSeeOther("/login")
     resp.del_cookie(COOKIE, path="/")
-    return resp
+    raise resp
 
 
 # -- the table at a glance ---------------------------------------------------------------------------------
