@@ -28,8 +28,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from controller.config.table import ConfigError, TableConfig, load_config
 from controller.journal.store import Journal
 from controller.paths import status_file
-from web import audit, auth, guard, keys
-from web.app import floor_app, runner_options
+from web import audit, auth, guard
+from web.app import dealer_app, floor_app, runner_options
 from web.audit import Audit, LoginThrottle, audit_dir
 from web.feed import StatusFeed
 from web_harness import AUDITOR, PASSWORD, SUPERVISOR, form_token
@@ -301,18 +301,23 @@ def test_an_event_stream_closed_by_its_page_logs_no_traceback(tmp_path, monkeypa
     cfg = config(tmp_path, monkeypatch, users)
 
     async def main() -> None:
-        async with floor(cfg) as client:
-            feed = client.server.app[keys.FEED]
-            assert await log_in(client, SUPERVISOR) == 303
-            r = await client.get("/liveness")
-            assert (await r.content.readline()).startswith(b"event: liveness")
-            r.close()  # the page goes away
-            # the stream finds out at its next tick (feed.LIVENESS_EVERY); wait on its subscriber leaving
+        feed = StatusFeed(status_file(cfg.journal))
+        runner = web.AppRunner(dealer_app(feed), **runner_options(cfg))  # the same stream as the floor's
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", runner.addresses[0][1])
+            writer.write(b"GET /liveness HTTP/1.1\r\nHost: floor\r\n\r\n")
+            assert b"event: liveness" in await reader.readuntil(b"\n\n\r\n")  # the head, the first event
+            writer.close()  # the page goes away
+            # the stream finds out at its next tick (feed.LIVENESS_EVERY): wait on its subscriber leaving
             for _ in range(300):
                 if not feed._subscribers:
                     break
                 await asyncio.sleep(0.01)
             assert not feed._subscribers
+        finally:
+            await runner.cleanup()
 
     with caplog.at_level(logging.DEBUG):
         asyncio.run(main())
