@@ -204,7 +204,17 @@ class Users:
         if self.path is None:
             return False
         self.accounts()  # a change by another hand first, as such
-        changed = set_flag(self.path, name, flag, on)
+        try:
+            changed = set_flag(self.path, name, flag, on)
+        except OSError as exc:  # a users file this service cannot write (docs/install.md): held here until restart
+            log.error("account %s: %s %s here only, the users file cannot be written: %s", name, flag,
+                      "set" if on else "cleared", exc)
+            account = self._accounts.get(name)
+            if account is None or (flag in account.flags) == on:
+                return False
+            flags = account.flags | {flag} if on else account.flags - {flag}
+            self._accounts = {**self._accounts, name: replace(account, flags=flags)}
+            return True
         self._accounts, self._seen = load_users(self.path), self._stat()
         return changed
 
