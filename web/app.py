@@ -106,7 +106,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
 def runner_options(cfg: TableConfig) -> dict[str, Any]:
     """How both applications are served: ``keepalive_timeout`` also closes a connection that has not sent a whole
     request head in that time (aiohttp's RequestHandler arms it from the connection's start): slow headers are cut
-    off after ``web.header_seconds``, and an idle kept-alive connection as well."""
+    off after ``[web] header_seconds``, and an idle kept-alive connection as well."""
     return {"access_log": None, "shutdown_timeout": 1.0, "keepalive_timeout": cfg.web.header_seconds}
 
 

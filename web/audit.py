@@ -5,7 +5,7 @@ Not the table's journal: the daemon is its single writer, and the web process fa
 The audit files live in a directory of their own (``<journal stem>.web-audit.d/``), each a hash-chained
 journal (``controller.journal.store.Journal``), rolled over at a size and kept within a cap on the disk, so
 nothing the web does can fill the table's disk (issue 30 (3)); kept at least ``keep_days`` (90 at the least,
-the configuration's ``web.audit_keep_days``): a file removed younger than that, the cap reached, is itself
+the configuration's ``[web] audit_keep_days``): a file removed younger than that, the cap reached, is itself
 recorded (``AuditCutShort``, P106).  Refused logins are slowed by ``LoginThrottle`` (growing delays per
 address and per account name) and recorded at a bounded rate.
 """

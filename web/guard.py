@@ -70,7 +70,7 @@ def login_csrf(request: web.Request) -> str:
 
 
 def secure(request: web.Request) -> bool:
-    """Served over TLS, here or by a reverse proxy in front (``web.proxied_tls``): cookies marked Secure."""
+    """Served over TLS, here or by a reverse proxy in front (``[web] proxied_tls``): cookies marked Secure."""
     return request.secure or request.app[keys.WEB].proxied_tls
 
 
@@ -80,7 +80,7 @@ def set_cookie(resp: web.StreamResponse, request: web.Request, name: str, value:
 
 
 def address(request: web.Request) -> str:
-    """The client's address; behind the reverse proxy (``web.proxied_tls``, connecting from this machine) the
+    """The client's address; behind the reverse proxy (``[web] proxied_tls``, connecting from this machine) the
     one it forwards (docs/install.md: ``X-Forwarded-For $remote_addr``), or every client would be one address."""
     remote = request.remote or "-"
     forwarded = request.headers.get("X-Forwarded-For", "").split(",")[-1].strip()
