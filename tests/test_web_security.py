@@ -365,3 +365,24 @@ def test_tls_settings_are_checked_and_make_cookies_secure(tmp_path, monkeypatch)
     for cookie in (login_cookie, session_cookie):
         assert {"Secure", "HttpOnly", "SameSite=Strict"} <= {p.strip() for p in cookie.split(";")}, cookie
     assert hsts.startswith("max-age=")
+
+
+def test_tablectl_web_disables_enables_and_unlocks_an_account(tmp_path, monkeypatch):
+    import io
+
+    from controller.cli.main import main
+
+    users = tmp_path / "users"
+    accounts(users)
+    config(tmp_path, monkeypatch, users)
+    auth.set_flag(users, SUPERVISOR, "locked", True)
+    conf = str(ROOT / "config" / "ultimate_texas_holdem.toml")
+
+    def tablectl(*args: str) -> int:
+        return main(["web", "--config", conf, *args], io.StringIO(), io.StringIO(), io.StringIO())
+
+    assert tablectl("--unlock", SUPERVISOR) == 0 and not auth.load_users(users)[SUPERVISOR].locked
+    assert tablectl("--disable", AUDITOR) == 0 and auth.load_users(users)[AUDITOR].disabled
+    assert tablectl("--enable", AUDITOR) == 0 and not auth.load_users(users)[AUDITOR].disabled
+    assert tablectl("--unlock", "nobody") == 2  # no such account: said, nothing written
+    assert tablectl("--unlock", SUPERVISOR, "--disable", AUDITOR) == 2  # one change at a time

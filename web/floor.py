@@ -39,6 +39,7 @@ PAGES = [
     ("/progressive", "Progressive"),
     ("/irregularities", "Irregularities and voids"),
     ("/audit", "Audit"),
+    ("/accounts", "Accounts"),  # a supervisor's: unlocking an account (web/accounts.py)
 ]
 # journal kinds of irregularities, voids and device trouble (table- or round-level)
 TROUBLE = (
