@@ -29,7 +29,7 @@ from web.app import floor_app
 from web.audit import Audit, audit_dir
 from web.auth import COOKIE, Account
 from web.feed import StatusFeed
-from web_harness import shown, web_service
+from web_harness import SUPERVISOR, floor_accounts, shown, web_service
 
 
 async def progressive_page(cfg) -> str:
@@ -37,8 +37,11 @@ async def progressive_page(cfg) -> str:
     from aiohttp.test_utils import TestClient, TestServer
 
     audit = Audit(audit_dir(Path(cfg.journal)))
-    app = floor_app(cfg, StatusFeed(status_file(cfg.journal)), audit)
-    token = app[keys.SESSIONS].start(Account("sam", "supervisor", "-"))
+    users = Path(cfg.journal).parent / "users"  # the account the login is of: the floor reads it at each request
+    floor_accounts(users)
+    app = floor_app(cfg.model_copy(update={"web": cfg.web.model_copy(update={"users": users})}),
+                    StatusFeed(status_file(cfg.journal)), audit)
+    token = app[keys.SESSIONS].start(Account(SUPERVISOR, "supervisor", "-"))
     try:
         async with TestClient(TestServer(app)) as client:
             resp = await client.get("/progressive", cookies={COOKIE: token}, allow_redirects=False)

@@ -22,7 +22,7 @@ import urllib.request
 
 from daemon_harness import journal, phase, round_id, table_in_process
 from games.cards import DECK
-from web_harness import AUDITOR, PASSWORD, SUPERVISOR, web_service
+from web_harness import AUDITOR, PASSWORD, SUPERVISOR, form_token, web_service
 
 BEFORE_CARDS = {"wagers", "no_more_bets", "dealing"}
 
@@ -58,7 +58,9 @@ class EventReader(threading.Thread):
 
 def session(floor: str, user: str) -> urllib.request.OpenerDirector:
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
-    opener.open(floor + "login", urllib.parse.urlencode({"user": user, "password": PASSWORD}).encode()).read()
+    token = form_token(opener.open(floor + "login").read().decode())  # the login form's token, its cookie kept
+    opener.open(floor + "login", urllib.parse.urlencode({"user": user, "password": PASSWORD, "csrf": token}).encode()
+                ).read()
     return opener
 
 

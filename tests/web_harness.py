@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import selectors
 import subprocess
 import sys
@@ -213,7 +214,15 @@ def screenshot(page: Page, name: str) -> None:
         page.screenshot(path=str(Path(SCREENS) / f"{name}.png"))
 
 
+def form_token(html: str) -> str:
+    """The CSRF token of a page's form (its hidden ``csrf`` field, web/guard.py): a POST without it is refused."""
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found, "the page has no form token"
+    return found[1]
+
+
 def login(page: Page, floor: str, user: str = SUPERVISOR, password: str = PASSWORD) -> Page:
+    """Log in through the login form (its hidden token posted with it, as a browser posts it)."""
     page.goto(floor + "login")
     page.fill("input[name=user]", user)
     page.fill("input[name=password]", password)

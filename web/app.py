@@ -17,17 +17,18 @@ import asyncio
 import contextlib
 import json
 import signal
+import ssl
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from aiohttp import web
 
 from controller.config.table import TableConfig
 from controller.paths import heartbeat_file, status_file
-from web import floor, keys, words
-from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
-from web.auth import Sessions, load_users
+from web import accounts, floor, guard, keys, words
+from web.audit import KEEP_FILES, AccountUnlocked, Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
+from web.auth import Sessions, Users
 from web.feed import StatusFeed, liveness_json
 from web.verified import JournalCheck
 
@@ -50,6 +51,8 @@ HEADERS = {
 async def security_headers(request: web.Request, handler: floor.Handler) -> web.StreamResponse:
     resp = await handler(request)
     resp.headers.update(HEADERS)
+    if request.secure:  # served over TLS: the browser keeps to it
+        resp.headers["Strict-Transport-Security"] = "max-age=31536000"
     return resp
 
 
@@ -81,7 +84,11 @@ def dealer_app(feed: StatusFeed) -> web.Application:
 
 def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginThrottle | None = None
               ) -> web.Application:
-    app = web.Application(middlewares=[security_headers, floor.require_login, floor.journal_guard])
+    # the login, the roles' routes and the forms' tokens (web/guard.py); the journal verified before a page
+    # (floor.journal_guard); bodies no bigger than a form needs
+    app = web.Application(middlewares=[security_headers, guard.guard, floor.journal_guard],
+                          client_max_size=cfg.web.max_body_kb * 1024)
+    app[keys.WEB] = cfg.web
     app[keys.TABLE] = f"{cfg.id} · {cfg.name}"
     app[keys.FEED] = feed
     app[keys.AUDIT] = audit
@@ -89,32 +96,47 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app[keys.JOURNAL_PATH] = Path(cfg.journal)
     app[keys.METER_NAMES] = list(cfg.progressive.meters)
     app[keys.PROGRESSIVE] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
-    app[keys.USERS] = load_users(cfg.web.users)
+    app[keys.USERS] = Users(cfg.web.users, on_unlocked=lambda name: audit.record(AccountUnlocked(account=name),
+                                                                                 "tablectl"))
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
     app[keys.CHECK] = JournalCheck(Path(cfg.journal), cfg.id, cfg.game, cfg.journal_options.archive_dir)
     floor.routes(app)
+    accounts.routes(app)
     app.router.add_get("/words.json", words_json)
     app.router.add_static("/static/", STATIC)
     return app
 
 
+def runner_options(cfg: TableConfig) -> dict[str, Any]:
+    """How both applications are served: ``keepalive_timeout`` also closes a connection that has not sent a whole
+    request head in that time (aiohttp's RequestHandler arms it from the connection's start): slow headers are cut
+    off after ``[web] header_seconds``, and an idle kept-alive connection as well."""
+    return {"access_log": None, "shutdown_timeout": 1.0, "keepalive_timeout": cfg.web.header_seconds}
+
+
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal))
-    audit = Audit(audit_dir(Path(cfg.journal)))
+    # the access log within its cap on the disk, in KEEP_FILES files, kept at least audit_keep_days (P107)
+    audit = Audit(audit_dir(Path(cfg.journal)), max_bytes=cfg.web.audit_max_mb * 2**20 // KEEP_FILES,
+                  keep=KEEP_FILES, keep_days=cfg.web.audit_keep_days)
     throttle = LoginThrottle()
+    tls = None
+    if cfg.web.tls_cert is not None and cfg.web.tls_key is not None:  # the floor's pages over TLS
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(cfg.web.tls_cert, cfg.web.tls_key)
     runners, urls = [], {}
     try:
-        for name, app, host, port in (
-            ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port),
-            ("floor", floor_app(cfg, feed, audit, throttle), cfg.web.floor_host, cfg.web.floor_port),
+        for name, app, host, port, context in (
+            ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port, None),
+            ("floor", floor_app(cfg, feed, audit, throttle), cfg.web.floor_host, cfg.web.floor_port, tls),
         ):
-            runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+            runner = web.AppRunner(app, **runner_options(cfg))
             await runner.setup()
-            site = web.TCPSite(runner, host, port)
+            site = web.TCPSite(runner, host, port, ssl_context=context)
             await site.start()
             runners.append(runner)
             host_bound, port_bound = runner.addresses[-1][:2]  # the port actually bound (0: a free one)
-            urls[name] = f"http://{host_bound}:{port_bound}/"
+            urls[name] = f"{'https' if context else 'http'}://{host_bound}:{port_bound}/"
         out.write(json.dumps(urls) + "\n")
         out.flush()
         stop = asyncio.Event()

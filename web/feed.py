@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from aiohttp import web
 from controller import liveness
 from controller.liveness import Liveness
 
+log = logging.getLogger(__name__)
 POLL = 0.01  # seconds between two looks at the status file: a stat, nothing read unless it changed
 LIVENESS_EVERY = 1.0  # an `event: liveness` at least this often (it also keeps an idle stream open)
 STATUS, LIVENESS = "status", "liveness"  # the events a stream sends
@@ -139,6 +141,9 @@ class StatusFeed:
                 for event in (LIVENESS, STATUS):  # liveness first: the page knows whether what follows is live
                     if event in events:
                         await resp.write(f"event: {event}\ndata: ".encode() + events[event].encode() + b"\n\n")
+        except ConnectionResetError:  # the page went away (closed, reloaded): an everyday event, no traceback
+            log.debug("event stream to %s closed by the client", request.remote)
+            return resp
         finally:
             self._subscribers.discard(sub)
 

@@ -26,7 +26,7 @@ from aiohttp import web
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal
 from controller.progressive import hits as prog
-from web import audit, keys
+from web import audit, guard, keys
 from web.auth import COOKIE, check_password
 from web.details import details, kind
 from web.feed import liveness_json
@@ -43,6 +43,7 @@ PAGES = [
     ("/progressive", "Progressive"),
     ("/irregularities", "Irregularities and voids"),
     ("/audit", "Audit"),
+    ("/accounts", "Accounts"),  # a supervisor's: unlocking an account (web/accounts.py)
 ]
 # journal kinds of irregularities, voids and device trouble (table- or round-level)
 TROUBLE = (
@@ -71,7 +72,7 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
     nav = "".join(
         f'<a href="{href}" data-page="{href}"{current if href == request.path else ""}>{e(name)}</a>'
         for href, name in PAGES
-        if login and (href != "/audit" or login.role == "auditor")
+        if login and guard.may(login.role, href)  # the routes of its role only (web/guard.py)
     )
     who = (
         (
@@ -99,7 +100,8 @@ def page(request: web.Request, title: str, body: str, status: int = 200) -> web.
 
 def logout_form(request: web.Request) -> str:
     """Log out: a POST (a link would log out whoever a page of another site points at it)."""
-    return '<form class="logout" method="post" action="/logout"><button data-logout>Log out</button></form>'
+    return ('<form class="logout" method="post" action="/logout">' + guard.csrf_field(request) +
+            "<button data-logout>Log out</button></form>")  # its token (web/guard.py)
 
 
 def verdict_text(v: Verdict) -> str:
@@ -138,40 +140,67 @@ def journal(request: web.Request) -> Journal:
 
 # -- login -------------------------------------------------------------------------------------------
 
-LOGIN_FORM = (
-    '<form class="login" method="post" action="/login"><label>User <input name="user" autocomplete="username">'
-    '</label><label>Password <input name="password" type="password" autocomplete="current-password"></label>'
-    '<button type="submit">Log in</button></form>'
-)
+
+def login_form(token: str) -> str:
+    return (
+        '<form class="login" method="post" action="/login"><label>User <input name="user" autocomplete="username">'
+        '</label><label>Password <input name="password" type="password" autocomplete="current-password"></label>'
+        f'<input type="hidden" name="{guard.FIELD}" value="{e(token)}"><button type="submit">Log in</button></form>'
+    )
+
+
+def login_answer(request: web.Request, body: str, status: int = 200) -> web.Response:
+    """The login page (with ``body`` before its form), its form's token in a cookie as in the form (web/guard.py)."""
+    token = guard.login_csrf(request)
+    resp = page(request, "Log in", body + login_form(token), status)
+    guard.set_cookie(resp, request, guard.LOGIN_CSRF, token)
+    return resp
 
 
 async def login_page(request: web.Request) -> web.Response:
-    return page(request, "Log in", LOGIN_FORM)
+    return login_answer(request, "")
 
 
 async def login_post(request: web.Request) -> web.Response:
     form = await request.post()
-    user, password = str(form.get("user", "")), str(form.get("password", ""))
-    throttle, address, now = request.app[keys.THROTTLE], request.remote or "-", time.monotonic()
-    if throttle.turned_away(address, now):
-        # too many refused logins from here: no password checked, recorded once (issue 30 (3))
-        if throttle.first_turned_away(address):
+    user, password = str(form.get("user", ""))[:64], str(form.get("password", ""))
+    throttle, address, now = request.app[keys.THROTTLE], guard.address(request), time.monotonic()
+    tried = throttle.keys(address, user or "-")
+    wait = throttle.wait(tried, now)
+    if wait is None:
+        # this address or name already has tries waiting out their delay: no password checked, recorded once
+        if throttle.first_turned_away(tried[0], now):
             audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LoginThrottled(remote=address), user or "-",
                                  now)
-        return page(request, "Log in", '<p class="bad" id="throttled">Too many wrong logins from this '
-                    'machine: wait a minute, then try again.</p>' + LOGIN_FORM, 429)
-    account = request.app[keys.USERS].get(user)
-    ok = account is not None and await in_thread(check_password, password, account.hash)
-    if account is None or not ok:
-        throttle.refused(address, now)
+        resp = login_answer(request, '<p class="bad" id="throttled">Too many wrong logins: wait a minute, then try '
+                            'again.</p>', 429)
+        resp.headers["Retry-After"] = str(max(1, round(throttle.cap)))
+        return resp
+    if wait > 0:  # growing delays per address and per name (web/audit.py LoginThrottle)
+        with throttle.holding(tried):
+            await asyncio.sleep(wait)
+    users = request.app[keys.USERS]
+    account = users.get(user)
+    # a name without an account costs one hash as well: a refusal takes the same time either way
+    ok = await in_thread(check_password, password, account.hash if account is not None else users.dummy)
+    if account is None or not ok or account.locked or account.disabled:
+        now = time.monotonic()
+        failures = throttle.failed(tried, now)
         audit.record_refusal(request.app[keys.AUDIT], throttle, audit.LoginRefused(remote=address), user or "-", now)
-        return page(request, "Log in", '<p class="bad" id="refused">Wrong user or password.</p>' + LOGIN_FORM, 401)
+        if account is not None and not account.locked and failures >= request.app[keys.WEB].lock_after:
+            users.set_flag(account.name, "locked", True)  # until another supervisor unlocks it (P107)
+            request.app[keys.AUDIT].record(audit.AccountLocked(failures=failures, remote=address), account.name)
+        # one answer for every refusal: it tells nobody which names exist or are locked
+        return login_answer(request, '<p class="bad" id="refused">Wrong user or password, or the account is '
+                            'locked (another supervisor can unlock it).</p>', 401)
+    throttle.succeeded(tried[1])
     sessions = request.app[keys.SESSIONS]
     token = sessions.start(account)
-    request.app[keys.AUDIT].record(audit.LoggedIn(role=account.role, remote=request.remote), account.name)
+    request.app[keys.AUDIT].record(audit.LoggedIn(role=account.role, remote=address), account.name)
     resp = web.HTTPSeeOther("/")
-    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", path="/", max_age=sessions.seconds)
-    return resp
+    guard.set_cookie(resp, request, COOKIE, token, max_age=sessions.seconds)
+    resp.del_cookie(guard.LOGIN_CSRF, path="/")
+    raise resp  # (an HTTPException raised, with its cookies: returning one is deprecated)
 
 
 async def logout(request: web.Request) -> web.Response:
@@ -182,18 +211,7 @@ async def logout(request: web.Request) -> web.Response:
     request.app[keys.SESSIONS].end(token)
     resp = web.HTTPSeeOther("/login")
     resp.del_cookie(COOKIE, path="/")
-    return resp
-
-
-@web.middleware
-async def require_login(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if request.path in ("/login", "/words.json") or request.path.startswith("/static/"):
-        return await handler(request)
-    login = request.app[keys.SESSIONS].get(request.cookies.get(COOKIE))
-    if login is None:
-        raise web.HTTPSeeOther("/login")
-    request[keys.LOGIN] = login
-    return await handler(request)
+    raise resp
 
 
 #: the paths that read no journal: the login, the liveness streams, the static files, the words

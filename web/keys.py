@@ -8,8 +8,9 @@ from pathlib import Path
 from aiohttp import web
 
 from controller.config.progressive import ProgressiveConfig
+from controller.config.table import WebConfig
 from web.audit import Audit, LoginThrottle
-from web.auth import Account, Login, Sessions
+from web.auth import Login, Sessions, Users
 from web.feed import StatusFeed
 from web.verified import JournalCheck, Verdict
 
@@ -20,9 +21,10 @@ THROTTLE = web.AppKey("throttle", LoginThrottle)  # refused logins, bounded (web
 JOURNAL_PATH = web.AppKey("journal_path", Path)
 METER_NAMES = web.AppKey("meter_names", list[str])
 PROGRESSIVE = web.AppKey("progressive", ProgressiveConfig)  # a linked table's page reads the link's meters
-USERS = web.AppKey("users", dict[str, Account])
+USERS = web.AppKey("users", Users)  # the users file as it is now (re-read when it changes)
+WEB = web.AppKey("web", WebConfig)  # the configuration's [web] section
 SESSIONS = web.AppKey("sessions", Sessions)
 CHECK = web.AppKey("check", JournalCheck)  # the journal's verification, kept incrementally (web/verified.py)
 
-LOGIN = web.RequestKey("login", Login)  # who is logged in, set by floor.require_login for the handlers
+LOGIN = web.RequestKey("login", Login)  # who is logged in, set by web/guard.py for the handlers
 VERDICT = web.RequestKey("verdict", Verdict)  # the journal verified before the page (floor.journal_guard)

@@ -17,7 +17,18 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, TypeAdapter, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    FilePath,
+    TypeAdapter,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
 
@@ -87,6 +98,31 @@ class WebConfig(BaseModel):
     users: Path | None = None
     #: a login expires this long after it was made
     session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
+    #: TLS for the floor's pages: a PEM certificate (chain) and its private key, both or neither; neither: plain
+    #: HTTP, or a reverse proxy terminating TLS in front (docs/install.md, then ``proxied_tls``)
+    tls_cert: FilePath | None = None
+    tls_key: Annotated[FilePath | None, Field(validate_default=True)] = None
+    #: the floor's pages are reached only through a reverse proxy that terminates TLS: cookies marked Secure
+    proxied_tls: bool = False
+    #: an account is locked after this many wrong passwords in a row, until a supervisor unlocks it
+    lock_after: Annotated[int, Field(ge=3, le=100)] = 10
+    #: a connection that has not sent a whole request head in this many seconds is closed (slow headers)
+    header_seconds: Annotated[int, Field(ge=1, le=60)] = 5
+    #: a request body not received in this many seconds is refused (408)
+    body_seconds: Annotated[int, Field(ge=1, le=120)] = 10
+    #: the largest request body the floor's pages take, in KiB (their forms are a few hundred bytes)
+    max_body_kb: Annotated[int, Field(ge=1, le=1024)] = 64
+    #: the access log (web/audit.py) is kept at least this many days ...
+    audit_keep_days: Annotated[int, Field(ge=90, le=3650)] = 90
+    #: ... within this many MiB on disk, its files included (the cap outranks the days: the table's disk, P107)
+    audit_max_mb: Annotated[int, Field(ge=16, le=100_000)] = 256
+
+    @field_validator("tls_key", mode="after")
+    @classmethod
+    def _tls_both_or_neither(cls, key: Path | None, info: ValidationInfo) -> Path | None:
+        if "tls_cert" in info.data and (info.data["tls_cert"] is None) != (key is None):  # a bad cert is its own error
+            raise ValueError("tls_cert and tls_key are given both or neither")
+        return key
 
 
 class JournalOptionsConfig(BaseModel):
