@@ -138,6 +138,12 @@ WORDS: dict[str, str] = {
     "event.hand_history_viewed": "Hand history viewed", "field.role": "Role", "field.remote": "From",
     "field.page": "Page", "role.supervisor": "Supervisor", "role.auditor": "Auditor",
     "page.rounds": "the rounds", "page.round": "a round",
+    "event.account_locked": "Account locked", "event.account_unlocked": "Account unlocked",
+    "event.request_refused": "Request refused", "event.audit_cut_short": "Access log cut short",
+    "field.account": "Account", "field.failures": "Wrong passwords", "field.file": "File",
+    "field.keep_days": "Days to keep", "field.method": "Method", "field.newest": "Newest entry",
+    "field.path": "Address",
+    "role.technician": "Technician",
 }
 
 MAX_BYTES = 16_000_000  # one audit file: years of honest logins
