@@ -87,6 +87,10 @@ class WebConfig(BaseModel):
     users: Path | None = None
     #: a login expires this long after it was made
     session_minutes: Annotated[int, Field(ge=1, le=720)] = 30
+    #: the pit's database (docs/pit.md: postgresql://...): the web service publishes the table's summary there
+    pit: Annotated[str, Field(pattern=r"^postgres(ql)?://")] | None = None
+    #: this table's floor pages as the pit links to them (none: the address the service bound)
+    floor_url: Annotated[str, Field(pattern=r"^https?://")] | None = None
 
 
 class JournalOptionsConfig(BaseModel):
