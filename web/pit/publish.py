@@ -35,7 +35,6 @@ PUBLISH_DEADLINE = 3.0  # one publish not answered within this: the server is ta
 VERIFY_EVERY = 60.0  # the journal's hash chain verified this often, in a thread (the table's own journal)
 OUTBOX = 5000  # alarm events kept while the database is away (the oldest dropped beyond)
 HOUR = 3600.0
-CLOSED = ("settled", "complete", "voided")  # a round in one of these was played out (counted once)
 
 
 def summary(status: dict[str, Any] | None, running: bool, heartbeat: float | None, *, floor_url: str | None,
@@ -55,7 +54,7 @@ def summary(status: dict[str, Any] | None, running: bool, heartbeat: float | Non
         "hands_since": hands_since,  # the publisher has counted since then (less than an hour ago)
         "held": [{k: h.get(k) for k in ("seat", "wager", "line", "amount")} for h in s.get("validation") or []],
         "link_pending": len(s.get("link_pending") or []),
-        "faults": {d: v for d, v in devices.items() if v != "ok"},
+        "faults": {d: v for d, v in devices.items() if v != "online"},  # degraded or offline (drivers/health.py)
         "out_of_order": list(s.get("out_of_order") or []),
         "irregularity": bool(s.get("irregularity_menu")) or r.get("phase") == "halted",
         "storage": (s.get("storage") or {}).get("state"),
@@ -103,8 +102,9 @@ class Publisher:
         self.clock = clock
         self.started = clock()
         self.outbox: deque[AlarmEvent] = deque(maxlen=OUTBOX)
-        self.closed: deque[tuple[float, str]] = deque()  # (when, round) of the rounds seen played out
-        self._counted: set[str] = set()
+        self.closed: deque[float] = deque()  # when each round seen played out ended (the last hour's)
+        self._round: str | None = None  # the round the last status showed, and whether it got past its wagers
+        self._played = False
         self._alarms: dict[str, dict[str, Any]] = {}
         self.verification: dict[str, Any] | None = None
         self.pending: tuple[dict[str, Any], float] | None = None  # the summary not yet taken, and its time
@@ -113,13 +113,18 @@ class Publisher:
         self.connected = asyncio.Event()  # set while the last try succeeded
 
     def _hands(self, status: dict[str, Any], now: float) -> tuple[int, float | None]:
+        """Rounds played in the last hour: a round counts when the next one begins, if it got past its
+        wagers (a fast table can pass a round's last phases between two looks; its next round id cannot hide)."""
         r = status.get("round") or {}
         rid = r.get("round_id")
-        if rid and r.get("phase") in CLOSED and rid not in self._counted:
-            self._counted.add(rid)
-            self.closed.append((now, rid))
-        while self.closed and self.closed[0][0] < now - HOUR:
-            self._counted.discard(self.closed.popleft()[1])
+        if rid and rid != self._round:
+            if self._round is not None and self._played:
+                self.closed.append(now)
+            self._round, self._played = rid, False
+        if rid and r.get("phase") not in (None, "wagers"):
+            self._played = True
+        while self.closed and self.closed[0] < now - HOUR:
+            self.closed.popleft()
         return len(self.closed), (self.started if now - self.started < HOUR else None)
 
     def take(self, now: float) -> None:
