@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -24,9 +25,11 @@ from screen_corpus import corpus
 from unsaid import unsaid_identifiers
 from web.pit.publish import alarm_events
 from web.pit.store import migrate
-from web_harness import AUDITOR, SUPERVISOR, login, screenshot, web_service
+from web_harness import AUDITOR, SUPERVISOR, login, web_service
 
-N = 10
+# PIT_SCREENSHOT=FILE: the first test also saves the page with 20 tables there (docs/screens/, the README)
+SCREENSHOT = os.environ.get("PIT_SCREENSHOT")
+N = 20 if SCREENSHOT else 10
 # the status each table shows first: six with no alarm, four with alarms (a held win's six lines, an
 # irregularity, a halt, a device offline with its halt)
 FIRST = ("settled_held", "irregularity_menu", "halted", "device_offline", "wagers", "decisions", "settled",
@@ -49,7 +52,7 @@ def statuses() -> dict[str, dict[str, Any]]:
 
 def first_statuses(tables: Tables) -> dict[str, dict[str, Any]]:
     by_name = statuses()
-    return {table_id(i): tables.write(i, by_name[name]) for i, name in enumerate(FIRST, start=1)}
+    return {table_id(i): tables.write(i, by_name[FIRST[(i - 1) % len(FIRST)]]) for i in range(1, N + 1)}
 
 
 def rows(page: Any, part: str) -> list[dict[str, str]]:
@@ -72,7 +75,7 @@ def test_the_pit_shows_every_table_and_the_alarms_first(pit, browser):
     for table, s in written.items():
         shows(page, table, "round", s["round"]["round_id"])
     want = sum(len(s["alarms"]) for s in written.values())
-    assert want == 10
+    assert want >= 10
     page.wait_for_function("n => document.querySelectorAll('#alarms tr[data-alarm]').length === n", arg=want)
     # the alarms before the tables on the page, highest priority first, then the oldest
     assert page.evaluate("() => !!(document.getElementById('alarms').compareDocumentPosition("
@@ -93,7 +96,9 @@ def test_the_pit_shows_every_table_and_the_alarms_first(pit, browser):
     assert by_table[table_id(4)]["faults"] == "1"  # the shuffler offline
     assert unsaid_identifiers(page) == []
     assert "card" not in json.dumps(page.evaluate("() => document.body.innerHTML")).lower()  # no card reaches it
-    screenshot(page, "pit")
+    if SCREENSHOT:
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.screenshot(path=SCREENSHOT, full_page=True)
 
 
 def test_a_change_at_a_table_is_redrawn_and_a_stopped_daemon_said(pit, browser):
