@@ -29,7 +29,7 @@ from typing import Any
 from controller import liveness, paths
 from controller.service.status import write_status
 from daemon_harness import ROOT
-from web.feed import StatusFeed
+from web.feed import POLL, StatusFeed
 from web.pit.publish import Publisher
 from web.pit.store import PitStore
 from web_harness import floor_accounts
@@ -71,9 +71,19 @@ class Tables:
         for i, j in enumerate(self.journals, start=1):
             feed = StatusFeed(paths.status_file(j), paths.heartbeat_file(j))
             p = Publisher(PitStore(self.url), table_id(i), feed, floor_url=f"http://127.0.0.1:1/{table_id(i)}/")
+            p.poll = 1.0  # woken by _look at each change: one task looks at every feed (50 tasks polling cost a core)
             self.publishers.append(p)
-            self._tasks += [asyncio.create_task(feed.run()), asyncio.create_task(p.run())]
-        self._tasks.append(asyncio.create_task(self._beat()))
+            self._tasks.append(asyncio.create_task(p.run()))
+        self._tasks += [asyncio.create_task(self._beat()), asyncio.create_task(self._look())]
+
+    async def _look(self) -> None:
+        """Every feed looked at as ``tablectl web``'s does (web/feed.py ``POLL``), its publisher woken."""
+        while True:
+            for p in self.publishers:
+                running = p.feed.alive.running
+                if p.feed.look() or p.feed.alive.running != running:
+                    p.wake.set()
+            await asyncio.sleep(POLL)
 
     async def _stop(self) -> None:
         for t in self._tasks:

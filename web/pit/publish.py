@@ -111,6 +111,8 @@ class Publisher:
         self.published = 0  # how many summaries the database took (tests, docs)
         self.failures = 0  # tries the database did not answer in a row
         self.connected = asyncio.Event()  # set while the last try succeeded
+        self.poll = POLL  # between two looks at the feed; a caller that watches the feed itself ``wake``s it
+        self.wake = asyncio.Event()
 
     def _hands(self, status: dict[str, Any], now: float) -> tuple[int, float | None]:
         """Rounds played in the last hour: a round counts when the next one begins, if it got past its
@@ -188,7 +190,9 @@ class Publisher:
                         last_sent = now
                     else:
                         retry_at = self.clock() + RETRY
-                await asyncio.sleep(POLL)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.wake.wait(), self.poll)
+                self.wake.clear()
         finally:
             verifier.cancel()
             with contextlib.suppress(asyncio.CancelledError):

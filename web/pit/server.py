@@ -1,12 +1,12 @@
 """``tablectl pit``: every table of the pit on one page, live, behind the floor's login (docs/pit.md).
 
 The server reads the pit's database at start, then ``LISTEN``s: each table's publish (web/pit/publish.py)
-and each acknowledgement notifies the table's id; a refresher reads the tables notified since its last
-read in one query, draws the page's two parts once (the alarms, highest priority first, then every
-table's row) and hands them to every open page by server-sent events (``/events``: the newest to each, a
-slow page skips to it).  The page puts them in place (web/static/pit.js); nothing is drawn in the browser
-but what the server drew, in words (web/words.py).  A table not heard from for ``publish.SILENT`` seconds
-is shown silent.  The login, its throttle and its audit are the floor's (web/floor.py, web/auth.py).
+and each acknowledgement notifies the table's id; a refresher reads the tables notified since its last read
+in one query, draws the alarms (highest priority first) and the rows of the tables that changed, once, and
+hands them to every open page by server-sent events (``/events``: what a slow page has not taken yet is
+merged, the newest of each part). The page puts them in place (web/static/pit.js); nothing is drawn in the
+browser but what the server drew, in words (web/words.py). A table not heard from for ``publish.SILENT``
+seconds is shown silent. The login, its throttle and its audit are the floor's (web/floor.py, web/auth.py).
 
 A supervisor acknowledges an alarm with the page's button (``POST /acknowledge``): the pit's journal of
 acknowledgements records who, when, which alarm of which table; the table is not told (P106).
@@ -42,6 +42,28 @@ ORDER = ("high", "medium", "low")
 RETRY = 1.0  # seconds between two tries to listen again when the database is away
 
 
+class _Subscriber:
+    """One open page's changes not yet sent, merged: the newest alarms and counts, every row changed since
+    (a slow page gets the pit as it is now in one message, not a backlog)."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, Any] = {}
+        self.ready = asyncio.Event()
+
+    def put(self, message: dict[str, Any]) -> None:
+        rows = {**self.pending.get("rows", {}), **message.get("rows", {})}
+        if "tables_html" in message:
+            rows = {}  # the whole table is in the message
+        keep = {"tables_html": self.pending["tables_html"]} if "tables_html" in self.pending else {}
+        self.pending = {**keep, **message, "rows": rows}
+        self.ready.set()
+
+    def take(self) -> dict[str, Any]:
+        self.ready.clear()
+        taken, self.pending = self.pending, {}
+        return taken
+
+
 @dataclass
 class Pit:
     """What the server knows of the pit, and the page's parts drawn from it."""
@@ -51,8 +73,9 @@ class Pit:
     acks: dict[tuple[str, str], Acknowledgement] = field(default_factory=dict)
     database: bool = False  # whether the last read of the database succeeded
     version: int = 0
-    drawn: dict[str, Any] = field(default_factory=dict)
-    subscribers: set[asyncio.Queue[str]] = field(default_factory=set)
+    drawn: dict[str, Any] = field(default_factory=dict)  # the page's parts now (the whole of it)
+    rows: dict[str, str] = field(default_factory=dict)  # each table's row, drawn
+    subscribers: set[_Subscriber] = field(default_factory=set)
     dirty: set[str] = field(default_factory=set)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     silent: frozenset[str] = frozenset()
@@ -109,7 +132,7 @@ class Pit:
                     self.dirty |= dirty
                     continue
             if dirty or self.silent_now() != self.silent:
-                self.draw()
+                self.draw(dirty)
 
     # ------------------------------------------------------------------ drawing
 
@@ -118,18 +141,27 @@ class Pit:
         return sorted(out, key=lambda x: (ORDER.index(x[1].get("priority")) if x[1].get("priority") in ORDER
                                           else len(ORDER), x[1].get("since") or 0, x[0]))
 
-    def draw(self) -> None:
-        self.silent = self.silent_now()
+    def draw(self, changed: set[str] | None = None) -> None:
+        """Draw the alarms and the rows of the tables ``changed`` (None: every row) and send them to every page;
+        a table that fell silent or spoke again is drawn too, and a new table draws the whole table."""
+        silent = self.silent_now()
+        changed = set(self.tables) if changed is None else changed | (silent ^ self.silent)
+        self.silent = silent
+        whole = set(self.tables) != set(self.rows)
+        if whole:
+            changed = set(self.tables)
+            self.rows = {t: r for t, r in self.rows.items() if t in self.tables}
+        for t in changed & set(self.tables):
+            self.rows[t] = self._row(t)
         self.version += 1
         alarms = self.alarms()
-        self.drawn = {"version": self.version, "tables": len(self.tables), "alarms": len(alarms),
-                      "database": self.database, "alarms_html": self._alarms_html(alarms),
-                      "tables_html": self._tables_html()}
-        text = json.dumps(self.drawn)
-        for q in self.subscribers:
-            if q.full():
-                q.get_nowait()  # the page has not taken the last one: it gets this one instead
-            q.put_nowait(text)
+        message: dict[str, Any] = {"version": self.version, "tables": len(self.tables), "alarms": len(alarms),
+                                   "database": self.database, "alarms_html": self._alarms_html(alarms)}
+        self.drawn = {**message, "tables_html": self._tables_html()}
+        message.update({"tables_html": self.drawn["tables_html"]} if whole else
+                       {"rows": {t: self.rows[t] for t in changed if t in self.rows}})
+        for sub in self.subscribers:
+            sub.put(message)
 
     def _table_link(self, table: str) -> str:
         url = (self.tables[table][0].get("floor_url") or "") if table in self.tables else ""
@@ -167,7 +199,7 @@ class Pit:
     def _tables_html(self) -> str:
         if not self.tables:
             return '<p class="muted">No table has published to the pit yet.</p>'
-        rows = [self._row(t) for t in sorted(self.tables)]
+        rows = [self.rows[t] for t in sorted(self.tables)]
         return ('<table class="pit-tables"><tr><th>Table</th><th>Game</th><th>State</th><th>Round</th>'
                 "<th>Hands per hour</th><th>Held jackpots</th><th>Faults</th><th>Meters</th><th>Journal</th>"
                 "<th>Running</th></tr>" + "".join(rows) + "</table>")
@@ -249,21 +281,22 @@ async def events(request: web.Request) -> web.StreamResponse:
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
                                        "X-Accel-Buffering": "no"})
     await resp.prepare(request)
-    q: asyncio.Queue[str] = asyncio.Queue(maxsize=1)
+    sub = _Subscriber()
     if pit.drawn:
-        q.put_nowait(json.dumps(pit.drawn))
-    pit.subscribers.add(q)
+        sub.put(pit.drawn)
+    pit.subscribers.add(sub)
     try:
         while True:
             try:
-                text = await asyncio.wait_for(q.get(), 15.0)
-                await resp.write(b"event: pit\ndata: " + text.encode() + b"\n\n")
+                await asyncio.wait_for(sub.ready.wait(), 15.0)
             except TimeoutError:
                 await resp.write(b": still here\n\n")  # keeps an idle stream open through proxies
+                continue
+            await resp.write(b"event: pit\ndata: " + json.dumps(sub.take()).encode() + b"\n\n")
     except (ConnectionResetError, asyncio.CancelledError):
         return resp
     finally:
-        pit.subscribers.discard(q)
+        pit.subscribers.discard(sub)
 
 
 async def pit_json(request: web.Request) -> web.Response:
@@ -294,7 +327,7 @@ async def acknowledge(request: web.Request) -> web.Response:
     except Exception:
         raise web.HTTPServiceUnavailable(text="The pit's database does not answer: try again.") from None
     pit.acks[(table, alarm)] = ack
-    pit.draw()
+    pit.draw(set())
     raise web.HTTPSeeOther("/")
 
 
