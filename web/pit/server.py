@@ -108,9 +108,7 @@ class Pit:
                 await self.load()
                 self.draw()
                 await self.store.listen(self.changed, ready.set)
-            except (OSError, TimeoutError, Exception) as exc:  # psycopg's errors, a pool timeout: away
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
+            except Exception:  # psycopg's errors, a pool's timeout, a cut connection: the database is away
                 if self.database:
                     self.database = False
                     self.draw()
