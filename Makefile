@@ -20,6 +20,7 @@ help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
 	@echo "              a round every 10-20 s, as people play; FAST=1: at full speed"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
+	@echo "              PIT=N: N tables (up to 20) and the pit that shows them all (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
 	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
@@ -128,9 +129,13 @@ PACE := --pace $(if $(FAST),fast,table)
 # LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
 # database); docs/linked-progressive.md
 LINK ?=
+# PIT=N: N simulated tables (up to 20; the four games in turn) and the pit that shows them (docs/pit.md)
+PIT ?=
 
 run: $(STAMP)
-	@if [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
+	@if [ -n "$(PIT)" ]; then $(MAKE) --no-print-directory postgresql && \
+	  $(PY) -m demo.pit --tables $(PIT) --rounds $(ROUNDS) $(PACE); \
+	elif [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
 	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)" $(PACE); \
 	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) $(PACE); fi
 

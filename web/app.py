@@ -6,6 +6,7 @@
   the words of every code (web/words.py, both apps); read-only.
 * the floor's pages (``floor_host:floor_port``): behind a login (web/floor.py); ``/liveness`` and
   ``/liveness.json`` as the dealer's.
+* with ``[web] pit`` (a database URL): the table's summary published to the pit (web/pit/publish.py).
 
 On start it prints one JSON line, the two addresses, e.g. ``{"dealer": "http://127.0.0.1:8700/", ...}``
 (with port 0 in the configuration each gets a free port, which only this line tells).
@@ -143,11 +144,20 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        watcher = asyncio.create_task(feed.run())
+        watchers = [asyncio.create_task(feed.run())]
+        if cfg.web.pit is not None:  # the table's summary to the pit (web/pit/publish.py, docs/pit.md)
+            from web.pit.publish import Publisher
+            from web.pit.store import PitStore
+
+            watchers.append(asyncio.create_task(Publisher(
+                PitStore(cfg.web.pit), cfg.id, feed, floor_url=cfg.web.floor_url or urls["floor"],
+                journal=Path(cfg.journal)).run()))
         await stop.wait()
-        watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await watcher
+        for watcher in watchers:
+            watcher.cancel()
+        for watcher in watchers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
     finally:
         for runner in runners:
             await runner.cleanup()

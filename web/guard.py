@@ -45,6 +45,10 @@ ROUTES: dict[str, frozenset[str] | None] = {
     "/audit": frozenset({AUDITOR}),
     "/accounts": frozenset({SUPERVISOR}),  # the accounts locked, and their unlocking (web/accounts.py)
     "/accounts/unlock": frozenset({SUPERVISOR}),
+    # the pit's (web/pit/server.py): every table's summary live; an alarm acknowledged by a supervisor (P108)
+    "/events": EVERYONE,
+    "/pit.json": EVERYONE,
+    "/acknowledge": frozenset({SUPERVISOR}),
 }
 LOGIN_CSRF = "floor_login_csrf"  # the login form's token, before any session
 FIELD, HEADER = "csrf", "X-CSRF-Token"

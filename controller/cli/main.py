@@ -33,6 +33,7 @@ EXIT_PROGRAM_ERROR = 3  # not the input: the program failed (the last-resort gua
 SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("controller.cli.device", ("sim", "inject", "watch")),  # the devices by hand
     ("web.cli", ("web",)),  # the dealer's screen and the floor's pages (web/)
+    ("web.pit.cli", ("pit",)),  # every table of the pit on one page (web/pit/, docs/pit.md)
     ("controller.cli.table", ("run", "status", "recall", "progressive")),  # the daemon, its rounds and meters
     ("controller.cli.journal", ("journal",)),  # the journal as a file: its chain, identity, key, meters restored
     ("controller.cli.analyze", ("analyze",)),  # par sheets

@@ -116,6 +116,10 @@ class WebConfig(BaseModel):
     audit_keep_days: Annotated[int, Field(ge=90, le=3650)] = 90
     #: ... within this many MiB on disk, its files included (the cap outranks the days: the table's disk, P107)
     audit_max_mb: Annotated[int, Field(ge=16, le=100_000)] = 256
+    #: the pit's database (docs/pit.md: postgresql://...): the web service publishes the table's summary there
+    pit: Annotated[str, Field(pattern=r"^postgres(ql)?://")] | None = None
+    #: this table's floor pages as the pit links to them (none: the address the service bound)
+    floor_url: Annotated[str, Field(pattern=r"^https?://")] | None = None
 
     @field_validator("tls_key", mode="after")
     @classmethod

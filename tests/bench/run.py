@@ -86,11 +86,12 @@ def main() -> int:
     import journal  # tests/bench/journal.py: one press, start-up, bytes and memory over a year's journal
     import link  # tests/bench/link.py: linked progressives, 50 tables on one PostgreSQL
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
+    import pit  # tests/bench/pit.py: the pit's page with 50 tables publishing, a table's status to its frame
     import screen  # tests/bench/screen.py: the dealer's screen in Chromium, daemon status to frame
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
-               + signs.run() + screen.run() + journal.run() + link.run() + daemon_cpu.run())
+               + signs.run() + screen.run() + journal.run() + link.run() + pit.run() + daemon_cpu.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
@@ -121,6 +122,10 @@ def main() -> int:
               f"p99 {by[('link.contribution', 'p99')]} ms (aim: p99 under 20 ms); "
               f"{by[('link.contributions_per_s', None)]} contributions/s; hit to every other table's meters "
               f"p99 {by[('link.hit_to_signs', 'p99')]} ms (aim: under 1000 ms)")
+    if ("pit.event_to_screen", "p99") in by:
+        print(f"the pit, 50 tables: a table's status to the pit's page median {by[('pit.event_to_screen', 'median')]} "
+              f"ms, p99 {by[('pit.event_to_screen', 'p99')]} ms (aim: p99 under 500 ms); page load p99 "
+              f"{by[('pit.page_load', 'p99')]} ms")
     if ("daemon.cpu_idle", None) in by:
         print(f"daemon, table open and idle: {by[('daemon.cpu_idle', None)]} % of one core (aim: under 2 %; "
               f"the drivers' polls alone: {by[('daemon.cpu_idle_drivers', None)]} %); "

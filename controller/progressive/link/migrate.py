@@ -15,10 +15,11 @@ MIGRATIONS = Path(__file__).with_name("migrations")
 _NAME = re.compile(r"^(\d{3})_[a-z0-9_]+\.sql$")
 
 
-def migrations() -> list[tuple[int, Path]]:
-    """The migration files, by number (a file not named NNN_name.sql is an error: nothing is guessed)."""
+def migrations(directory: Path = MIGRATIONS) -> list[tuple[int, Path]]:
+    """The migration files, by number (a file not named NNN_name.sql is an error: nothing is guessed);
+    ``directory``: another database's (the pit's, web/pit/migrations)."""
     found: list[tuple[int, Path]] = []
-    for path in sorted(MIGRATIONS.glob("*.sql")):
+    for path in sorted(directory.glob("*.sql")):
         m = _NAME.match(path.name)
         if m is None:
             raise ValueError(f"{path.name}: a migration is named NNN_name.sql")
@@ -29,13 +30,13 @@ def migrations() -> list[tuple[int, Path]]:
     return found
 
 
-def migrate(url: str) -> list[int]:
+def migrate(url: str, directory: Path = MIGRATIONS) -> list[int]:
     """Apply the migrations ``url``'s database lacks, in order; the numbers applied."""
     applied: list[int] = []
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, "
                      "name text NOT NULL, applied timestamptz NOT NULL DEFAULT now())")
-        for number, path in migrations():
+        for number, path in migrations(directory):
             with conn.transaction():
                 # one migrator at a time (two tables starting together): the lock is the transaction's
                 conn.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
