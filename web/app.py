@@ -25,7 +25,7 @@ from aiohttp import web
 
 from controller.config.table import TableConfig
 from controller.paths import heartbeat_file, status_file
-from web import floor, keys, words
+from web import floor, keys, recall, words
 from web.audit import Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, load_users
 from web.feed import StatusFeed, liveness_json
@@ -90,6 +90,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app[keys.PROGRESSIVE] = cfg.progressive  # a linked table's page reads the link's meters (floor.progressive)
     app[keys.USERS] = load_users(cfg.web.users)
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
+    app[recall.PROCEDURE] = str(cfg.dealing.procedure)  # said on a round's page (web/recall.py)
     floor.routes(app)
     app.router.add_get("/words.json", words_json)
     app.router.add_static("/static/", STATIC)
