@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import re
 import time
 import urllib.parse
 from collections.abc import Callable, Iterable
@@ -60,7 +61,12 @@ KIND_WORDS = {
 
 
 def kind_words(kind: str) -> str:
-    return KIND_WORDS.get(kind) or say(kind)
+    """A kind in words; one this page has no words for, spelt out (never shown as a code)."""
+    return KIND_WORDS.get(kind) or plain(say(kind))
+
+
+def plain(text: str) -> str:
+    return text.replace("_", " ").capitalize() if re.fullmatch(r"[a-z0-9_]+", text) else text
 
 
 def cards(texts: Iterable[str]) -> str:
@@ -311,19 +317,25 @@ def details(x: Event) -> str:
         return f"{e(say(d['place']))} {cards([d['card']])}"
     if x.kind == ev.WagerPlaced.kind:
         return e(f"Seat {d['seat']} {say(d['wager'])} {money(d['amount'])}")
+    if x.kind == ev.Revealed.kind:
+        return f"{cards(d.get('cards') or ())} {e(str(d.get('clause') or ''))}"
     press = press_of(x)
     if press is None:
         parts = []
         for k, v in d.items():
             if k in ("order", "progressive", "paytables", "meters", "nets"):
                 continue
-            parts.append(f"{k.replace('_', ' ')} {v if isinstance(v, int | Decimal) else say(v, 'device')}")
+            said = str(v) if isinstance(v, int | Decimal) else plain(say(v, "device"))
+            parts.append(f"{k.replace('_', ' ')} {said}")
         return e(", ".join(parts))[:300]
     return e(press)
 
 
 def _when_row(x: Event) -> str:
-    return f'<td data-at="{e(x.at)}">{e(local_time(x.at, date=True))}.{e(x.at[20:23])}</td>'
+    """The event's time in the table's local time and zone, to the millisecond (surveillance's video index)."""
+    t = datetime.fromisoformat(x.at).astimezone()
+    when = f'{t.strftime("%Y-%m-%d %H:%M:%S")}.{t.microsecond // 1000:03d} {t.strftime("%Z")}'
+    return f'<td data-at="{e(x.at)}">{e(when)}</td>'
 
 
 def _order(settled: dict[str, Any], fresh: dict[str, Any] | None) -> str:

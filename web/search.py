@@ -11,10 +11,11 @@ thrown away and built again.  Only closed rounds are found: the open round is th
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -97,14 +98,19 @@ class Index:
         self.journal = Path(journal)
         self.path = index_path(journal)
 
-    def _connect(self) -> sqlite3.Connection:
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """The index file, opened for one call and closed after it."""
         if not self.path.exists():  # private from the start: it holds the table's wagers
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
         db = sqlite3.connect(str(self.path), isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")  # a lost index is built again from the journal
-        db.executescript(SCHEMA)
-        return db
+        try:
+            db.executescript(SCHEMA)
+            yield db
+        finally:
+            db.close()
 
     def discard(self) -> None:
         for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
