@@ -44,6 +44,7 @@ from controller.irregularities import clause
 from controller.journal.store import Journal
 from controller.paths import heartbeat_file, status_file
 from controller.round.machine import Phase, RoundController
+from controller.service import clock
 from controller.service.alarms import Alarms
 from controller.service.deal import Deal
 from controller.service.decisions import Decisions
@@ -175,6 +176,7 @@ class TableDaemon:
         watchdog = asyncio.create_task(self._watchdog())
         heartbeat = asyncio.create_task(self._heartbeat())
         retry = asyncio.create_task(self._storage_retry())
+        clock_check: asyncio.Task[None] | None = None
         try:
             self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
             try:
@@ -182,6 +184,7 @@ class TableDaemon:
             except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
                 await self._journal_failed(e, pressed=False)
             self.alarms.start()  # the round recovered: the alarms follow the table from here
+            clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
             s.publish()
             self._serving = True
             while not self._stop.is_set():
@@ -205,6 +208,8 @@ class TableDaemon:
             watchdog.cancel()
             heartbeat.cancel()
             retry.cancel()
+            if clock_check is not None:
+                clock_check.cancel()
             self._stop.set()
             await self.devices.close()
             s.journal.close()
@@ -332,6 +337,20 @@ class TableDaemon:
         task = asyncio.ensure_future(guarded())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _clock(self) -> None:
+        """Whether the kernel holds the clock synchronised, journaled at start and every CHECK_S (P109): the
+        round's page tells surveillance how far its times can be trusted.  A syscall, no waiting; between
+        presses, as a press's write; a write the disk refuses is a storage fault as any (P97)."""
+        while True:
+            async with self._busy:
+                if not self.storage.halted:
+                    try:
+                        self.session.journal.record(clock.read_kernel())
+                    except sqlite3.Error as e:
+                        await self._journal_failed(e, pressed=False)
+                        self.session.publish()
+            await asyncio.sleep(clock.CHECK_S)
 
     async def _heartbeat(self) -> None:
         """The status is written at least every HEARTBEAT_S: its age tells `tablectl status` the daemon is alive."""

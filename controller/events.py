@@ -507,6 +507,17 @@ class TableClosed(JournalEvent):
     kind = "table_closed"
 
 
+@dataclass(frozen=True)
+class ClockChecked(JournalEvent):
+    """Whether the kernel held the table's clock synchronised (``controller.service.clock``, P109): at start
+    and every hour, so that every journaled time can be judged by the clock that stamped it."""
+
+    kind = "clock_checked"
+    state: str  # "synchronised", "unsynchronised", "unknown"
+    source: str  # what was read ("adjtimex")
+    max_error: Decimal | None = optional()  # the kernel's bound on the clock's error, in seconds
+
+
 # -- the table's alarms (controller/service/alarms.py; P105) ---------------------------------------
 
 

@@ -27,7 +27,7 @@ from aiohttp import web
 
 from controller.config.table import TableConfig
 from controller.paths import heartbeat_file, status_file
-from web import accounts, floor, guard, keys, words
+from web import accounts, floor, guard, keys, recall, words
 from web.audit import KEEP_FILES, AccountUnlocked, Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, Users
 from web.feed import StatusFeed, liveness_json
@@ -101,6 +101,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
                                                                                  "tablectl"))
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
     app[keys.CHECK] = JournalCheck(Path(cfg.journal), cfg.id, cfg.game, cfg.journal_options.archive_dir)
+    app[recall.PROCEDURE] = str(cfg.dealing.procedure)  # said on a round's page (web/recall.py)
     floor.routes(app)
     accounts.routes(app)
     app.router.add_get("/words.json", words_json)

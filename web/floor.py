@@ -1,6 +1,6 @@
 """The floor's pages: behind a login, for a supervisor or an auditor; drawn on the server from the journal.
 
-Every page reads the table's journal read-only (``Journal.read_only``; hand recall, the progressive
+Every page reads the table's journal read-only (``Journal.read_only``; hand recall (web/recall.py), the progressive
 and the irregularities across its sealed segments too, ``open_for_reading``, P61).  Hand history shows only closed
 rounds: the open round's cards are the daemon's secret until the rules reveal them (its public state is
 the dealer's screen).  Every login, refused login and page of hand history goes to the audit journal
@@ -26,7 +26,7 @@ from aiohttp import web
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal
 from controller.progressive import hits as prog
-from web import audit, guard, keys
+from web import audit, guard, keys, recall
 from web.auth import COOKIE, check_password
 from web.details import details, kind
 from web.feed import liveness_json
@@ -296,160 +296,6 @@ async def glance(request: web.Request) -> web.Response:
     return page(request, "The table at a glance", body)
 
 
-# -- hand recall ------------------------------------------------------------------------------------------------
-
-
-async def rounds(request: web.Request) -> web.Response:
-    login = request[keys.LOGIN]
-    with journal(request) as j:
-        summaries = [x for x in j.rounds(last=25) if x.closed_by]
-    request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="rounds", rounds=len(summaries)), login.user)
-    rows = "".join(
-        f'<tr><td><a href="/rounds/{e(x.round_id)}">{e(x.round_id)}</a></td>'
-        f"<td>{e(local_time(x.started_at, date=True))}</td>"
-        f"<td>{e(say(x.closed_by) if x.closed_by else '')}</td><td class=num>{x.events}</td></tr>"
-        for x in reversed(summaries)
-    )
-    return page(
-        request,
-        "Hand recall: the last rounds",
-        "<table><tr><th>Round</th><th>Began</th><th>Closed</th><th>Events</th></tr>" + rows + "</table>",
-    )
-
-
-def resettle(events: list[Event]) -> tuple[dict[str, Any] | None, str | None]:
-    """A fresh settlement of a journaled round by the rules engine: the round rebuilt from its facts,
-    settled through the settle contract (the same path as ``tablectl recall --json | tablectl settle``)."""
-    from controller.round.machine import RoundController
-    from controller.table import setup_from_journal
-    from games.contract import settle, settlement_json
-
-    try:
-        r = asyncio.run(
-            RoundController.restore(
-                events[0].round_id or "", setup_from_journal(events[0].data), [(x.kind, x.data) for x in events]
-            )
-        )
-        return settlement_json(settle(r.settle_input())), None
-    except Exception as exc:  # a round the engine cannot settle is shown as such, never hidden
-        return None, f"{type(exc).__name__}: {exc}"
-
-
-def dealer_chips(j: Journal, round_id: str, events: list[Event]) -> dict[str, Any] | None:
-    """What the dealer paid, took or returned per seat and wager: the dealer's screen's own computation
-    (``controller.round.chips``) on the round rebuilt from its journal, progressive wins as validated (P80)."""
-    from controller.progressive.hits import validated_amounts
-    from controller.round import chips
-    from controller.round.machine import RoundController
-    from controller.table import setup_from_journal
-
-    try:
-        r = asyncio.run(RoundController.restore(round_id, setup_from_journal(events[0].data),
-                                                [(x.kind, x.data) for x in events]))
-        found = chips.round_chips(r, validated_amounts(j, round_id))
-    except Exception:  # the re-settlement above names what is wrong with such a round
-        return None
-    return chips.public(found) if found is not None else None
-
-
-def compare(journaled: dict[str, Any], fresh: dict[str, Any]) -> list[tuple[str, str, str, bool]]:
-    """(what, journal, fresh, differs) per seat net and per meter."""
-    rows = []
-    nets = {str(s["seat"]): str(s["net"]) for s in fresh["seats"]}
-    for seat in sorted(set(journaled.get("nets", {})) | set(nets), key=int, reverse=True):
-        a, b = journaled.get("nets", {}).get(seat), nets.get(seat)
-        rows.append((f"seat {seat} net", a or "-", b or "-", a is None or b is None or Decimal(a) != Decimal(b)))
-    meters = {k: str(v) for k, v in fresh.get("meters", {}).items()}
-    for m in sorted(set(journaled.get("meters", {})) | set(meters)):
-        a, b = journaled.get("meters", {}).get(m), meters.get(m)
-        rows.append((f"meter {m}", a or "-", b or "-", a is None or b is None or Decimal(a) != Decimal(b)))
-    return rows
-
-
-def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
-    with open_for_reading(path) as j:
-        summary = next((x for x in j.rounds() if x.round_id == round_id), None)
-        if summary is None or summary.closed_by is None:
-            return None, None  # unknown, or the open round: its cards are not for any page
-        events = j.events(round_id)
-        paid = dealer_chips(j, round_id, events)
-    settled = next((x.data for x in events if x.kind == "settled"), None)
-    fresh, error = resettle(events) if settled is not None else (None, None)
-    return events, (settled, fresh, error, paid)
-
-
-async def recall(request: web.Request) -> web.Response:
-    login, round_id = request[keys.LOGIN], request.match_info["round_id"]
-    events, result = await in_thread(_recall, request.app[keys.JOURNAL_PATH], round_id)
-    if events is None:
-        raise web.HTTPNotFound(text=f"no closed round {round_id}")
-    request.app[keys.AUDIT].record(audit.HandHistoryViewed(page="round", round=round_id), login.user)
-    settled, fresh, error, paid = result
-    places: dict[str, list[str]] = defaultdict(list)
-    lines = []
-    for x in events:
-        d = x.data
-        if x.kind == "card":
-            places[str(d["place"])].append(d["card"])
-            what = f"{e(str(d['place']))} {cards([d['card']])}"
-        elif x.kind == "wager":
-            what = f"seat {d['seat']} {e(d['wager'])} {e(str(d['amount']))}"
-        elif x.kind == "decision":
-            what = f"seat {d['seat']} " + (
-                "fold" if d.get("fold") else "check" if d.get("check") else f"{d.get('multiple')}x"
-            )
-        else:
-            what = e(", ".join(f"{k}: {v}" for k, v in d.items()))[:300]
-        lines.append(f"<tr><td class=num>{x.seq}</td><td>{e(x.at[11:23])}</td><td>{e(x.kind)}</td><td>{what}</td></tr>")
-    hands = "".join(f"<tr><th>{e(p)}</th><td>{cards(c)}</td></tr>" for p, c in sorted(places.items()))
-    if settled is None:
-        check = "<p>Not settled on the cards (voided): nothing to re-settle.</p>"
-    elif fresh is None:
-        check = f'<p class="bad" id="resettle-error">The rules engine could not re-settle it: {e(error)}</p>'
-    else:
-        rows = compare(settled, fresh)
-        differs = any(r[3] for r in rows)
-        check = (
-            f'<p id="resettle" class="{"bad" if differs else "ok"}">'
-            f"{'DIFFERENCES FLAGGED' if differs else 'The journal and a fresh re-settlement agree.'}</p>"
-            "<table><tr><th></th><th>Journal</th><th>Re-settled now</th></tr>"
-            + "".join(
-                f'<tr class="{"diff" if d else ""}"><th>{e(w)}</th><td class=num>{e(a)}</td>'
-                f"<td class=num>{e(b)}</td></tr>"
-                for w, a, b, d in rows
-            )
-            + "</table>"
-        )
-        check += (
-            "<h3>Per wager (re-settled)</h3><table><tr><th>Seat</th><th>Wager</th><th>Result</th><th>Net</th></tr>"
-            + "".join(
-                f"<tr><td>{s['seat']}</td><td>{e(w)}</td>"
-                f"<td>{e(v['result'])} {e(v.get('line') or '')}</td><td class=num>{v['net']}</td></tr>"
-                for s in sorted(fresh["seats"], key=lambda s: -s["seat"])
-                for w, v in s["wagers"].items()
-            )
-        )
-    if paid:  # the amounts the dealer's screen showed, from the same computation (controller.round.chips)
-        check += (
-            '<h3>Paid, taken, returned by the dealer</h3><table id="chips"><tr><th>Seat</th><th>Wager</th>'
-            "<th>Dealer</th><th>Amount</th><th>Collected before</th></tr>"
-            + "".join(
-                f"<tr><td>{e(seat)}</td><td>{e(w)}</td><td>{e(v['do'])}</td><td class=num>{e(v['amount'])}</td>"
-                f"<td class=num>{e(v['collected'] or '')}</td></tr>"
-                for seat, c in paid.items() for w, v in c["wagers"].items()
-            )
-            + "".join(
-                f"<tr><td>{e(seat)}</td><th>pay / take</th><td></td><td class=num>{e(c['pay'])} / {e(c['take'])}</td>"
-                "<td></td></tr>" for seat, c in paid.items()
-            )
-            + "</table>"
-        )
-    body = (
-        f"<h2>Hands</h2><table>{hands}</table><h2>Settlement</h2>{check}<h2>Journal</h2><table>{''.join(lines)}</table>"
-    )
-    return page(request, f"Round {round_id}", body)
-
-
 # -- progressive -------------------------------------------------------------------------------------------
 
 
@@ -642,8 +488,7 @@ def routes(app: web.Application) -> None:
     app.router.add_post("/login", login_post)
     app.router.add_post("/logout", logout)
     app.router.add_get("/", glance)
-    app.router.add_get("/rounds", rounds)
-    app.router.add_get("/rounds/{round_id}", recall)
+    recall.routes(app, page)  # /rounds and /rounds/{round_id} (web/recall.py)
     app.router.add_get("/progressive", progressive)
     app.router.add_get("/irregularities", irregularities)
     app.router.add_get("/audit", audit_page)

@@ -29,7 +29,7 @@ SOURCES: tuple[str, ...] = (
     "controller.config.dealing", "controller.round.state", "controller.round.actions", "controller.round.decisions",
     "controller.round.chips", "controller.steps", "controller.table",
     "controller.irregularities", "controller.service.status", "controller.service.told",
-    "controller.service.refused", "controller.service.storage", "controller.service.alarms",
+    "controller.service.refused", "controller.service.storage", "controller.service.alarms", "controller.service.clock",
     "drivers.health", "drivers.device", "drivers.registers",
     "controller.events", "controller.journal.trust", "web.audit", "web.verified",
 )
