@@ -650,6 +650,8 @@ METERS = (MeterSet, MeterAdd, MeterPaid)
 #: in the words a floor supervisor or an auditor reads (the floor's pages, issue 26); the trust's kinds are in
 #: controller/journal/trust.py, the web audit's in web/audit.py
 WORDS: dict[str, str] = {
+    "event.clock_checked": "Clock checked", "field.state": "State", "field.source": "Read from",
+    "field.max_error": "Largest error",
     "event.round_opened": "Round opened", "event.wager": "Wager placed", "event.no_more_bets": "No more bets",
     "event.count_confirmed": "Chips counted", "event.card": "Card dealt", "event.card_discarded": "Card discarded",
     "event.decision": "Player's decision", "event.revealed": "Cards revealed", "event.seat_abandoned": "Seat abandoned",
