@@ -86,7 +86,7 @@ lint: $(STAMP)
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), the long forms
 # of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at
 # 400,000 rounds), the fault soak (tests/soak_faults.py, issue 30: faults at random moments in the four
-# games), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
+# games), a round of every game watched on the dealer's screen (make test watches two), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
@@ -94,6 +94,7 @@ soak: $(STAMP)
 	  tests/soak_storage.py
 	OPERATOR_TOOLS_EXAMPLES=3000 $(PY) -m pytest -n 2 -q tests/test_operator_tools.py \
 	  -k "hostile_argument or settle_text or mutated_configuration"
+	WEB_DEALER_GAMES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

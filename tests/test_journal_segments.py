@@ -283,11 +283,11 @@ def test_segment_options_read_with_the_archive_from_the_files_directory(tmp_path
 
 
 def test_the_floor_pages_recall_a_round_of_a_sealed_segment(tmp_path):
-    from web import floor
+    from web import floor, recall
 
     path = tmp_path / "t.journal"
     rids = build(path)
-    events, _ = floor._recall(path, rids[0])
+    events, _ = recall._recall(path, rids[0])
     assert events is not None and [e.kind for e in events][-1] == "round_closed"
     assert all(e.round_id == rids[0] for e in events)
     report = floor._progressive(path, ["major"])[1]

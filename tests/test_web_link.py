@@ -141,8 +141,9 @@ def test_the_dealers_screen_shows_another_tables_hit_awaiting_validation(tmp_pat
             assert shown(dealer, s, timeout=30_000)["link_pending"] == []  # before: none pending
             with ThreadPoolExecutor(1) as pool:  # Playwright's loop runs in this thread
                 hit = pool.submit(asyncio.run, hit_at_the_other_table()).result(timeout=30)
-            alert = dealer.wait_for_selector(f'.alert.pending[data-link-hit="{hit.seq}"]')
-            assert alert is not None and alert.is_visible()
+            # the page draws every status anew (a handle to the element drawn before is detached): by its selector
+            dealer.wait_for_selector(f'.alert.pending[data-link-hit="{hit.seq}"]')
+            assert dealer.locator(f'.alert.pending[data-link-hit="{hit.seq}"]').is_visible()
             assert dealer.evaluate("window.__status")["link_pending"] == [
                 {"seq": hit.seq, "meter": "major", "table": "uth-b", "asset": "A-200", "seat": 3,
                  "paid": str(hit.paid), "after": str(hit.after)}]
