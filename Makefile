@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 # and left out of the dist artefact.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup chromium postgresql lint test contracts soak soak-kills bench screens run dist install clean
+.PHONY: help setup chromium postgresql lint test test-install contracts soak soak-kills bench screens run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
@@ -22,6 +22,7 @@ help:
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "              PIT=N: N tables (up to 20) and the pit that shows them all (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
+	@echo "make test-install - the offline install of a table PC, its upgrade and rollback (CI runs it after make test)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
 	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
@@ -75,8 +76,13 @@ test: $(STAMP) chromium postgresql
 	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & warm=$$!; \
 	  $(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install"
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
+
+# The offline install of a table PC, its upgrade and rollback (tests/test_dist.py: two `make dist` builds and
+# two pip installs, about a minute): apart from make test to keep it within five minutes; CI runs both.
+test-install: $(STAMP)
+	$(PY) -m pytest -q -m install tests/test_dist.py
 
 # mypy: what pyproject.toml's [tool.mypy] files names (every package, the tests' helper modules), all strict
 lint: $(STAMP)
@@ -86,7 +92,8 @@ lint: $(STAMP)
 # The whole configuration matrix (tests/test_config_matrix.py; make test runs its sample), the long forms
 # of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at
 # 400,000 rounds), the fault soak (tests/soak_faults.py, issue 30: faults at random moments in the four
-# games), a round of every game watched on the dealer's screen (make test watches two), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
+# games), a round of every game watched on the dealer's screen (make test watches two) and every game's
+# screens at all four sizes (make test: the first game's; the others at the two tightest), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
@@ -94,7 +101,7 @@ soak: $(STAMP)
 	  tests/soak_storage.py
 	OPERATOR_TOOLS_EXAMPLES=3000 $(PY) -m pytest -n 2 -q tests/test_operator_tools.py \
 	  -k "hostile_argument or settle_text or mutated_configuration"
-	WEB_DEALER_GAMES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py
+	WEB_DEALER_GAMES=all SCREEN_SIZES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py tests/test_dealer_screen.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -91,6 +91,7 @@ def receive_journal(sock: socket.socket, entries: list[dict[str, str]]) -> None:
         entries.append(dict(line.split("=", 1) for line in data.decode().splitlines() if "=" in line))
 
 
+@pytest.mark.install  # make test-install (CI runs it): a minute of pip, apart from make test
 def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     # the second build after the first (beside the first install): it then finds build/wheel-cache and the
     # kept build environment made, as a technician's second `make dist` does, instead of both making them
