@@ -25,6 +25,10 @@ from web_harness import browser  # noqa: E402,F401
 LONGEST_FIRST = (
     "tests/test_dist.py::",
     "tests/test_kill_sweep.py::test_kill_point_sweep_in_process[",
+    "tests/test_dealer_screen.py::",
+    "tests/test_web_recall.py::test_the_floor_searches",
+    "tests/test_web_floor_pages.py::test_every_page_in_words",
+    "tests/test_pit.py::",
     "tests/test_analysis_sim.py::test_published_",
     "tests/test_daemon_crash.py::test_sigkill_at_random_points",
     "tests/test_web_floor.py::test_progressive_win_held",

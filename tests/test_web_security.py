@@ -155,8 +155,10 @@ def test_a_known_and_an_unknown_name_are_refused_in_the_same_time(tmp_path, monk
             return times[SUPERVISOR][2:], times["nobody-here"][2:]  # after a warm-up
 
     known, unknown = asyncio.run(main())
-    a, b = statistics.median(known), statistics.median(unknown)
-    assert abs(a - b) <= 0.2 * max(a, b), (a, b)
+    # the least of the tries, interleaved: what the refusal's work takes, a busy machine's other load taken out
+    # (the suite runs four workers on two cores: a median measures them as much as the login)
+    a, b = min(known), min(unknown)
+    assert abs(a - b) <= 0.2 * max(a, b), (a, b, statistics.median(known), statistics.median(unknown))
 
 
 def test_a_post_without_its_token_is_refused_and_logged(tmp_path, monkeypatch):
