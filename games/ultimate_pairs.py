@@ -10,6 +10,19 @@ from collections.abc import Sequence
 
 from games.cards import ACE, JACK, KING, QUEEN, Card
 
+#: the lines this wager makes (``ultimate_pairs_made``), in a person's words: the same at UTH and RET (web/words.py)
+WORDS: dict[str, str] = {
+    "pair_of_aces": "Pair of aces",
+    "ace_and_king_of_the_same_suit": "Ace and king of the same suit",
+    "ace_and_queen_or_jack_of_the_same_suit": "Ace and queen or jack of the same suit",
+    "ace_and_king_of_different_suits": "Ace and king of different suits",
+    "pair_of_jacks_queens_or_kings": "Pair of jacks, queens or kings",
+    "ace_and_queen_or_jack_of_different_suits": "Ace and queen or jack of different suits",
+    "pair_of_tens_or_less": "Pair of tens or less",
+    "pair_of_player_aces_of_hearts_and_diamonds": "Player's pair of aces, hearts and diamonds",
+    "pair_of_player_aces_and_dealer_aces": "Player's pair of aces and dealer's pair of aces",
+}
+
 
 def ultimate_pairs_made(player: Sequence[Card], dealer: Sequence[Card] = ()) -> frozenset[str]:
     """The Ultimate Pairs lines two cards make (RULINGS R22)."""

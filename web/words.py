@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 
 #: the modules whose ``WORDS`` are collected (with the games' and their paytables', first)
 SOURCES: tuple[str, ...] = (
-    "games.poker", "games.round", "games.dealing",
+    "games.poker", "games.ultimate_pairs", "games.round", "games.dealing",
     "controller.config.dealing", "controller.round.state", "controller.round.actions", "controller.round.decisions",
     "controller.round.chips", "controller.steps", "controller.table",
     "controller.irregularities", "controller.service.status", "controller.service.told",

@@ -160,19 +160,12 @@ _add(*(
 
 TABLES: tuple[Paytable, ...] = tuple(_TABLES)
 
-#: the lines of these tables that are not plain poker hands (those: ``games.poker.WORDS``), in a person's words
+#: the lines of these tables that are not plain poker hands (``games.poker.WORDS``) nor Ultimate Pairs lines
+#: (``games.ultimate_pairs.WORDS``), in a person's words
 WORDS: dict[str, str] = {
     "pair_of_jacks_or_better": "Pair of jacks or better",
     "pair_of_6s_to_10s": "Pair of sixes to tens",
     "pair_of_6s_or_better": "Pair of sixes or better",
-    "pair_of_aces": "Pair of aces",
-    "ace_and_king_of_the_same_suit": "Ace and king of the same suit",
-    "ace_and_queen_or_jack_of_the_same_suit": "Ace and queen or jack of the same suit",
-    "ace_and_king_of_different_suits": "Ace and king of different suits",
-    "pair_of_jacks_queens_or_kings": "Pair of jacks, queens or kings",
-    "ace_and_queen_or_jack_of_different_suits": "Ace and queen or jack of different suits",
-    "pair_of_tens_or_less": "Pair of tens or less",
-    "pair_of_player_aces_of_hearts_and_diamonds": "Player's pair of aces, hearts and diamonds",
 }
 
 # -- Progressive meters, RET ch.12 §F(6)(b) ---------------------------------------

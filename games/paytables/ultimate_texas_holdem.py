@@ -256,22 +256,14 @@ _add(
 
 TABLES: tuple[Paytable, ...] = tuple(_TABLES)
 
-#: the lines of these tables that are not plain poker hands (those: ``games.poker.WORDS``), in a person's words
+#: the lines of these tables that are not plain poker hands (``games.poker.WORDS``) nor Ultimate Pairs lines
+#: (``games.ultimate_pairs.WORDS``), in a person's words
 WORDS: dict[str, str] = {
     "less_than_a_straight": "Less than a straight",
     "pair_of_tens_or_better": "Pair of tens or better",
     "super_royal": "Super royal (six-card royal flush)",
     "super_royal_diamonds": "Super royal of diamonds",
     "super_royal_hearts_spades_or_clubs": "Super royal of hearts, spades or clubs",
-    "pair_of_aces": "Pair of aces",
-    "ace_and_king_of_the_same_suit": "Ace and king of the same suit",
-    "ace_and_queen_or_jack_of_the_same_suit": "Ace and queen or jack of the same suit",
-    "ace_and_king_of_different_suits": "Ace and king of different suits",
-    "pair_of_jacks_queens_or_kings": "Pair of jacks, queens or kings",
-    "ace_and_queen_or_jack_of_different_suits": "Ace and queen or jack of different suits",
-    "pair_of_tens_or_less": "Pair of tens or less",
-    "pair_of_player_aces_of_hearts_and_diamonds": "Player's pair of aces, hearts and diamonds",
-    "pair_of_player_aces_and_dealer_aces": "Player's pair of aces and dealer's pair of aces",
 }
 
 # -- Progressive meters, UTH ch.12 §D(3)(b) -------------------------------------
