@@ -89,6 +89,7 @@ function actionHTML(s) {
     if (r.phase) return '<p class="say">' + esc(say(r.phase)) + ": nothing to press</p>";
     return '<p class="say">Table ' + esc(say(s.state)) + "</p>";
   }
+  const common = commonSeats(a.steps);  // the seats every step names: said once, in the head
   let head = "";
   if (a.action === "decide" && a.seat) {
     head = '<span class="who">Seat ' + a.seat + "</span> to act";
@@ -102,7 +103,7 @@ function actionHTML(s) {
   } else {
     head = esc(say(a.action));
     if (a.seat) head += ", seat " + a.seat;
-    else if (commonSeats(a.steps)) head += ", " + (commonSeats(a.steps).length > 1 ? "seats " : "seat ") + commonSeats(a.steps).join(", ");
+    else if (common) head += ", " + (common.length > 1 ? "seats " : "seat ") + common.join(", ");
     const p = pressText(a);
     if (p) head += ": " + esc(p);
   }
@@ -114,7 +115,6 @@ function actionHTML(s) {
       esc(p.wagers.map(say).join(", ")) + (p.seats ? ", seats " + p.seats.join(", ") : "") + clause(p.clause) + "</li>").join("") + "</ol>";
   }
   if (a.steps && a.steps.length) {
-    const common = commonSeats(a.steps);  // said once in the head, not at every step
     out += '<ol class="steps">' + a.steps.map((st) =>
       '<li data-step="' + esc(st.do) + '"><span class="n">' + st.n + ".</span> " + esc(say(st.do)) +
       stepParams(common ? { ...st, seat: null, seats: null } : st) + clause(st.clause) + "</li>").join("") + "</ol>";
