@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import os
-import selectors
 import subprocess
 import sys
 import threading
@@ -32,7 +31,7 @@ from daemon_harness import ROOT
 from web.feed import POLL, StatusFeed
 from web.pit.publish import Publisher
 from web.pit.store import PitStore
-from web_harness import floor_accounts
+from web_harness import addresses, floor_accounts
 
 
 def table_id(n: int) -> str:
@@ -119,16 +118,8 @@ def pit_server(url: str, directory: Path, timeout: float = 30.0) -> Iterator[str
     config.write_text(f'database = "{url}"\nport = 0\nusers = "{users}"\nstate_dir = "{directory / "pit"}"\n')
     proc = subprocess.Popen([sys.executable, "-m", "controller.cli", "pit", "--config", str(config)], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=os.environ.copy(), text=True)
-    assert proc.stdout is not None
     try:
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            raise AssertionError(f"tablectl pit printed no address in {timeout:.0f} s")
-        line = proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"tablectl pit stopped (exit {proc.wait()}) before it served")
-        yield str(json.loads(line)["pit"])
+        yield addresses(proc, "tablectl pit", timeout)["pit"]
     finally:
         proc.terminate()
         try:

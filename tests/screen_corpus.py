@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import selectors
 import subprocess
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from daemon_harness import ROOT, InProcessTable, at_rest, confirm, next_round, p
 from games.cards import DECK
 from games.dealing import Procedure, initial_deal, stacks
 from games.game import Game
-from web_harness import floor_accounts
+from web_harness import addresses, floor_accounts
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -341,14 +340,11 @@ class DealerScreen:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "web", "--config", str(config_file(game, directory))],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
-        assert self.proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(self.proc.stdout, selectors.EVENT_READ)
-        line = self.proc.stdout.readline() if sel.select(timeout) else ""
-        if not line:
+        try:
+            self.url: str = addresses(self.proc, "tablectl web", timeout)["dealer"]
+        except BaseException:
             self.close()
-            raise AssertionError("tablectl web printed no address")
-        self.url: str = json.loads(line)["dealer"]
+            raise
 
     def _beat(self) -> None:
         while not self._stop.wait(self.BEAT_S):

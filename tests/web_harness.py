@@ -86,16 +86,8 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch: pytest.MonkeyPa
         env=os.environ.copy(),
         text=True,
     )
-    assert proc.stdout is not None  # stdout=PIPE
     try:
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        if not sel.select(timeout):
-            raise AssertionError(f"tablectl web printed no address in {timeout:.0f} s")
-        line = proc.stdout.readline()
-        if not line:
-            raise AssertionError(f"tablectl web stopped (exit {proc.wait()}) before it served")
-        urls = json.loads(line)
+        urls = addresses(proc, "tablectl web", timeout)
         yield WebService(urls["dealer"], urls["floor"], proc)
     finally:
         proc.terminate()
@@ -104,6 +96,20 @@ def web_service(t: SimulatedTable, state_dir: Path, monkeypatch: pytest.MonkeyPa
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def addresses(proc: subprocess.Popen[str], what: str, timeout: float) -> dict[str, str]:
+    """The one JSON line a service (``tablectl web``, ``tablectl pit``) prints once it listens: its addresses."""
+    assert proc.stdout is not None  # stdout=PIPE
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    if not sel.select(timeout):
+        raise AssertionError(f"{what} printed no address in {timeout:.0f} s")
+    line = proc.stdout.readline()
+    if not line:
+        raise AssertionError(f"{what} stopped (exit {proc.wait()}) before it served")
+    found: dict[str, str] = json.loads(line)
+    return found
 
 
 VIEWPORT: ViewportSize = {"width": 1280, "height": 800}
