@@ -518,6 +518,25 @@ class ClockChecked(JournalEvent):
     max_error: Decimal | None = optional()  # the kernel's bound on the clock's error, in seconds
 
 
+# -- game protection (controller/protection/; docs/protection.md) ---------------------------------
+
+
+@dataclass(frozen=True)
+class ProtectionFinding(JournalEvent):
+    """A game-protection test found what a fair game almost never makes: ``finding`` names the test (a code of
+    ``controller.protection``'s words), ``evidence`` its figures (numbers and card names already revealed by the
+    rules, never an unseen card), ``p_value`` the chance of as much or more in a fair game where one applies."""
+
+    kind = "protection_finding"
+    finding: str
+    evidence: dict[str, Any]
+    round: str | None = optional()
+    deck: str | None = optional()
+    seat: int | None = optional()
+    wager: str | None = optional()
+    p_value: Decimal | None = optional()
+
+
 # -- the table's alarms (controller/service/alarms.py; P105) ---------------------------------------
 
 
