@@ -260,6 +260,7 @@ class TableDaemon:
         the reserve (P104): the next try is likely to take."""
         s = self.session
         self.storage.journal_failed(e)
+        await self.lockout.hold_for_storage()  # no progressive wager taken that the journal cannot record
         s.tell(f"refused: {self._fault_said()}", self._fault_told())
         if pressed:
             await s.buzz()
@@ -279,6 +280,7 @@ class TableDaemon:
                 return False
             s.log.warning("journal writable again", problem=problem)
             st.journal_written()
+            await self.lockout.end_storage_hold()  # before the recovery reads the coil as an unjournaled no more bets
             s.round = None
             await self._recover()
             s.tell(f"the journal can be written again: {s.message}", amend(s.told, "journal_writable"))

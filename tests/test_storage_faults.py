@@ -134,6 +134,31 @@ def test_a_full_disk_at_a_decision_halts_gives_up_the_reserve_and_the_round_fini
         _check(t)
 
 
+def test_no_progressive_wager_is_taken_while_no_round_can_record_it(tmp_path, monkeypatch):
+    """Issue 30: a storage fault takes no new wager.  The disk fills at a decision: the round finishes on the
+    reserve, then no round opens (P104) and the progressive system's lock-out is set, so a progressive wager tried
+    meanwhile is not accepted; once the floor frees space the next round opens with the lock-out released and a
+    wager is taken again."""
+    with table_on(None, tmp_path, monkeypatch) as (t, disk):
+        progressive = t.controls["progressive"]
+        _to_decisions(t)
+        disk.arm(1, "full")
+        t.press("check")  # refused: the disk is full (the reserve given up)
+        s = t.press("check")  # the reserve's room takes the write
+        assert s["storage"]["state"] == "low"
+        play_out(t)
+        t.until(lambda s: phase(s) == "settled", "the settlement")
+        s = confirm(t)
+        assert s["round"] is None and s["storage"]["state"] == "low"
+        assert progressive("outputs")["lockout"] is True  # held for the storage fault, not left released
+        assert progressive("wager", seat=3) == {"accepted": False, "late": True}
+        disk.free()
+        s = t.until(lambda s: phase(s) == "wagers", "the next round")
+        assert progressive("outputs")["lockout"] is False
+        assert progressive("wager", seat=2) == {"accepted": True}
+        _check(t)
+
+
 def test_an_io_error_in_the_deal_holds_until_the_disk_answers_then_the_deal_is_voided(tmp_path, monkeypatch):
     """An I/O error at a card's write, lasting: every press refused (naming io_error), the reserve kept, the
     daemon alive; when the disk answers again the daemon's retry takes a write with no press, and the round

@@ -98,12 +98,14 @@ class Life:
             s.round = None
             s.tell("the table's disk is full: no new round until the floor frees space -- call the floor "
                    "supervisor (P104)", told("halted", cause="disk_full", clauses=["P104"]))
+            await self.lockout.hold_for_storage()  # nor a progressive wager no round could record
             return
         await s.between_rounds()  # a new journal segment, when one is due (P60)
         round_id = time.strftime("%Y%m%d-%H%M%S-") + uuid.uuid4().hex[:6]
         s.round = await RoundController.open(round_id, round_setup(s.cfg, s.meters), s.journal)
         structlog.contextvars.bind_contextvars(round_id=round_id)  # every log line of the round carries it
         self.lockout.new_round()
+        await self.lockout.end_storage_hold()  # the round takes progressive wagers (held back for room, P104)
         s.notice = s.notice_told = None
         self.progressive.new_round()
         s.tell(f"round {round_id}: place your bets", told("round_opened"))

@@ -17,9 +17,12 @@ place that sets or clears the coil:
                    (``pending_release``; this unit follows its health, ``Devices.on_health_of``), and
                    before any no more bets reads its flags;
 * ``check_at_start()`` a coil still on at start means the last release never happened.
+* ``hold_for_storage()`` / ``end_storage_hold()``: while the table cannot journal (a write fails, or no
+                   round opens for want of room, P97, P104) no round can take a progressive wager, so the
+                   system takes none: the coil is set (flags kept) until the table can take wagers again.
 
-Its state: ``pending_release`` (the last round's flags not yet cleared) and ``late_journaled``
-(the seats whose late attempt this round is journaled).
+Its state: ``pending_release`` (the last round's flags not yet cleared), ``storage_hold`` (the coil set
+for a storage fault) and ``late_journaled`` (the seats whose late attempt this round is journaled).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ class WagerLockout:
         self.progressive = progressive
         self.pending_release = False  # the last round's flags and lock-out not yet cleared
         self.late_journaled: set[int] = set()
+        self.storage_hold = False  # the coil set because the table cannot journal (hold_for_storage)
         devices.on_health_of(PROGRESSIVE_SYSTEM, self.on_health)
 
     @property
@@ -127,6 +131,36 @@ class WagerLockout:
     async def release_if_pending(self) -> None:
         if self.pending_release:
             await self.release()  # the last round's accepted flags are not this round's wagers
+
+    async def hold_for_storage(self) -> None:
+        """The table cannot journal (P97) or open a round (P104): the coil set so that no progressive wager is
+        taken that no round could record.  Only the coil: the flags a round taking wagers already has are its
+        players' wagers, kept.  A round past no more bets holds the lock-out already."""
+        r, system = self.s.round, self._system
+        if system is None or self.storage_hold or (r is not None and r.phase is not Phase.WAGERS):
+            return
+        try:
+            await system.lock_out(True)
+        except (DeviceError, LockoutNotConfirmed) as e:
+            self.s.log.error("lock-out not set for the storage fault", error=str(e))
+            return
+        self.storage_hold = True
+        self.s.log.warning("progressive wagers locked out while the table cannot journal")
+
+    async def end_storage_hold(self) -> None:
+        """The table can take wagers again: the coil released, the flags kept (they are the wagers of the round
+        taking them); tried again on the next call if the system does not answer."""
+        system = self._system
+        if not self.storage_hold or system is None:
+            self.storage_hold = False
+            return
+        try:
+            await system.lock_out(False)
+        except (DeviceError, LockoutNotConfirmed) as e:
+            self.s.log.error("lock-out not released after the storage fault", error=str(e))
+            return
+        self.storage_hold = False
+        self.s.log.info("progressive wagers taken again after the storage fault")
 
     async def check_at_start(self) -> None:
         """At start, the progressive system made to say what the journal says, before any press (P96).
