@@ -159,6 +159,25 @@ def test_no_progressive_wager_is_taken_while_no_round_can_record_it(tmp_path, mo
         _check(t)
 
 
+def test_a_daemon_started_on_a_full_disk_halts_and_resumes_where_the_journal_stands(tmp_path, monkeypatch):
+    """Issue 30: a start on a full disk is a storage fault like any other, not an exit: the daemon restarts with
+    a round taking wagers, its first write fails (the disk full), it stays up with the table halted and says why;
+    the next press finds room (the reserve given up) and the round is where the journal left it."""
+    with table_on(None, tmp_path, monkeypatch) as (t, disk):
+        round_id = t.until(lambda s: phase(s) == "wagers", "a round opened")["round"]["round_id"]
+        assert t.stop_daemon() == 0
+        disk.arm(1, "full")
+        t.start_daemon()
+        s = t.until(lambda s: s.get("storage", {}).get("state") == "halted", "the halt at start")
+        assert t.daemon.poll() is None
+        assert (s["storage"]["cause"], s["told"]["kind"], s["told"]["cause"]) == ("disk_full", "refused",
+                                                                                  "journal_fault")
+        s = t.press("no_more_bets")  # not acted on: it finds the journal writable again
+        assert "journal_writable" in s["told"]["also"] and s["storage"]["state"] == "low"
+        assert phase(s) == "wagers" and s["round"]["round_id"] == round_id
+        _check(t)
+
+
 def test_an_io_error_in_the_deal_holds_until_the_disk_answers_then_the_deal_is_voided(tmp_path, monkeypatch):
     """An I/O error at a card's write, lasting: every press refused (naming io_error), the reserve kept, the
     daemon alive; when the disk answers again the daemon's retry takes a write with no press, and the round
