@@ -57,7 +57,7 @@ from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
 from controller.service.status import HEARTBEAT_S, Status
-from controller.service.storage import RETRY_S, Storage, cause_of, reserve_path
+from controller.service.storage import RETRY_S, WRITE_ERRORS, Storage, cause_of, reserve_path
 from controller.service.told import Told, amend, told
 from controller.service.wagers import Wagers
 from controller.table import TableLife, TableState, setup_from_journal
@@ -181,7 +181,7 @@ class TableDaemon:
             self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
             try:
                 await self._recover()
-            except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
+            except WRITE_ERRORS as e:  # the recovery's own write (a void, P34): tried again as any (P97)
                 await self._journal_failed(e, pressed=False)
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
@@ -225,7 +225,7 @@ class TableDaemon:
                     await self._round_held_back(press.button)
                     return
                 await self.panel.on_press(press)
-            except sqlite3.Error as e:
+            except WRITE_ERRORS as e:
                 await self._journal_failed(e)
             finally:
                 self.session.presses_handled += 1
@@ -253,7 +253,7 @@ class TableDaemon:
         s.tell(f"refused: {button}: {self._fault_said()}", self._fault_told())
         await s.buzz()
 
-    async def _journal_failed(self, e: sqlite3.Error, *, pressed: bool = True) -> None:
+    async def _journal_failed(self, e: BaseException, *, pressed: bool = True) -> None:
         """A journal write failed (disk full, read-only, I/O error): what it would have recorded did not
         happen (every event is journaled before it takes effect), so the table stops where the journal
         stands; every press is refused until the journal takes a write again (P97).  A full disk gives up
@@ -275,7 +275,7 @@ class TableDaemon:
             problem = st.fault
             try:
                 s.journal.record(JournalFault(problem=problem))
-            except sqlite3.Error as e:
+            except WRITE_ERRORS as e:
                 st.journal_failed(e)
                 return False
             s.log.warning("journal writable again", problem=problem)
@@ -321,7 +321,7 @@ class TableDaemon:
                             continue
                     elif s.round is None and st.hold_reserve():
                         await self.lifecycle.new_round()  # the round held back for want of room (P104)
-                except sqlite3.Error as e:
+                except WRITE_ERRORS as e:
                     await self._journal_failed(e, pressed=False)
                 s.publish()
 
@@ -332,7 +332,7 @@ class TableDaemon:
         async def guarded() -> None:
             try:
                 await coro
-            except sqlite3.Error as e:  # background work's write failed: the table halts as for a press's (P97)
+            except WRITE_ERRORS as e:  # background work's write failed: the table halts as for a press's (P97)
                 await self._journal_failed(e, pressed=False)
                 self.session.publish()
 
@@ -349,7 +349,7 @@ class TableDaemon:
                 if not self.storage.halted:
                     try:
                         self.session.journal.record(clock.read_kernel())
-                    except sqlite3.Error as e:
+                    except WRITE_ERRORS as e:
                         await self._journal_failed(e, pressed=False)
                         self.session.publish()
             await asyncio.sleep(clock.CHECK_S)
@@ -389,7 +389,7 @@ class TableDaemon:
             await asyncio.sleep(usec / 2e6)
             try:
                 s.journal.last_seq()
-            except sqlite3.Error as e:
+            except sqlite3.Error as e:  # a read: the watchdog's own question
                 why: str | None = f"the journal cannot be read: {e}"
             else:
                 why = None

@@ -48,6 +48,7 @@ WORDS: dict[str, str] = {
     "free_disk": "Have room made on the table computer's disk",
     "fix_storage": "Have the table computer's storage repaired",
     "table_resumes": "The table resumes by itself once its journal can be written",
+    "check_journal": "Have a technician check the journal: it was changed outside the table",
     # a progressive win held for validation (UTH ch.11 §J(2), P38)
     "wait_for_link": "Wait for the linked progressive to take the win",
     "verify_hand": "Verify the winning hand and the amount",
@@ -144,6 +145,9 @@ def halted(device: str | None, *, progressive_count: str | None) -> list[Step]:
 
 def storage(cause: str | None, *, round_held_back: bool = False) -> list[Step]:
     """The journal cannot be written (P97), or no round opens for want of room (P104)."""
+    if cause == "journal_untrusted":  # rewritten under the daemon (P100): it never resumes by itself
+        return numbered([{"do": "stop_play", "clause": "P100"}, {"do": "call_floor", "clause": "P100"},
+                         {"do": "check_journal", "clause": "P100"}])
     ruling = "P104" if round_held_back else "P97"
     return numbered([{"do": "stop_play", "clause": ruling}, {"do": "call_floor", "clause": ruling},
                      {"do": "free_disk" if cause == "disk_full" else "fix_storage", "clause": ruling},

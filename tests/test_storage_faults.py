@@ -178,6 +178,33 @@ def test_a_daemon_started_on_a_full_disk_halts_and_resumes_where_the_journal_sta
         _check(t)
 
 
+def test_a_journal_rewritten_under_the_daemon_halts_the_table_and_keeps_it_halted(tmp_path, monkeypatch):
+    """Issue 30: a chain rewritten while the daemon runs (here its seal replaced, P100) is found at the next append:
+    the daemon does not end; the table halts as for a storage fault, naming the cause (``journal_untrusted``),
+    refuses every press, never resumes by itself (the retry finds the same), and the rewritten journal is not
+    sealed again: a restart refuses it, naming it."""
+    with table_on(None, tmp_path, monkeypatch) as (t, disk):
+        s = _to_decisions(t)
+        before = s["round"]
+        with contextlib.closing(sqlite3.connect(t.journal_path)) as db, db:
+            db.execute("UPDATE meta SET value = 'forged' WHERE key = 'seal'")
+        s = t.press("check")
+        assert t.daemon.poll() is None
+        assert (s["told"]["kind"], s["told"]["cause"], s["told"]["also"]) == ("refused", "journal_fault",
+                                                                              ["journal_untrusted"])
+        assert s["storage"]["state"] == "halted" and s["storage"]["cause"] == "journal_untrusted"
+        assert [step["do"] for step in s["next_action"]["steps"]] == ["stop_play", "call_floor", "check_journal"]
+        assert s["round"] == before
+        s = t.press("check")  # tried again: still untrusted, still refused
+        assert s["storage"]["cause"] == "journal_untrusted" and s["round"] == before
+        with contextlib.closing(sqlite3.connect(t.journal_path)) as db:
+            assert db.execute("SELECT value FROM meta WHERE key = 'seal'").fetchone()[0] == "forged"
+        t.stop_daemon()
+        t.start_daemon()
+        assert t.daemon.wait(timeout=30) != 0
+        assert "seal" in str(t.daemon.exception())
+
+
 def test_an_io_error_in_the_deal_holds_until_the_disk_answers_then_the_deal_is_voided(tmp_path, monkeypatch):
     """An I/O error at a card's write, lasting: every press refused (naming io_error), the reserve kept, the
     daemon alive; when the disk answers again the daemon's retry takes a write with no press, and the round

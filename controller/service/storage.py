@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.journal.trust import JournalTrustError
 from controller.service.session import Session
 
 RETRY_S = 2.0  # while a write fails, the daemon tries again this often (and on every press)
@@ -32,17 +33,24 @@ _CHUNK = 1 << 20
 WORDS: dict[str, str] = {f"storage.{k}": v for k, v in {
     "ok": "OK", "halted": "Halted: a write fails", "low": "Low: reserve given up, no new round",
     "held": "Held", "released": "Given up", "none": "None", "disk_full": "Disk full", "io_error": "Disk error",
-    "read_only": "Disk read-only"}.items()} | {
+    "read_only": "Disk read-only", "journal_untrusted": "Journal changed outside the table"}.items()} | {
     "disk_full": "Disk full", "io_error": "Disk error", "read_only": "Disk read-only", "storage_error": "Storage error",
+    "journal_untrusted": "The journal was changed outside the table",
     # a refusal's cause (``TableDaemon._fault_told``): which write failed
     "journal_fault": "The journal cannot be written", "status_fault": "The status cannot be written",
     "heartbeat_fault": "The heartbeat cannot be written"}
+#: what a journal write can raise that halts the table instead of ending the daemon: the disk's refusals, and a
+#: chain found rewritten under the daemon (the seal or the anchor no longer holds the head, P100): fail closed,
+#: told, never abrupt; that one never resumes by itself (a restart refuses the journal, naming it)
+WRITE_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, JournalTrustError)
 _CAUSES = {errno.ENOSPC: "disk_full", errno.EDQUOT: "disk_full", errno.EIO: "io_error", errno.EROFS: "read_only"}
 
 
 def cause_of(e: BaseException) -> str:
     """The cause's code of a failed write: an ``OSError`` by its errno, SQLite's by its message (SQLite
     gives no errno: ``database or disk is full``, ``disk I/O error``, ``attempt to write a readonly database``)."""
+    if isinstance(e, JournalTrustError):
+        return "journal_untrusted"
     if isinstance(e, OSError):
         return _CAUSES.get(e.errno or 0, "storage_error")
     text = str(e).lower()
@@ -214,4 +222,4 @@ class Storage:
                 "faults": self.faults}
 
 
-__all__ = ["RETRY_S", "WORDS", "Storage", "cause_of", "reserve_path"]
+__all__ = ["RETRY_S", "WORDS", "WRITE_ERRORS", "Storage", "cause_of", "reserve_path"]
