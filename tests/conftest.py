@@ -29,7 +29,6 @@ LONGEST_FIRST = (
     "tests/test_web_recall.py::test_the_floor_searches",
     "tests/test_web_floor_pages.py::test_every_page_in_words",
     "tests/test_pit.py::",
-    "tests/test_analysis_sim.py::test_published_",
     "tests/test_daemon_crash.py::test_sigkill_at_random_points",
     "tests/test_web_floor.py::test_progressive_win_held",
     "tests/test_kill_points.py::test_kill_point_sweep[",

@@ -289,7 +289,10 @@ def problems(text: str, written_in: Path) -> Iterator[tuple[int, str, str]]:
 
 def test_every_name_written_for_people_exists():
     """Docstrings, comments, docs/*.md and the README: every project module, file and backticked project
-    name they give is in the tree (``python -m pytest tests/test_docstrings.py`` lists the rest)."""
+    name they give is in the tree (``python -m pytest tests/test_docstrings.py`` lists the rest).  First the
+    check itself finds names that do not exist and passes names that do (``MISSING``, ``EXISTING``)."""
+    assert [text for text in MISSING if not list(problems(text, ROOT / "controller" / "daemon.py"))] == []
+    assert [text for text in EXISTING if list(problems(text, ROOT / "controller" / "daemon.py"))] == []
     found = [f"{path.relative_to(ROOT)}:{line + text.count(chr(10), 0, at)}: {what}: {why}"
              for path, line, text in written_for_people()
              for at, what, why in problems(text, path)]
@@ -311,7 +314,8 @@ def test_every_module_docstring_is_a_few_lines():
 
 # -- the checks find what they are for ---------------------------------------------------------------------
 
-# one test each, not one per text: each builds the tree's index once (several seconds of a worker's CPU)
+# checked by test_every_name_written_for_people_exists before the tree, not by tests of their own: each test
+# builds the tree's index once on its worker (four seconds of CPU), and xdist hands tests to any worker
 MISSING = ["split from controller.round_layout", "see ``controller.link``", "controller.round.machine.NoSuchThing",
            "controller.round.machine.RoundController.no_such_member", "the daemon (controller/demo.py)",
            "in ``devicecli.py``", "``Parts`` holds them", "``RoundController.no_such_member``",
@@ -320,14 +324,6 @@ EXISTING = ["controller.round.machine", "controller.round.machine.RoundControlle
             "controller/service/session.py", "service/session.py", "``session.py``", "docs/journal.md",
             "aiohttp.web.Application", "``Decimal``", "``table_open``", "/etc/table-controller/table.toml",
             "../shared/contracts.json", "``make run``", "``tablectl analyze``", "games.registry.GAMES"]
-
-
-def test_a_name_that_does_not_exist_is_found():
-    assert [text for text in MISSING if not list(problems(text, ROOT / "controller" / "daemon.py"))] == []
-
-
-def test_a_name_that_exists_is_not_found():
-    assert [text for text in EXISTING if list(problems(text, ROOT / "controller" / "daemon.py"))] == []
 
 
 @pytest.mark.parametrize("lines", [1, MODULE_DOCSTRING_LINES, MODULE_DOCSTRING_LINES + 1])

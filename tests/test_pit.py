@@ -66,7 +66,7 @@ def shows(page: Any, table: str, attribute: str, value: str, timeout: float = 10
         " return r !== null && r.dataset[a] === v; }", arg=[table, attribute, value], timeout=timeout)
 
 
-def test_the_pit_shows_every_table_and_the_alarms_first(pit, browser):
+def the_pit_shows_every_table_and_the_alarms_first(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, _ = pit
     written = first_statuses(tables)
     page = login(browser.new_page(), address)
@@ -101,7 +101,7 @@ def test_the_pit_shows_every_table_and_the_alarms_first(pit, browser):
         page.screenshot(path=SCREENSHOT, full_page=True)
 
 
-def test_a_change_at_a_table_is_redrawn_and_a_stopped_daemon_said(pit, browser):
+def a_change_at_a_table_is_redrawn_and_a_stopped_daemon_said(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, _ = pit
     first_statuses(tables)
     page = login(browser.new_page(), address)
@@ -121,7 +121,7 @@ def test_a_change_at_a_table_is_redrawn_and_a_stopped_daemon_said(pit, browser):
     shows(page, table_id(8), "running", "no")
 
 
-def test_a_supervisor_acknowledges_an_alarm_with_the_name_recorded(pit, browser):
+def a_supervisor_acknowledges_an_alarm_with_the_name_recorded(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, url = pit
     written = first_statuses(tables)
     alarm = written[table_id(3)]["alarms"][0]["id"]
@@ -155,7 +155,7 @@ def test_a_supervisor_acknowledges_an_alarm_with_the_name_recorded(pit, browser)
                             (table_id(2),)).fetchone() == (0,)
 
 
-def test_the_tables_catch_up_when_the_pit_server_returns(pit, browser):
+def the_tables_catch_up_when_the_pit_server_returns(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, _ = pit
     first_statuses(tables)
     page = login(browser.new_page(), address)
@@ -180,6 +180,18 @@ def test_the_tables_catch_up_when_the_pit_server_returns(pit, browser):
         shows(page, table, "phase", s["round"]["phase"], timeout=20_000)
         shows(page, table, "updated", str(s["updated"]))
 
+
+def test_the_pit_of_ten_tables(pit, browser):
+    """The four parts above in turn on one pit of ten tables, each leaving its pages closed.  One test, not
+    four: xdist hands each test to whichever worker is free, so four tests made the ten tables and the pit's
+    server (a module fixture) once on each worker that ran one, up to four times in make test."""
+    for part in (the_pit_shows_every_table_and_the_alarms_first,
+                 a_change_at_a_table_is_redrawn_and_a_stopped_daemon_said,
+                 a_supervisor_acknowledges_an_alarm_with_the_name_recorded,
+                 the_tables_catch_up_when_the_pit_server_returns):
+        part(pit, browser)
+        for page in browser.pages:
+            page.close()
 
 def test_alarm_events_raised_acknowledged_cleared():
     a = {"id": "x@1", "since": 1.0, "acknowledged": None}
