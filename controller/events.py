@@ -690,6 +690,8 @@ WORDS: dict[str, str] = {
     "event.progressive_enabled": "Progressive enabled", "event.progressive_lockout_lost": "Progressive lock-out lost",
     "event.progressive_accepted_returned": "Progressive wagers returned at start",
     "event.journal_fault": "Journal could not be written", "event.checkpoint": "Checkpoint",
+    "event.protection_finding": "Game protection finding", "field.finding": "Finding", "field.evidence": "Evidence",
+    "field.p_value": "Chance in a fair game",
     # the fields
     "field.game": "Game", "field.paytables": "Paytables", "field.progressive": "Progressive",
     "field.payout_limit": "Payout limit", "field.steps_journaled": "Steps journaled", "field.seat": "Seat",
