@@ -199,7 +199,8 @@ def shelf_log_lr(read: Sequence[int], n: int, stub: tuple[int, int] | None, rema
 
 
 def _shelf_piles(shelves: int) -> np.ndarray:
-    return np.arange(2 * shelves) % 2 == 0  # each shelf's top placements (reversed), then its bottom ones
+    piles: np.ndarray = np.arange(2 * shelves) % 2 == 0
+    return piles  # each shelf's top placements (reversed), then its bottom ones
 
 
 _PILES = {m: _shelf_piles(m) for m in SHELVES}

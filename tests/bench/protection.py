@@ -45,7 +45,8 @@ def decks(kind: str, rng: random.Random, count: int, read: int = READ) -> Any:
 
 
 def false_alarms(count: int, seed: int = 1) -> tuple[int, dict[str, int], float]:
-    monitor, rng, by = ShuffleMonitor(), random.Random(seed), {}
+    monitor, rng = ShuffleMonitor(), random.Random(seed)
+    by: dict[str, int] = {}
     t = time.process_time()
     total = 0
     for obs in decks("fair", rng, count):
@@ -76,8 +77,10 @@ def p95(values: list[int]) -> int:
 def run(fair_decks: int = 100_000, trials: int = 200) -> list[dict[str, Any]]:
     figures: list[dict[str, Any]] = []
     alarms, by, ms = false_alarms(fair_decks)
-    figures.append({"name": "protection.fair.false_alarms_per_100k_decks", "value": round(alarms * 100_000 / fair_decks, 2),
-                    "unit": "alarms", "what": f"{fair_decks} fair decks, six players (19 cards read); by test {by}"})
+    rate = round(alarms * 100_000 / fair_decks, 2)
+    what = f"{fair_decks} fair decks, six players (19 cards read); by test {by}"
+    figures.append({"name": "protection.fair.false_alarms_per_100k_decks", "value": rate, "unit": "alarms",
+                    "what": what})
     figures.append({"name": "protection.monitor_cost", "value": round(ms, 3), "unit": "ms CPU per deck",
                     "stat": "mean", "what": f"the pure monitor over {fair_decks} fair decks"})
     for kind, name in (("shelf10", "protection.shelf_one_pass.decks_to_alarm.shelves_10"),
