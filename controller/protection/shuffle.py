@@ -132,6 +132,12 @@ def _tail_coefficients(stub: int, last: int, others: int) -> np.ndarray:
     return c * math.factorial(others)
 
 
+@lru_cache(maxsize=1024)
+def _tail_matrix(stub: int, read: int) -> np.ndarray:
+    """``_tail_coefficients`` for each count of the last pile's stub cards, 1 to ``read``, as columns."""
+    return np.stack([_tail_coefficients(stub, s, read - s) for s in range(1, read + 1)], axis=1)
+
+
 def shelf_log_lr(read: Sequence[int], n: int, stub: tuple[int, int] | None, remaining: Sequence[int],
                  piles_decreasing: np.ndarray) -> float:
     """log P(read | one shelf pass) - log P(read | fair), exactly.
@@ -185,13 +191,11 @@ def shelf_log_lr(read: Sequence[int], n: int, stub: tuple[int, int] | None, rema
         else:
             beyond = np.where(dec, np.sum(rem < a), np.sum(rem > b))
             known_tail = x ** beyond * y ** (len(rem) - beyond)
-            total = 0.0
             unused = N - u
             powers = np.arange(unused + 1)
-            for s in range(1, u + 1):
-                c = _tail_coefficients(N, s, u - s)
-                g = (x[:, None] ** powers[None, :] * y[:, None] ** (unused - powers)[None, :]) @ c
-                total += float(np.sum(W[:, s] * g * known_tail))
+            xy = x[:, None] ** powers[None, :] * y[:, None] ** (unused - powers)[None, :]
+            g = xy @ _tail_matrix(N, u)  # (pile, stub cards in it)
+            total = float(np.sum(W[:, 1: u + 1] * g * known_tail[:, None]))
             log_alt = math.log(total) if total > 0 else -math.inf
     log_alt -= k * math.log(P)
     log_fair = math.lgamma(N + 1) - math.lgamma(N - u + 1) + math.lgamma(n - k + 1) - math.lgamma(n + 1)
@@ -237,11 +241,7 @@ class ShuffleMonitor:
 
     def observe(self, obs: DeckObservation) -> list[Finding]:
         self.decks += 1
-        prefix: list[str] = []
-        for card in obs.read:
-            if card is None or card in prefix:
-                break  # a duplicate is the witnesses' to judge: the tests stop at it
-            prefix.append(card)
+        prefix = _prefix(obs.read)
         findings: list[Finding] = []
 
         def found(code: str, evidence: dict[str, Any], p: float | None) -> None:
@@ -334,11 +334,12 @@ class ShuffleMonitor:
             c, self.since[name] = 0.0, 0
         self.cusum[name] = c
 
+    def _count(self, prefix: list[str]) -> None:
+        for pos, card in enumerate(prefix[:52]):
+            self.counts.setdefault(card, [0] * 52)[pos] += 1
+
     def _positions(self, prefix: list[str], found: Any) -> None:
-        for pos, card in enumerate(prefix):
-            row = self.counts.setdefault(card, [0] * 52)
-            if pos < 52:
-                row[pos] += 1
+        self._count(prefix)
         self.block_decks += 1
         if self.block_decks < BLOCK:
             return
@@ -360,6 +361,7 @@ class ShuffleMonitor:
     def _replay(self, prefix: list[str], found: Any) -> None:
         k = len(prefix)
         if k < 2 * REPLAY_KEY:
+            self._remember(prefix)
             return
         keys = ["|".join(prefix[:REPLAY_KEY]), "|".join(prefix[REPLAY_KEY: 2 * REPLAY_KEY])]
         best, best_deck = 0, -1
@@ -375,10 +377,14 @@ class ShuffleMonitor:
                     / (52 * 51 * 50))
             found("replayed_deck", {"positions_same": best, "positions_read": k,
                                     "decks_ago": len(self.history) - best_deck}, p)
+        self._remember(prefix)
+
+    def _remember(self, prefix: list[str]) -> None:
         deck_no = len(self.history)
         self.history.append(tuple(prefix))
-        for key in keys:
-            self.index.setdefault(key, []).append(deck_no)
+        if len(prefix) >= 2 * REPLAY_KEY:
+            for key in ("|".join(prefix[:REPLAY_KEY]), "|".join(prefix[REPLAY_KEY: 2 * REPLAY_KEY])):
+                self.index.setdefault(key, []).append(deck_no)
 
     # serialisation ------------------------------------------------------------------------------------------
 
@@ -391,18 +397,45 @@ class ShuffleMonitor:
             "history": [list(h) for h in self.history], "decks": self.decks,
         }
 
+    def summary(self) -> dict[str, Any]:
+        """The state without what the observations themselves give back (``rebuild``): small, journaled a deck."""
+        return {k: v for k, v in self.state().items() if k not in ("history", "counts")}
+
+    @classmethod
+    def rebuild(cls, summary: dict[str, Any], reads: Sequence[Sequence[str | None]]) -> ShuffleMonitor:
+        """The monitor after the decks read ``reads`` (every one, in order), the last leaving ``summary``."""
+        m = cls.from_state({**summary, "history": [], "counts": {}})
+        prefixes = [_prefix(r) for r in reads]
+        for p in prefixes:
+            m._remember(p)
+        for p in prefixes[len(prefixes) - m.block_decks:] if m.block_decks else ():
+            m._count(p)
+        return m
+
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> ShuffleMonitor:
-        m = cls(fed={k: list(v) for k, v in state["fed"].items()}, cusum=dict(state["cusum"]),
-                since=dict(state["since"]), pairs=_Window(*state["pairs"]), kendall=_Window(*state["kendall"]),
-                counts={k: list(v) for k, v in state["counts"].items()}, block_decks=state["block_decks"],
-                decks=state["decks"])
+        def window(w: Sequence[Any]) -> _Window:
+            return _Window(int(w[0]), float(w[1]), float(w[2]))
+
+        # numbers may come back from the journal as Decimals: the monitor counts in floats and ints
+        m = cls(fed={k: list(v) for k, v in state["fed"].items()},
+                cusum={k: float(v) for k, v in state["cusum"].items()},
+                since={k: int(v) for k, v in state["since"].items()}, pairs=window(state["pairs"]),
+                kendall=window(state["kendall"]), counts={k: list(v) for k, v in state["counts"].items()},
+                block_decks=int(state["block_decks"]), decks=int(state["decks"]))
         for h in state["history"]:
-            m.history.append(tuple(h))
-            if len(h) >= 2 * REPLAY_KEY:
-                for key in ("|".join(h[:REPLAY_KEY]), "|".join(h[REPLAY_KEY: 2 * REPLAY_KEY])):
-                    m.index.setdefault(key, []).append(len(m.history) - 1)
+            m._remember(list(h))
         return m
+
+
+def _prefix(read: Sequence[str | None]) -> list[str]:
+    """The cards read up to the first not read, or read twice (a duplicate is the witnesses' to judge)."""
+    prefix: list[str] = []
+    for card in read:
+        if card is None or card in prefix:
+            break
+        prefix.append(card)
+    return prefix
 
 
 def _binomial_upper(n: int, k: int, p: float) -> float:
