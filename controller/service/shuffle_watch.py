@@ -54,7 +54,9 @@ class ShuffleWatch:
     def conditions(self) -> dict[str, Condition]:
         for key in [k for k in self.raised if (a := self.alarms.open.get(k)) is not None and a.acknowledged]:
             del self.raised[key]  # acknowledged: the finding is the supervisor's now
-        return {key: Condition(kind, "high", (CLAUSE,), device="shuffler") for key, kind in self.raised.items()}
+        return {key: Condition("protection_replay", "high", (CLAUSE,), device="shuffler") if kind == "protection_replay"
+                else Condition("protection_shuffle", "high", (CLAUSE,), device="shuffler")
+                for key, kind in self.raised.items()}
 
     def after_press(self) -> None:
         shuffler = self.devices.shuffler
