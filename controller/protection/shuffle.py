@@ -140,66 +140,80 @@ def _tail_matrix(stub: int, read: int) -> np.ndarray:
 
 def shelf_log_lr(read: Sequence[int], n: int, stub: tuple[int, int] | None, remaining: Sequence[int],
                  piles_decreasing: np.ndarray) -> float:
-    """log P(read | one shelf pass) - log P(read | fair), exactly.
+    """log P(read | one shelf pass) - log P(read | fair), exactly (``shelf_log_lrs`` for one model)."""
+    return shelf_log_lrs(read, n, stub, remaining, (piles_decreasing,))[0]
+
+
+def shelf_log_lrs(read: Sequence[int], n: int, stub: tuple[int, int] | None, remaining: Sequence[int],
+                  models: Sequence[np.ndarray]) -> list[float]:
+    """For each model (its piles: decreasing or not), log P(read | one pass) - log P(read | fair), exactly.
 
     ``read``: the fed position (0-based) of each card read, in the order read, ``-1`` for a card of the stub
     (fed somewhere in ``stub`` = (first, last), order unknown); ``remaining``: the fed positions of the known
     cards not read.  The pass is the paper's: each card gets one of ``P`` equally likely piles (a shelf and a
     side); the deck is the piles in order, a decreasing pile in reverse order fed.  The programme runs over the
     read prefix with a state (pile, stub cards in it); the cards not read must all lie in later piles, or beyond
-    the end of the last pile (``_tail_coefficients``)."""
-    k, P = len(read), len(piles_decreasing)
+    the end of the last pile (``_tail_coefficients``).  The models' piles are stacked and run at once."""
+    k = len(read)
     a, b = stub if stub is not None else (n, n - 1)
     N = b - a + 1
     u = sum(1 for f in read if f < 0)
-    dec = piles_decreasing
-    W = np.zeros((P, k + 1))
+    dec = np.concatenate(models)
+    sizes = np.array([len(m) for m in models])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    block = np.repeat(np.arange(len(models)), sizes)
+    first = starts[block]  # each row's model's first row
+    slices = [slice(int(st), int(st + sz)) for st, sz in zip(starts, sizes, strict=True)]
+    P = sizes[block].astype(float)
+    labels = np.arange(len(dec)) - first
+    invf = _INV_FACT[: k + 1]
+    W = np.zeros((len(dec), k + 1))
     W[:, 1 if read[0] < 0 else 0] = 1.0
     for t in range(1, k):
         prev, cur = read[t - 1], read[t]
         if prev >= 0 and cur >= 0:
-            ok = np.where(dec, cur < prev, cur > prev)
+            ok = dec if cur < prev else ~dec
         elif prev < 0 and cur < 0:
-            ok = np.ones(P, dtype=bool)
+            ok = None
         elif prev < 0:
             ok = np.where(dec, cur < a, cur > b)
         else:
             ok = np.where(dec, prev > b, prev < a)
-        closed = W @ _INV_FACT[: k + 1]
-        opened = np.concatenate(([0.0], np.cumsum(closed)[:-1]))
-        Wn = np.zeros_like(W)
+        closed = W @ invf
+        opened = np.empty_like(closed)  # a new pile after any earlier one of the same model (summed apart:
+        for sl in slices:  # one cumulative sum over all would lose a small model's digits to a large one's)
+            opened[sl] = np.cumsum(closed[sl]) - closed[sl]
+        if ok is not None:
+            W *= ok[:, None]
         if cur < 0:
-            Wn[:, 1:] = W[:, :-1] * ok[:, None]
-            Wn[:, 1] += opened
+            W[:, 1:] = W[:, :-1].copy()
+            W[:, 0] = 0.0
+            W[:, 1] += opened
         else:
-            Wn[:, :] = W * ok[:, None]
-            Wn[:, 0] += opened
-        W = Wn
-    labels = np.arange(P)
+            W[:, 0] += opened
     x = (P - labels) / P  # a card not read may take the last pile's label only beyond its end
     y = (P - 1 - labels) / P
     rem = np.asarray(remaining)
     last = read[-1]
-    with np.errstate(divide="ignore"):
-        if last >= 0:
-            beyond = np.where(dec, np.sum(rem < last), np.sum(rem > last))
-            stub_beyond = np.where(dec, b < last, a > last) if N > 0 else np.zeros(P, dtype=bool)
-            tail = x ** beyond * y ** (len(rem) - beyond) * np.where(stub_beyond, x, y) ** (N - u)
-            total = float(np.sum((W @ _INV_FACT[: k + 1]) * tail))
-            ways = math.lgamma(N + 1) - math.lgamma(N - u + 1)
-            log_alt = math.log(total) + ways if total > 0 else -math.inf
-        else:
-            beyond = np.where(dec, np.sum(rem < a), np.sum(rem > b))
-            known_tail = x ** beyond * y ** (len(rem) - beyond)
-            unused = N - u
-            powers = np.arange(unused + 1)
-            xy = x[:, None] ** powers[None, :] * y[:, None] ** (unused - powers)[None, :]
-            g = xy @ _tail_matrix(N, u)  # (pile, stub cards in it)
-            total = float(np.sum(W[:, 1: u + 1] * g * known_tail[:, None]))
-            log_alt = math.log(total) if total > 0 else -math.inf
-    log_alt -= k * math.log(P)
+    if last >= 0:
+        beyond = np.where(dec, np.sum(rem < last), np.sum(rem > last))
+        stub_beyond = np.where(dec, b < last, a > last) if N > 0 else np.zeros(len(dec), dtype=bool)
+        tail = x ** beyond * y ** (len(rem) - beyond) * np.where(stub_beyond, x, y) ** (N - u)
+        rows = (W @ invf) * tail
+        ways = math.lgamma(N + 1) - math.lgamma(N - u + 1)
+    else:
+        beyond = np.where(dec, np.sum(rem < a), np.sum(rem > b))
+        known_tail = x ** beyond * y ** (len(rem) - beyond)
+        unused = N - u
+        powers = np.arange(unused + 1)
+        xy = x[:, None] ** powers[None, :] * y[:, None] ** (unused - powers)[None, :]
+        g = xy @ _tail_matrix(N, u)  # (pile, stub cards in it)
+        rows = np.sum(W[:, 1: u + 1] * g, axis=1) * known_tail
+        ways = 0.0
+    totals = np.bincount(block, weights=rows, minlength=len(models))
     log_fair = math.lgamma(N + 1) - math.lgamma(N - u + 1) + math.lgamma(n - k + 1) - math.lgamma(n + 1)
-    return log_alt - log_fair
+    return [(math.log(tot) + ways - k * math.log(len(m)) if tot > 0 else -math.inf) - log_fair
+            for tot, m in zip(totals, models, strict=True)]
 
 
 def _shelf_piles(shelves: int) -> np.ndarray:
@@ -207,7 +221,7 @@ def _shelf_piles(shelves: int) -> np.ndarray:
     return piles  # each shelf's top placements (reversed), then its bottom ones
 
 
-_PILES = {m: _shelf_piles(m) for m in SHELVES}
+_MODELS = tuple(_shelf_piles(m) for m in SHELVES)
 _CUSUMS = (*(f"shelf_likelihood.{m}" for m in SHELVES), "rising_sequences")
 
 
@@ -271,8 +285,7 @@ class ShuffleMonitor:
         if contiguous and sum(1 for f in read if f < 0) <= len(unknown):
             seen = set(read)
             remaining = [f for f in where.values() if f not in seen]
-            for m in SHELVES:
-                log_lr = shelf_log_lr(read, n, stub, remaining, _PILES[m])
+            for m, log_lr in zip(SHELVES, shelf_log_lrs(read, n, stub, remaining, _MODELS), strict=True):
                 self._cusum(f"shelf_likelihood.{m}", log_lr, found,
                             {"log_likelihood_ratio": round(log_lr, 3), "cards_read": len(read), "shelves": m})
         # runs of consecutive positions fed, all read: their order read (disjoint runs are independent if fair)
