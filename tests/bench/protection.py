@@ -56,12 +56,12 @@ def false_alarms(count: int, seed: int = 1) -> tuple[int, dict[str, int], float]
     return total, by, (time.process_time() - t) * 1000 / count
 
 
-def decks_to_alarm(kind: str, trials: int, seed: int = 2, limit: int = 400) -> list[int]:
+def decks_to_alarm(kind: str, trials: int, seed: int = 2, limit: int = 400, read: int = READ) -> list[int]:
     out = []
     for trial in range(trials):
         monitor, rng = ShuffleMonitor(), random.Random(seed * 100_003 + trial)
         n = limit
-        for i, obs in enumerate(decks(kind, rng, limit), 1):
+        for i, obs in enumerate(decks(kind, rng, limit, read), 1):
             if monitor.observe(obs):
                 n = i
                 break
