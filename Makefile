@@ -17,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: help setup chromium postgresql lint test test-install contracts soak soak-kills bench screens run dist install clean
 
 help:
-	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N)"
+	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N SHUFFLE=KIND)"
 	@echo "              a round every 10-20 s, as people play; FAST=1: at full speed"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "              PIT=N: N tables (up to 20) and the pit that shows them all (a throwaway PostgreSQL)"
@@ -138,6 +138,9 @@ PACE := --pace $(if $(FAST),fast,table)
 # LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
 # database); docs/linked-progressive.md
 LINK ?=
+# SHUFFLE=KIND: the simulated shuffler shuffles so (fair, shelf10, shelf20, riffle1-3, preset: issue 28; the shuffle
+# monitor's alarms show on the floor's pages and in tablectl protection report)
+SHUFFLE ?= fair
 # PIT=N: N simulated tables (up to 20; the four games in turn) and the pit that shows them (docs/pit.md)
 PIT ?=
 
@@ -146,7 +149,7 @@ run: $(STAMP)
 	  $(PY) -m demo.pit --tables $(PIT) --rounds $(ROUNDS) $(PACE); \
 	elif [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
 	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)" $(PACE); \
-	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) $(PACE); fi
+	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) --shuffle $(SHUFFLE) $(PACE); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

@@ -56,6 +56,7 @@ from controller.service.progressive import NOT_ANSWERING, ProgressiveSystem
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
+from controller.service.shuffle_watch import ShuffleWatch
 from controller.service.status import HEARTBEAT_S, Status
 from controller.service.storage import RETRY_S, WRITE_ERRORS, Storage, cause_of, reserve_path
 from controller.service.told import Told, amend, told
@@ -120,6 +121,7 @@ class TableDaemon:
         # the alarms ask the status whether the next action needs the key (a key turned for it acknowledges none)
         self.alarms = alarms = Alarms(s, devices, life, progressive, remedies, storage,
                                       key_wanted=lambda: self.status_file.key_wanted())
+        self.shuffle_watch = ShuffleWatch(s, devices, alarms)  # issue 28: after the alarms, which it adds to
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
@@ -183,6 +185,7 @@ class TableDaemon:
                 await self._recover()
             except WRITE_ERRORS as e:  # the recovery's own write (a void, P34): tried again as any (P97)
                 await self._journal_failed(e, pressed=False)
+            self.shuffle_watch.start()  # the monitor as the journal left it, before the alarms read its findings
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
             s.publish()
@@ -225,6 +228,7 @@ class TableDaemon:
                     await self._round_held_back(press.button)
                     return
                 await self.panel.on_press(press)
+                self.shuffle_watch.after_press()  # a round just over: its deck to the shuffle monitor
             except WRITE_ERRORS as e:
                 await self._journal_failed(e)
             finally:

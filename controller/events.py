@@ -537,6 +537,21 @@ class ProtectionFinding(JournalEvent):
     p_value: Decimal | None = optional()
 
 
+@dataclass(frozen=True)
+class DeckObserved(JournalEvent):
+    """The shuffle monitor's observation of a deck once its round is over (issue 28, P110): ``read`` the cards the
+    device read in the deck's positions 1, 2 ..., ``collected`` the order they go back into the shuffler (``None``
+    for a card never read: the stub), ``monitor`` the monitor's state after it (its CUSUMs and windows: the
+    daemon rebuilds the monitor from these at start).  Journaled to the table: the round is closed by then."""
+
+    kind = "deck_observed"
+    deck: str
+    round: str
+    read: tuple[str, ...]
+    collected: tuple[str | None, ...]
+    monitor: dict[str, Any]
+
+
 # -- the table's alarms (controller/service/alarms.py; P105) ---------------------------------------
 
 

@@ -36,6 +36,7 @@ from controller.paths import status_file
 from demo.dealer import TABLE_PACE, Control, Dealer
 from drivers.device import DEVICES
 from simulators.control import parse_listening
+from simulators.shuffles import KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,11 +57,11 @@ def demo_key(journal: Path) -> Path:
     return path
 
 
-def simulator_options(name: str, cfg: TableConfig) -> list[str]:
+def simulator_options(name: str, cfg: TableConfig, shuffle: str = "fair") -> list[str]:
     """What the simulated device is, as the table is configured: the shuffler holds the configured
     number of decks (a one-deck table's shuffler has no second deck to bring into play, UTH ch.3 §A(1),
-    HCF ch.3 §A, RET ch.3 §A)."""
-    return ["--decks", str(cfg.dealing.decks)] if name == "shuffler" else []
+    HCF ch.3 §A, RET ch.3 §A), and shuffles as ``--shuffle`` says (issue 28: the shuffle monitor's attacks)."""
+    return ["--decks", str(cfg.dealing.decks), "--shuffle", shuffle] if name == "shuffler" else []
 
 
 class Stopped(Exception):
@@ -175,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default=os.environ.get("CONFIG", str(ROOT / "config/ultimate_texas_holdem.toml")))
     parser.add_argument("--rounds", type=int, default=int(os.environ.get("ROUNDS", "0")), help="0: until Ctrl-C")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--shuffle", choices=KINDS, default=os.environ.get("SHUFFLE", "fair"),
+                        help="how the simulated shuffler shuffles (issue 28)")
     parser.add_argument("--state-dir", default=str(ROOT / "var" / "demo"), help="where the journal goes (emptied)")
     parser.add_argument("--pace", choices=("fast", "table"), default="fast",
                         help="table: seats bet one by one, a round every 10-20 s (make run); fast: at once")
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             url = getattr(cfg0.devices, name)
             if url is not None:
                 controls[name] = start_simulator(name, 0 if args.free_ports else urlsplit(url).port, procs,
-                                                 simulator_options(name, cfg0))
+                                                 simulator_options(name, cfg0, args.shuffle))
                 if args.free_ports:
                     os.environ[f"TABLE_DEVICES__{name.upper()}"] = controls[name].url
         cfg = load_config(args.config)

@@ -137,6 +137,10 @@ class Shuffler(SerialDevice):
         self.shuffle_timeout = shuffle_timeout
         self._dealt: dict[str, int] = {}  # card -> position, for the deck in play
 
+    def positions(self) -> dict[str, int]:
+        """Each card delivered from the deck in play: its position in that deck (1-based), as read."""
+        return dict(self._dealt)
+
     async def shuffle(self) -> ShuffleResult:
         """Shuffle and count the next deck; return which deck is in play and its count.
 

@@ -4,7 +4,9 @@ Two decks, A and B (``--decks 1`` for one): each SHUFFLE brings the other deck i
 one deck is shuffled and stored while the other is used), shuffled from a seeded random generator and
 counted (UTH ch.5 §E).  It delivers stacks of N cards, reading each card, and can hold a stack aside until
 released (the dealer's cards: UTH ch.10 §B(4), JHE ch.10 §B(3)).  Its control commands (``set_deck``,
-``fault``, ``door`` ...), besides the line faults of ``simulators.serial_device``: docs/protocols-serial.md §9.
+``fault``, ``door``, ``shuffle`` ...), besides the line faults of ``simulators.serial_device``: docs/protocols-serial.md
+§9.  ``--shuffle KIND`` (or the ``shuffle`` command) shuffles as ``simulators.shuffles`` does (issue 28): a deck
+goes back in as the shuffle monitor assumes (P110), the stub first, then the cards delivered.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from drivers.shuffler import (
     encode_stack,
     encode_status,
 )
+from simulators import shuffles
 from simulators.card_faults import CardFaults
 from simulators.control import ControlError
 from simulators.serial_device import Refuse, SimulatedDevice, main
@@ -71,18 +74,23 @@ class ShufflerSim(SimulatedDevice):
         self.next_shuffle_fault: str | None = None
         self.next_count: int | None = None
         self.next_order: dict[str | None, list[int]] = {}
+        self.shuffle_kind = "fair"  # how it shuffles (simulators.shuffles.KINDS)
+        self.last_order: dict[str, list[int]] = {}  # per deck: as it was delivered, and how far
+        self.last_position: dict[str, int] = {}
 
     # -- configuration
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--decks", type=int, choices=(1, 2), default=2)
         parser.add_argument("--shuffle-ms", type=int, default=20, help="how long a shuffle takes")
+        parser.add_argument("--shuffle", choices=shuffles.KINDS, default="fair", help="how it shuffles (issue 28)")
 
     def configure(self, args: argparse.Namespace) -> None:
         self.rng = random.Random(args.seed)
         self.letters = ["A", "B"][: args.decks]
         self.last_letter = self.letters[-1]
         self.shuffle_seconds = args.shuffle_ms / 1000
+        self.shuffle_kind = args.shuffle
 
     # -- protocol
 
@@ -150,6 +158,8 @@ class ShufflerSim(SimulatedDevice):
         # the decks alternate whatever happened to the last one
         letter = self.letters[(self.letters.index(self.last_letter) + 1) % len(self.letters)]
         self.last_letter = letter
+        if self.in_play is not None and len(self.deck) == 52:
+            self.last_order[self.in_play], self.last_position[self.in_play] = self.deck, self.position
         self.in_play, self.deck, self.position, self.held, self.count_wrong = None, [], 0, [], False
         if self.faults.take_jam():
             self.jammed_at = 0
@@ -158,6 +168,9 @@ class ShufflerSim(SimulatedDevice):
         if fault == "shuffle_incomplete":
             raise Refuse(ErrorCode.SHUFFLE_INCOMPLETE)
         order = self.next_order.pop(letter, None) or self.next_order.pop(None, None)
+        if order is None and self.shuffle_kind != "fair" and letter in self.last_order:
+            last, dealt = self.last_order[letter], self.last_position[letter]
+            order = shuffles.shuffle(self.shuffle_kind, self.rng, last[dealt:] + last[:dealt], previous=last)
         if order is None:
             order = [encode_card(c) for c in FULL_DECK]
             self.rng.shuffle(order)
@@ -227,6 +240,12 @@ class ShufflerSim(SimulatedDevice):
             if deck is not None and deck not in self.letters:
                 raise ControlError(f"deck is one of {self.letters}")
             self.next_order[deck] = parse_cards(args.get("cards"))
+            return {}
+        if cmd == "shuffle":
+            kind = args.get("kind")
+            if kind not in shuffles.KINDS:
+                raise ControlError(f"kind is one of {list(shuffles.KINDS)}")
+            self.shuffle_kind = str(kind)
             return {}
         if cmd == "seed":
             self.rng = random.Random(int(args["seed"]))

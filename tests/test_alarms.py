@@ -125,13 +125,16 @@ def test_alarms_raised_acknowledged_and_cleared(tmp_path, monkeypatch):
 
 
 def test_every_alarm_kind_has_its_words():
-    """Each kind a condition is raised as (``Condition("kind", ...)`` in the module) has its words, and no other."""
+    """Each kind a condition is raised as (``Condition("kind", ...)`` in the module, or in a part that adds its
+    conditions to it: ``Alarms.add_source``) has its words, and no other."""
     from controller.service import alarms
 
-    tree = ast.parse(Path(alarms.__file__).read_text())
-    raised = {node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
-              and isinstance(node.func, ast.Name) and node.func.id == "Condition"
-              and isinstance(node.args[0], ast.Constant)}
+    raised = set()
+    for path in sorted(Path(alarms.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        raised |= {node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Name) and node.func.id == "Condition"
+                   and isinstance(node.args[0], ast.Constant)}
     assert len(raised) >= 10 and set(KINDS) == raised, set(KINDS) ^ raised
     assert all(w and w[0].isupper() and "_" not in w for w in WORDS.values())
     assert {f"alarm.{k}" for k in KINDS} <= set(WORDS)  # as the screens say them (web/words.py)

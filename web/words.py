@@ -31,7 +31,7 @@ SOURCES: tuple[str, ...] = (
     "controller.irregularities", "controller.service.status", "controller.service.told",
     "controller.service.refused", "controller.service.storage", "controller.service.alarms", "controller.service.clock",
     "drivers.health", "drivers.device", "drivers.registers",
-    "controller.events", "controller.journal.trust", "web.audit", "web.verified",
+    "controller.events", "controller.journal.trust", "web.audit", "web.verified", "controller.protection.shuffle",
 )
 #: modules that may be absent (a part being written): collected when they exist
 OPTIONAL: frozenset[str] = frozenset()

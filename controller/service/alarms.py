@@ -50,6 +50,8 @@ KINDS: dict[str, str] = {
     "progressive_disabled": "Progressive wagers disabled",
     "lockout_lost": "Progressive lock-out lost this round",
     "link_hit_pending": "Linked progressive win awaiting validation at another table",
+    "protection_shuffle": "The shuffle looks weak or rigged: take the shuffler out of service and check it",
+    "protection_replay": "A deck came out in an order already dealt: take the shuffler out of service",
 }
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
@@ -126,6 +128,7 @@ class Alarms:
         self.live = False  # conditions are read once the daemon has recovered its round (``start``)
         self._unwritten: list[tuple[ev.JournalEvent, str | None]] = []  # refused by the disk: written once it takes
         self._degraded_since: dict[str, float] = {}
+        self._sources: list[Callable[[], dict[str, Condition]]] = []  # parts built after the alarms (issue 28)
         s.journal.checkpoint_parts["alarms"] = self.checkpoint
         progressive.on_validated(self.validated)
 
@@ -173,6 +176,10 @@ class Alarms:
             self._unwritten.pop(0)
 
     # ------------------------------------------------------------------ the conditions
+
+    def add_source(self, conditions: Callable[[], dict[str, Condition]]) -> None:
+        """A part built after the alarms adds its conditions (the shuffle monitor's findings)."""
+        self._sources.append(conditions)
 
     def start(self) -> None:
         """The daemon has recovered its round: alarms follow the table from now on; the key acknowledges them."""
@@ -227,6 +234,8 @@ class Alarms:
                                                           device="progressive")
         for hit in s.meters.pending_elsewhere():
             out[f"link_hit_pending:{hit['seq']}"] = Condition("link_hit_pending", "low", ("R4",), seat=None)
+        for source in self._sources:
+            out.update(source())
         return out
 
     def refresh(self) -> None:

@@ -88,12 +88,13 @@ def main() -> int:
     import lockout  # tests/bench/lockout.py: no more bets through the running daemon and the simulators
     import par_hcf  # tests/bench/par_hcf.py: High Card Flush's exact base game
     import pit  # tests/bench/pit.py: the pit's page with 50 tables publishing, a table's status to its frame
+    import protection  # tests/bench/protection.py: the shuffle monitor, 100,000 fair decks and the attacks
     import screen  # tests/bench/screen.py: the dealer's screen in Chromium, daemon status to frame
     import signs  # tests/bench/signs.py: the progressive simulator's meter signs, real driver
 
     figures = (bench_evaluator(args.hands) + analysis.run() + bench_settle(args.rounds) + lockout.run()
                + signs.run() + screen.run() + journal.run() + link.run() + pit.run() + daemon_cpu.run()
-               + par_hcf.run())
+               + par_hcf.run() + protection.run())
     result = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version()}, "figures": figures}
     width = max(len(f["name"]) + len(f.get("stat", "")) for f in figures) + 3
     for f in figures:
