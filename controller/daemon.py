@@ -53,6 +53,7 @@ from controller.service.life import Life
 from controller.service.lockout import WagerLockout
 from controller.service.panel import Panel
 from controller.service.progressive import NOT_ANSWERING, ProgressiveSystem
+from controller.service.protection import Protection
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
@@ -120,6 +121,8 @@ class TableDaemon:
         # the alarms ask the status whether the next action needs the key (a key turned for it acknowledges none)
         self.alarms = alarms = Alarms(s, devices, life, progressive, remedies, storage,
                                       key_wanted=lambda: self.status_file.key_wanted())
+        # game protection: the witnesses' findings and streaks, journaled and latched as alarms (issue 28)
+        self.protection = Protection(s, settling, alarms)
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
