@@ -68,6 +68,7 @@ def _side_counts() -> dict[str, Any]:
     return data
 
 
+@cache
 def side_figures(game: str, wager: str, letter: str | None) -> Figures | None:
     """A side wager's exact figures from its line counts (``side_counts.json``), or None."""
     from games.paytables import PAYTABLES
