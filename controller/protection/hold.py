@@ -4,7 +4,7 @@ Per table, per gaming day and per shift, per wager: the house's actual result (t
 nets of the order of payment) against the expected one, mean +/- ``Z`` sd sqrt(sum of squared units), from each
 wager's figures per unit (``Figures``): side wagers from their exact line counts (``side_counts.json``, written
 from ``games.analysis`` by ``python -m controller.protection.hold``), the base game from its stored exact par
-sheet (``games.par.stored``, per Ante: ``base_figures``); none ("no figures") for the Progressive and Envy (their
+sheet (the par package's ``stored``, issue 27; per Ante: ``base_figures``); none ("no figures") for the Progressive and Envy (their
 return is the meters') and a wager with no sheet.  Streaks: per seat and side wager, the wins in its last
 ``WINDOW`` hands against the binomial tail; below ``STREAK_ALPHA`` it is a finding (at most ``STREAK_ALPHA`` a
 hand per seat and wager in a fair game: 0.1 false alarms per 100,000 hands).  Pure: events in, figures out.
@@ -87,9 +87,9 @@ def side_figures(game: str, wager: str, letter: str | None) -> Figures | None:
 
 
 def base_figures(game: str, letter: str | None) -> Figures | None:
-    """The base game's figures per Ante from its stored exact par sheet (``games.par.stored(game, letter,
-    "posted")``: ``return_per_ante`` = 1 + the mean net, ``std_dev_per_ante``, fractions "p/q" or decimals), or
-    None while there is no sheet (the one function that reads it)."""
+    """The base game's figures per Ante from its stored exact par sheet (the par package's ``stored(game,
+    letter, "posted")``, issue 27: ``return_per_ante`` = 1 + the mean net, ``std_dev_per_ante``, fractions "p/q"
+    or decimals), or None while there is no sheet (the one function that reads it)."""
     try:
         par = importlib.import_module("games.par")
         sheet = par.stored(game, letter, "posted")
