@@ -4,10 +4,11 @@ Per table, per gaming day and per shift, per wager: the house's actual result (t
 nets of the order of payment) against the expected one, mean +/- ``Z`` sd sqrt(sum of squared units), from each
 wager's figures per unit (``Figures``): side wagers from their exact line counts (``side_counts.json``, written
 from ``games.analysis`` by ``python -m controller.protection.hold``), the base game from its stored exact par
-sheet (the par package's ``stored``, issue 27; per Ante: ``base_figures``); none ("no figures") for the Progressive and Envy (their
-return is the meters') and a wager with no sheet.  Streaks: per seat and side wager, the wins in its last
-``WINDOW`` hands against the binomial tail; below ``STREAK_ALPHA`` it is a finding (at most ``STREAK_ALPHA`` a
-hand per seat and wager in a fair game: 0.1 false alarms per 100,000 hands).  Pure: events in, figures out.
+sheet (the par package's ``stored``, issue 27; per Ante: ``base_figures``); none ("no figures") for the
+Progressive and Envy (their return is the meters') and a wager with no sheet.  Streaks: per seat and side
+wager, the wins in its last ``WINDOW`` hands against the binomial tail; below ``STREAK_ALPHA`` it is a finding
+(at most ``STREAK_ALPHA`` a hand per seat and wager in a fair game: 0.1 false alarms per 100,000 hands).
+Pure: events in, figures out.
 """
 
 from __future__ import annotations
