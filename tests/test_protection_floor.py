@@ -4,7 +4,9 @@ A journal labelled for a UTH table with 40 settled rounds whose Trips always win
 switched found and its alarm acknowledged: the page lists the finding with its round and who acknowledged it,
 and each wager's hold for the table, the gaming day and its shifts, the Trips outside its band, the base game with
 no figures until its par sheet is stored -- every value as a data-* attribute, every code in words.  A
-technician may not open it (web/guard.py).
+technician may not open it (web/guard.py).  A supervisor's button leaves the daemon a request to take the shuffler
+out of service, with the supervisor's name (an auditor's is refused); the daemon's side:
+tests/test_protection_witnesses.py.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from controller import events as ev
 from controller.journal.store import Journal
+from controller.protection import requests
 from test_protection_hold import _rows
 from test_web_floor_pages import UTH
 from web import keys
 from web.auth import Account
-from web_harness import AUDITOR, floor_accounts
+from web_harness import AUDITOR, SUPERVISOR, floor_accounts
 
 TABLE = "uth-01"
 
@@ -43,7 +46,7 @@ def _journal(path: Path) -> str:
     return alarm
 
 
-async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True) -> tuple[int, str]:
+async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True, post: bool = False) -> tuple[int, str]:
     from controller.config.table import load_config
     from controller.paths import heartbeat_file, status_file
     from web.app import floor_app
@@ -57,10 +60,17 @@ async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True) -> tuple
     cfg = cfg.model_copy(update={"web": cfg.web.model_copy(update={"users": users})})
     audit = Audit(audit_dir(path))
     app = floor_app(cfg, StatusFeed(status_file(path), heartbeat_file(path)), audit)
-    token = app[keys.SESSIONS].start(Account(AUDITOR if role == "auditor" else "tech", role, "-"))
+    name = {"auditor": AUDITOR, "supervisor": SUPERVISOR}.get(role, "tech")
+    token = app[keys.SESSIONS].start(Account(name, role, "-"))
     async with TestClient(TestServer(app)) as client:
-        r = await client.get("/protection", cookies={"floor_session": token}, allow_redirects=False)
-        out = (r.status, await r.text())
+        if post:
+            login = app[keys.SESSIONS].get(token)
+            assert login is not None
+            r = await client.post("/protection/shuffler", data={"csrf": login.csrf},
+                                  cookies={"floor_session": token}, allow_redirects=False)
+        else:
+            r = await client.get("/protection", cookies={"floor_session": token}, allow_redirects=False)
+        out = (r.status, r.headers.get("Location", "") if post else await r.text())
     audit.close()
     return out
 
@@ -99,3 +109,15 @@ def test_a_technician_may_not_open_it(tmp_path):
     add_user(tmp_path / "users", "tech", "technician", "a technician's long password")
     status, _ = asyncio.run(_get(path, tmp_path, "technician", fresh=False))
     assert status == 403
+
+
+def test_a_supervisor_asks_for_the_shuffler_out_of_service_and_an_auditor_may_not(tmp_path):
+    path = tmp_path / "t.journal"
+    _journal(path)
+    status, where = asyncio.run(_get(path, tmp_path, "supervisor", post=True))
+    assert status == 303 and where == "/protection?requested=shuffler"
+    (asked,) = requests.pending(path)
+    assert (asked.action, asked.device, asked.by) == ("out_of_order", "shuffler", SUPERVISOR)
+    requests.done(asked)
+    status, _ = asyncio.run(_get(path, tmp_path, "auditor", post=True))
+    assert status == 403 and requests.pending(path) == []

@@ -4,8 +4,9 @@ The reconciliation as one function (``controller.protection.witnesses``): a fair
 and each way two witnesses can disagree is found, with evidence that names no card.  Then through a real daemon
 and the simulated shoe (tests/daemon_harness.py): a card switched in at the shoe (its ``switch`` fault) is found
 in the same round -- every hand void, the deck removed, a ``protection_finding`` journaled with its round, a high
-alarm latched that a restart keeps and the supervisor's key acknowledges and clears -- and a fair round settles
-with no finding.
+alarm latched that a restart keeps and the supervisor's key acknowledges and clears, ``tablectl protection report``
+naming it -- and a fair round settles with no finding.  A request from the floor's pages takes the shuffler out of
+service between rounds, journaled with who.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pytest
 
 from controller.cli.main import main
 from controller.journal.store import Journal
+from controller.protection import requests
 from controller.protection.witnesses import FINDING, WORDS, Read, Witnesses, evidence, scored_places
 from daemon_harness import (
     bet,
@@ -191,3 +193,24 @@ def test_a_fair_round_settles_with_no_finding(tmp_path, monkeypatch):
         next_round(t, round_id)
     _, table = round_journal(t, round_id)
     assert not [e for e in table if e.kind == "protection_finding"]
+
+
+def test_the_floors_request_takes_the_shuffler_out_of_service_between_rounds(tmp_path, monkeypatch):
+    """Issue 28, P43: a supervisor on the floor's pages takes the shuffler out of service (a request the daemon takes
+    between rounds): journaled with who, the table deals from its card-reading shoe as for a device out of order
+    (JHE ch.13 §J); a file that is not a request is removed, nothing done on it."""
+    with table_in_process("jackpot_holdem", tmp_path, monkeypatch, add_devices=("shoe",)) as t:
+        t.start_daemon()
+        t.open_table()
+        s = t.until(lambda s: phase(s) == "wagers", "the first round")
+        assert s["dealing"] == "hand" and s["out_of_order"] == []
+        requests.directory(t.journal_path).mkdir()
+        (requests.directory(t.journal_path) / "0-junk.json").write_text("{not json")  # not a request: removed
+        requests.put(t.journal_path, "out_of_order", "shuffler", "sam")
+        s = t.until(lambda s: s["out_of_order"] == ["shuffler"], "the shuffler out of order")
+        assert s["dealing"] == "manual_shoe" and told(s)["kind"] == "device_service", s["message"]
+        assert told(s)["clauses"][0] == "JHE ch.13 §J"
+        assert list(requests.directory(t.journal_path).iterdir()) == []
+    with Journal(t.journal_path) as j:
+        out = [(e.data["device"], e.who) for e in j.events(None) if e.kind == "device_out_of_order"]
+    assert out == [("shuffler", "floor supervisor sam")]

@@ -17,8 +17,9 @@ from aiohttp import web
 
 from controller.journal.segments import open_for_reading
 from controller.journal.store import Journal
+from controller.protection import requests
 from controller.protection.report import report
-from web import keys
+from web import guard, keys
 from web.words import local_time, money, say
 
 e = html.escape
@@ -79,13 +80,39 @@ async def protection(request: web.Request, page: Page) -> web.Response:
         + (f'<h3>Gaming day {e(last)}</h3>{hold_table(hold["days"][last], "day")}' if last else "")
         + "".join(f'<h3>Shift {e(s.rpartition("/")[2])}</h3>{hold_table(hold["shifts"][s], "shift")}' for s in shifts)
     )
-    return page(request, "Game protection", body)
+    if request.query.get("requested") == "shuffler":
+        body = ('<p id="requested" data-request="out_of_order" data-device="shuffler">Asked: the table takes the '
+                "shuffler out of service between rounds.</p>") + body
+    return page(request, "Game protection", body + shuffler_form(request))
+
+
+def shuffler_form(request: web.Request) -> str:
+    """A supervisor's button taking the shuffler out of service (UTH ch.13 §J, P43: the table then deals without
+    it), while the daemon's status says the table has one in service; the request waits for the round to end."""
+    login = request.get(keys.LOGIN)
+    st = request.app[keys.FEED].current() or {}
+    if login is None or not guard.may(login.role, "/protection/shuffler"):
+        return ""
+    if "shuffler" not in (st.get("devices") or {}) or "shuffler" in (st.get("out_of_order") or []):
+        return ""
+    return ('<h2>The shuffler</h2><form method="post" action="/protection/shuffler" id="shuffler-out">'
+            f'{guard.csrf_field(request)}<p>A supervisor can take the shuffler out of service: the table deals '
+            'without it from the next round, as for a device out of order; it comes back into service with the '
+            'floor supervisor\'s key at the table.</p><button>Take the shuffler out of service</button></form>')
+
+
+async def shuffler_out(request: web.Request) -> web.Response:
+    """``POST /protection/shuffler``: the request left for the daemon, with the supervisor's name (issue 28)."""
+    login = request[keys.LOGIN]
+    await asyncio.to_thread(requests.put, request.app[keys.JOURNAL_PATH], "out_of_order", "shuffler", login.user)
+    raise web.HTTPSeeOther("/protection?requested=shuffler")
 
 
 def routes(app: web.Application, page: Page) -> None:
-    """``/protection``, drawn with the floor's ``page`` (web/floor.py)."""
+    """``/protection`` and ``/protection/shuffler``, drawn with the floor's ``page`` (web/floor.py)."""
 
     async def handler(request: web.Request) -> web.Response:
         return await protection(request, page)
 
     app.router.add_get("/protection", handler)
+    app.router.add_post("/protection/shuffler", shuffler_out)

@@ -6,7 +6,8 @@ finding is journaled (``ProtectionFinding``, a table event naming its round) and
 supervisor acknowledges it (``Alarms.latch``, key ``protection:<seq>``).  Each settled round (``on_settled``)
 feeds the streak monitor and the gaming day's hold (``controller.protection.hold``): a streak, or a wager's hold
 outside its band (once a day and wager), is a finding too.  Their state is not kept apart: it is rebuilt from
-the journal's settlements and findings at start.  docs/protection.md.
+the journal's settlements and findings at start.  A supervisor on the floor's pages takes the shuffler out of
+service through a request the daemon takes between rounds (``floor_requests``).  docs/protection.md.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from statistics import NormalDist
 from typing import Any
 
 from controller import events as ev
-from controller.protection import hold, witnesses
+from controller.protection import hold, requests, witnesses
+from controller.round.machine import Phase
 from controller.service.alarms import Alarms, Condition
+from controller.service.refused import Refused
+from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
 
@@ -26,10 +30,11 @@ P_WHY = "P111"  # the reading of issue 28's hold and streak alarms (docs/rulings
 
 
 class Protection:
-    def __init__(self, s: Session, settling: Settling, alarms: Alarms) -> None:
+    def __init__(self, s: Session, settling: Settling, alarms: Alarms, remedies: Remedies) -> None:
         self.s = s
         self.settling = settling
         self.alarms = alarms
+        self.remedies = remedies  # a device taken out of service from the floor's pages
         self.game = s.game.name
         self.figures_of = cache(hold.figures)
         self.streaks = hold.Streaks(self.game, self.figures_of)
@@ -102,3 +107,25 @@ class Protection:
             self.finding(ev.ProtectionFinding(finding=hold.HOLD, evidence={"day": self.day, **row}, round=round_id,
                                               wager=wager, p_value=Decimal(f"{p:.3g}")),
                          "protection_hold", (P_WHY,))
+
+    async def floor_requests(self) -> bool:
+        """The floor's requests waiting (``controller.protection.requests``): the shuffler taken out of service by a
+        supervisor logged in on the floor's pages, between rounds (a round in play: it waits), journaled with who;
+        one for a device already out of order or not at this table is done with nothing to do.  True when one was
+        taken."""
+        s = self.s
+        taken = False
+        for r in requests.pending(s.cfg.journal):
+            r_ = s.round
+            if r_ is not None and r_.phase is not Phase.WAGERS:
+                return taken  # between rounds only (P43): it waits for the round to end
+            configured = getattr(s.base_cfg.devices, r.device, None)
+            if configured and r.device not in s.life.out_of_order:
+                try:
+                    await self.remedies.out_of_order(r.device, f"floor supervisor {r.by}")
+                except Refused as e:
+                    s.log.warning("floor request refused", action=r.action, device=r.device, why=str(e))
+                    return taken
+            requests.done(r)
+            taken = True
+        return taken
