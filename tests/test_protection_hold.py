@@ -170,7 +170,7 @@ def test_the_daemon_part_journals_a_streak_latches_its_alarm_and_rebuilds_from_t
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled="A"), cfg=SimpleNamespace(automated_shuffler=True))
         settling, alarms = _Settling(), _Alarms()
-        return Protection(s, settling, alarms), settling, alarms  # type: ignore[arg-type]
+        return Protection(s, settling, alarms, None), settling, alarms  # type: ignore[arg-type]
 
     with Journal(path) as j:
         protection, settling, alarms = part(j)
@@ -201,7 +201,7 @@ def test_the_daemon_part_finds_a_hold_outside_its_band_once_a_gaming_day(tmp_pat
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False))
         settling, alarms = _Settling(), _Alarms()
-        Protection(s, settling, alarms)  # type: ignore[arg-type]
+        Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         rows = _rows(["three_of_a_kind"] * (hold.MIN_ROUNDS + 5))
         for n in range(hold.MIN_ROUNDS + 5):
             j.record_many([e.typed for e in rows if e.round_id == f"r{n}"], f"r{n}")

@@ -309,6 +309,8 @@ class Deal:
         RET ch.13 §A)."""
         s = self.s
         r = s.open_round()
+        if self.witnesses.round_id != r.round_id:  # resumed after a restart: the journal witnessed what came before
+            self.witnesses.start(r.round_id, partial=True)
         order = list(places)
         todo = list(order)
         dealt: list[tuple[str, str]] = []  # (place, card) of this deal so far, in order
@@ -382,6 +384,8 @@ class Deal:
             shuffler = self.devices.shuffler
             assert shuffler is not None
             stack = dealer_release_stack(s.game)
+            if self.witnesses.round_id != r.round_id:  # resumed after a restart (see ``places``)
+                self.witnesses.start(r.round_id, partial=True)
             index = self.witnesses.stack([place_key(p) for p in stack.places])
             released = await shuffler.release()
             if any(released.face_up):
