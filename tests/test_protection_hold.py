@@ -210,3 +210,23 @@ def test_the_daemon_part_finds_a_hold_outside_its_band_once_a_gaming_day(tmp_pat
     assert len(held) == 1 and held[0]["wager"] == "trips" and held[0]["round"] == f"r{hold.MIN_ROUNDS - 1}"
     assert held[0]["evidence"]["state"] == "outside" and Decimal(held[0]["p_value"]) < Decimal("0.001")
     assert "protection_hold" in {c.kind for c in alarms.latched.values()}
+
+
+
+def test_two_royal_flushes_put_a_fair_day_outside_its_band_but_are_no_finding(tmp_path):
+    """The pays are heavy-tailed: two royals in 30 hands at Trips are outside the normal band, but two wins in 30
+    hands are nothing a fair game does not do (P111: the count of wins decides)."""
+    from controller.service.protection import Protection
+
+    outcomes = ["royal_flush", "royal_flush"] + ["lose"] * (hold.MIN_ROUNDS - 2)
+    assert {r["wager"]: r for r in report(_rows(outcomes), UTH)["hold"]["table"]}["trips"]["state"] == "outside"
+    with Journal(tmp_path / "t.journal") as j:
+        s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
+                            life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False))
+        settling, alarms = _Settling(), _Alarms()
+        Protection(s, settling, alarms, None)  # type: ignore[arg-type]
+        rows = _rows(outcomes)
+        for n in range(len(outcomes)):
+            j.record_many([e.typed for e in rows if e.round_id == f"r{n}"], f"r{n}")
+            settling.settled(f"r{n}")
+        assert j.events_of(ev.ProtectionFinding.kind) == [] and alarms.latched == {}

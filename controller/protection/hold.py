@@ -41,6 +41,10 @@ WORDS: dict[str, str] = {
 }
 Z = 3  # the band's half-width in standard deviations: a fair wager is outside it about 0.27% of the times looked at
 MIN_ROUNDS = 30  # fewer settled rounds than this: no hold finding (the normal band is no good so early)
+# a hold outside its band is a finding only when the day's wins at the wager are as unlikely as this too: the
+# side wagers' pays are heavy-tailed (one royal can put a fair day outside a normal band), their count of wins
+# is not
+HOLD_ALPHA = 1e-6
 WINDOW = 40  # a seat's last hands at one side wager
 STREAK_ALPHA = 1e-6  # the binomial tail below which a window is a finding
 GAMING_DAY_STARTS = 6  # hours after midnight UTC; shifts of SHIFT_HOURS from it
@@ -213,9 +217,13 @@ class Tally:
     squared: Decimal = Decimal(0)  # the sum of the squared units (the band's variance per sd squared)
     net: Decimal = Decimal(0)
     letter: str | None = None
+    hands: int = 0
+    wins: int = 0
 
     def add(self, r: Result) -> None:
         self.rounds.add(r.round_id)
+        self.hands += 1
+        self.wins += r.won
         self.units += r.units
         self.squared += r.units * r.units
         self.net += r.net
@@ -225,6 +233,7 @@ class Tally:
         """The house's actual result against the expected one and its band (amounts as decimal strings)."""
         actual = -self.net
         out: dict[str, Any] = {"wager": wager, "paytable": self.letter, "rounds": len(self.rounds),
+                               "hands": self.hands, "wins": self.wins,
                                "wagered": str(self.units), "actual": str(actual), "expected": None, "band": None,
                                "state": "no_figures", "source": None}
         f = figures_of(game, wager, self.letter)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 from functools import cache
-from statistics import NormalDist
 from typing import Any
 
 from controller import events as ev
@@ -98,12 +97,13 @@ class Protection:
             row = tally.row(self.game, wager, self.figures_of)
             if row["state"] != "outside":
                 continue
-            self.held_outside.add((str(self.day), wager))
             f = self.figures_of(self.game, wager, tally.letter)
-            assert f is not None
-            sd = f.sd * float(tally.squared) ** 0.5
-            z = abs(float(row["actual"]) - float(row["expected"])) / sd if sd else 0.0
-            p = 2 * (1 - NormalDist().cdf(z))
+            if f is None or not f.p_win:
+                continue  # the base game: shown against its band, its heavy tail tested by no count (P111)
+            p = hold.binomial_tail(tally.wins, tally.hands, f.p_win)
+            if p >= hold.HOLD_ALPHA:
+                continue
+            self.held_outside.add((str(self.day), wager))
             self.finding(ev.ProtectionFinding(finding=hold.HOLD, evidence={"day": self.day, **row}, round=round_id,
                                               wager=wager, p_value=Decimal(f"{p:.3g}")),
                          "protection_hold", (P_WHY,))
