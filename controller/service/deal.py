@@ -340,6 +340,8 @@ class Deal:
                 if r.has_card(card):
                     return card_of_another_deck(s.game.short, "the same card came out twice this round")
                 contradicted = self.witnesses.read(read)
+                if contradicted is not None and contradicted.what == "card_read_twice":  # a burned card's twin
+                    return card_of_another_deck(s.game.short, "the same card came out twice this round")
                 if contradicted is not None:
                     return card_switched(s.game.short, [contradicted])
                 if face_up:

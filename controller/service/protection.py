@@ -12,6 +12,7 @@ service through a request the daemon takes between rounds (``floor_requests``). 
 
 from __future__ import annotations
 
+import sqlite3
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -80,7 +81,16 @@ class Protection:
                      "protection_card_switched", found.clauses)
 
     def settled(self, round_id: str) -> None:
-        """A round's settlement journaled: its results to the streaks and the day's hold."""
+        """A round's settlement journaled: its results to the streaks and the day's hold.  A fault of the monitor
+        itself is logged and does not stop the round's payment (a journal write that fails is the table's, P97)."""
+        try:
+            self._settled(round_id)
+        except sqlite3.Error:
+            raise
+        except Exception:
+            self.s.log.exception("protection monitor failed", round_id=round_id)
+
+    def _settled(self, round_id: str) -> None:
         results = list(hold.settled_results(self.s.journal.events(round_id), self.game))
         for streak in self.streaks.add(results):
             self.finding(ev.ProtectionFinding(finding=hold.STREAK, evidence={**streak.evidence(),
