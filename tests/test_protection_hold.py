@@ -230,3 +230,23 @@ def test_two_royal_flushes_put_a_fair_day_outside_its_band_but_are_no_finding(tm
             j.record_many([e.typed for e in rows if e.round_id == f"r{n}"], f"r{n}")
             settling.settled(f"r{n}")
         assert j.events_of(ev.ProtectionFinding.kind) == [] and alarms.latched == {}
+
+
+def test_the_report_names_who_acknowledged_each_findings_alarm_whichever_part_raised_it():
+    """The witnesses', hold's and streaks' alarms are keyed ``protection:<seq>``, the shuffle watch's
+    ``<alarm>:<round>:<finding>``: the report joins both to their finding."""
+    rows: list[Event] = []
+
+    def row(e: ev.JournalEvent, who: str | None = None) -> None:
+        rows.append(Event(len(rows) + 1, "2026-11-27T12:00:00+00:00", None, e.kind, who, e.to_data()))
+
+    row(ev.ProtectionFinding(finding="card_switched", round="r1", evidence={}))
+    row(ev.ProtectionFinding(finding="position_bias", round="r2", evidence={"chi_square": 1}, p_value=Decimal("1e-9")))
+    at = Decimal("1795745160.2")
+    row(ev.AlarmAcknowledged(id="protection:1@1795745153.048", alarm="protection_card_switched", priority="high",
+                             by="supervisor 1", at=at))
+    row(ev.AlarmAcknowledged(id="protection_shuffle:r2:position_bias@1795745153.1", alarm="protection_shuffle",
+                             priority="high", by="supervisor 2", at=at))
+    found = report(rows, UTH)["alarms"]
+    assert [(a["kind"], a["round_id"], a["acknowledged_by"], a["p_value"]) for a in found] == [
+        ("card_switched", "r1", "supervisor 1", None), ("position_bias", "r2", "supervisor 2", 1e-9)]

@@ -20,13 +20,17 @@ from controller.protection import hold
 def report(events: Iterable[Any], game: str, figures_of: hold.FiguresOf = hold.figures) -> dict[str, Any]:
     """The report from journal rows (``seq``, ``at``, ``round_id``, ``kind``, ``data``), in the journal's order."""
     rows = list(events)
-    acknowledged: dict[int, str] = {}
+    acknowledged: dict[int, str] = {}  # by the finding's seq: the key ``protection:<seq>`` (Alarms.latch)
+    by_round: dict[tuple[str, str], str] = {}  # by (round, finding): the shuffle watch's ``<alarm>:<round>:<finding>``
     for e in rows:
         if e.kind == ev.AlarmAcknowledged.kind:
             key, _, _ = str(e.data.get("id", "")).rpartition("@")
-            name, _, seq = key.partition(":")
-            if name == "protection" and seq.isdigit():
-                acknowledged[int(seq)] = str(e.data.get("by"))
+            name, _, rest = key.partition(":")
+            if name == "protection" and rest.isdigit():
+                acknowledged[int(rest)] = str(e.data.get("by"))
+            elif name.startswith("protection_"):
+                round_id, _, finding = rest.rpartition(":")
+                by_round[(round_id, finding)] = str(e.data.get("by"))
     alarms = []
     for e in rows:
         if e.kind != ev.ProtectionFinding.kind:
@@ -36,7 +40,8 @@ def report(events: Iterable[Any], game: str, figures_of: hold.FiguresOf = hold.f
         alarms.append({"kind": d.get("finding"), "round_id": d.get("round"), "evidence": d.get("evidence") or {},
                        "p_value": float(p) if p is not None else None, "at": e.at, "seq": e.seq,
                        "seat": d.get("seat"), "wager": d.get("wager"), "deck": d.get("deck"),
-                       "acknowledged_by": acknowledged.get(e.seq)})
+                       "acknowledged_by": acknowledged.get(e.seq) or by_round.get((str(d.get("round")),
+                                                                                    str(d.get("finding"))))})
     return {"game": game, "alarms": alarms, "hold": hold.hold(hold.settled_results(rows, game), game, figures_of)}
 
 
