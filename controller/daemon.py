@@ -53,6 +53,7 @@ from controller.service.life import Life
 from controller.service.lockout import WagerLockout
 from controller.service.panel import Panel
 from controller.service.progressive import NOT_ANSWERING, ProgressiveSystem
+from controller.service.protection import Protection
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.settlement import Settling
@@ -63,6 +64,8 @@ from controller.service.told import Told, amend, told
 from controller.service.wagers import Wagers
 from controller.table import TableLife, TableState, setup_from_journal
 from drivers.panel import ButtonPress
+
+FLOOR_S = 1.0  # how often the floor's requests are looked for (a file listing: no journal read)
 
 
 def sd_notify(message: str) -> bool:
@@ -122,6 +125,8 @@ class TableDaemon:
         self.alarms = alarms = Alarms(s, devices, life, progressive, remedies, storage,
                                       key_wanted=lambda: self.status_file.key_wanted())
         self.shuffle_watch = ShuffleWatch(s, devices, alarms)  # issue 28: after the alarms, which it adds to
+        # game protection: the witnesses' findings and streaks, journaled and latched as alarms (issue 28)
+        self.protection = Protection(s, settling, alarms, remedies)
         self.panel = Panel(s, devices=devices, life=life, wagers=wagers, lockout=lockout, deal=deal,
                            decisions=decisions, settling=settling, progressive=progressive, remedies=remedies)
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
@@ -179,6 +184,7 @@ class TableDaemon:
         heartbeat = asyncio.create_task(self._heartbeat())
         retry = asyncio.create_task(self._storage_retry())
         clock_check: asyncio.Task[None] | None = None
+        floor: asyncio.Task[None] | None = None
         try:
             self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
             try:
@@ -188,6 +194,7 @@ class TableDaemon:
             self.shuffle_watch.start()  # the monitor as the journal left it, before the alarms read its findings
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
+            floor = asyncio.create_task(self._floor_requests())  # the floor's pages' requests (issue 28)
             s.publish()
             self._serving = True
             while not self._stop.is_set():
@@ -213,6 +220,8 @@ class TableDaemon:
             retry.cancel()
             if clock_check is not None:
                 clock_check.cancel()
+            if floor is not None:
+                floor.cancel()
             self._stop.set()
             await self.devices.close()
             s.journal.close()
@@ -357,6 +366,21 @@ class TableDaemon:
                         await self._journal_failed(e, pressed=False)
                         self.session.publish()
             await asyncio.sleep(clock.CHECK_S)
+
+    async def _floor_requests(self) -> None:
+        """The floor's requests (a device out of service, issue 28), looked for every FLOOR_S between presses; a
+        write the disk refuses is a storage fault as a press's (P97)."""
+        while True:
+            await asyncio.sleep(FLOOR_S)
+            async with self._busy:
+                if self.storage.halted:
+                    continue
+                try:
+                    if await self.protection.floor_requests():
+                        self.session.publish()
+                except sqlite3.Error as e:
+                    await self._journal_failed(e, pressed=False)
+                    self.session.publish()
 
     async def _heartbeat(self) -> None:
         """The status is written at least every HEARTBEAT_S: its age tells `tablectl status` the daemon is alive."""

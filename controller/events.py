@@ -725,6 +725,7 @@ WORDS: dict[str, str] = {
     "field.problem": "Problem", "field.open_rounds": "Open rounds", "field.progressive_off": "Progressive off",
     "field.last_round": "Last round", "field.rounds": "Rounds", "field.table": "Table", "field.link": "Link",
     "field.alarms": "Alarms",
+    # game protection (issue 28)
     # the codes a field holds that no other declaration says
     "round_voided": "Voided",  # how a round closed (the hand recall's list), beside ``round_closed``
     "wagers.losing": "lost", "wagers.returned": "returned",

@@ -12,8 +12,9 @@ from typing import Any
 from simulators.control import ControlError
 
 #: Faults a card position can carry: the mechanism jams on it, it comes out face up,
-#: it is a card of another deck (a duplicate), or it cannot be read.
-POSITION_FAULTS = ("jam", "face_up", "duplicate", "unreadable")
+#: it is a card of another deck (a duplicate), or it cannot be read; at the shoe, a card switched in
+#: after it ("switch": read at the same position, as it did not come out of the deck; issue 28).
+POSITION_FAULTS = ("jam", "face_up", "duplicate", "unreadable", "switch")
 
 
 def positions(value: Any) -> list[int]:

@@ -158,6 +158,13 @@ class ShoeSim(SimulatedDevice):
         if "unreadable" in faults:
             code, flags = NO_CARD, flags | CARD_UNREADABLE
         self.report(CARD, lambda rid: encode_card_report(rid, position, code, flags))
+        if "switch" in faults and self.cards:
+            # a card slipped in at the shoe's mouth (issue 28): read, but it did not come out of the deck, so the
+            # shoe's position does not move; the one used here is the stub's last, a card of this deck not yet out
+            switched = self.cards.pop()
+            self.drawn.append(switched)
+            log.info("switched card", position=position)
+            self.report(CARD, lambda rid: encode_card_report(rid, position, switched, 0))
         return True
 
     async def control(self, cmd: str, args: dict[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ PRODUCT = ("controller", "web", "demo")
 JOURNAL = ROOT / "controller" / "journal"
 
 #: declared types that this program reads but no longer writes (kept so that old journals read as typed)
-READ_ONLY: frozenset[type[ev.JournalEvent]] = frozenset()
+READ_ONLY: frozenset[type[ev.JournalEvent]] = frozenset()  # every declared event is written
 
 
 def sources() -> list[tuple[Path, ast.Module]]:

@@ -167,7 +167,8 @@ def test_no_page_answers_500_on_a_damaged_journal_and_each_names_what_is_wrong(t
     path = tmp_path / "t.journal"
     rids = journal_of(path, "uth-09" if how == "another_tables" else TABLE)
     file, what = _damage(path, how)
-    pages = ["/", "/rounds", f"/rounds/{rids[0]}", f"/rounds/{rids[-1]}", "/progressive", "/irregularities", "/audit"]
+    pages = ["/", "/rounds", f"/rounds/{rids[0]}", f"/rounds/{rids[-1]}", "/progressive", "/irregularities", "/audit",
+             "/protection"]
     got = asyncio.run(_get_all(path, tmp_path, pages))
     for p, (status, text) in got.items():
         assert status in (200, 503, 404), (p, status)  # 404: a round the damaged journal no longer holds

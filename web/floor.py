@@ -26,7 +26,7 @@ from aiohttp import web
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal
 from controller.progressive import hits as prog
-from web import audit, guard, keys, recall
+from web import audit, guard, keys, protection, recall
 from web.auth import COOKIE, check_password
 from web.details import details, kind
 from web.feed import liveness_json
@@ -42,6 +42,7 @@ PAGES = [
     ("/rounds", "Hand recall"),
     ("/progressive", "Progressive"),
     ("/irregularities", "Irregularities and voids"),
+    ("/protection", "Game protection"),  # issue 28 (web/protection.py)
     ("/audit", "Audit"),
     ("/accounts", "Accounts"),  # a supervisor's: unlocking an account (web/accounts.py)
 ]
@@ -491,6 +492,7 @@ def routes(app: web.Application) -> None:
     recall.routes(app, page)  # /rounds and /rounds/{round_id} (web/recall.py)
     app.router.add_get("/progressive", progressive)
     app.router.add_get("/irregularities", irregularities)
+    protection.routes(app, page)  # /protection (web/protection.py)
     app.router.add_get("/audit", audit_page)
     app.router.add_get("/liveness", liveness_events)
     app.router.add_get("/liveness.json", liveness_now)

@@ -42,6 +42,8 @@ ROUTES: dict[str, frozenset[str] | None] = {
     "/rounds/{round_id}": RECALL,
     "/progressive": RECALL,  # its hits name rounds and seats
     "/irregularities": RECALL,  # an irregularity's details may name cards
+    "/protection": RECALL,  # game protection's findings (rounds, seats) and the hold (issue 28)
+    "/protection/shuffler": frozenset({SUPERVISOR}),  # the shuffler taken out of service (issue 28)
     "/audit": frozenset({AUDITOR}),
     "/accounts": frozenset({SUPERVISOR}),  # the accounts locked, and their unlocking (web/accounts.py)
     "/accounts/unlock": frozenset({SUPERVISOR}),

@@ -32,6 +32,7 @@ SOURCES: tuple[str, ...] = (
     "controller.service.refused", "controller.service.storage", "controller.service.alarms", "controller.service.clock",
     "drivers.health", "drivers.device", "drivers.registers",
     "controller.events", "controller.journal.trust", "web.audit", "web.verified", "controller.protection.shuffle",
+    "controller.protection.witnesses", "controller.protection.hold",  # issue 28: findings, hold, streaks
 )
 #: modules that may be absent (a part being written): collected when they exist
 OPTIONAL: frozenset[str] = frozenset()

@@ -52,7 +52,14 @@ KINDS: dict[str, str] = {
     "link_hit_pending": "Linked progressive win awaiting validation at another table",
     "protection_shuffle": "The shuffle looks weak or rigged: take the shuffler out of service and check it",
     "protection_replay": "A deck came out in an order already dealt: take the shuffler out of service",
+    # game protection (issue 28; controller/protection): latched until a supervisor acknowledges them
+    "protection_card_switched": "Card switched: the devices' reads and the hands disagree",
+    "protection_hold": "Hold outside its band",
+    "protection_streak": "A streak a fair game almost never makes",
 }
+#: the kinds latched (``Alarms.latch``): raised by a finding, not by a state the table is in; each stays until a
+#: supervisor acknowledges it, then clears (its finding stays in the journal: ``tablectl protection report``)
+LATCHED = frozenset(k for k in KINDS if k.startswith("protection_"))
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
 #: the words a screen says them in (web/words.py): qualified, as an alarm's kind shares its code with what the
@@ -125,6 +132,10 @@ class Alarms:
         self.storage = storage
         self.key_wanted = key_wanted  # whether the dealer's next action needs the key (the status's next_action)
         self.open: dict[str, Alarm] = self._restored()  # by condition
+        # the latched alarms still unacknowledged when the daemon stopped are latched again (issue 28)
+        self.latched: dict[str, Condition] = {
+            k: Condition(a.kind, a.priority, a.clauses, a.seat, a.device)
+            for k, a in self.open.items() if a.kind in LATCHED and a.acknowledged is None}
         self.live = False  # conditions are read once the daemon has recovered its round (``start``)
         self._unwritten: list[tuple[ev.JournalEvent, str | None]] = []  # refused by the disk: written once it takes
         self._degraded_since: dict[str, float] = {}
@@ -236,7 +247,14 @@ class Alarms:
             out[f"link_hit_pending:{hit['seq']}"] = Condition("link_hit_pending", "low", ("R4",), seat=None)
         for source in self._sources:
             out.update(source())
+        out.update(self.latched)
         return out
+
+    def latch(self, key: str, condition: Condition) -> None:
+        """A finding's alarm (``LATCHED`` kinds): raised at the next refresh, cleared once acknowledged.  ``key``
+        is ``protection:<the finding's journal seq>`` (the report joins them by it)."""
+        assert condition.kind in LATCHED, condition.kind
+        self.latched[key] = condition
 
     def refresh(self) -> None:
         """Raise the alarms whose condition began, clear those whose condition ended (each journaled)."""
@@ -278,6 +296,7 @@ class Alarms:
                 continue
             self.open[key] = replace(a, acknowledged=(by, float(at)))
             self._record(ev.AlarmAcknowledged(id=a.id, alarm=a.kind, priority=a.priority, by=by, at=at), who=by)
+            self.latched.pop(key, None)  # a finding's alarm ends once acknowledged
 
     def validated(self, round_id: str, hits: list[prog.Hit], who: str) -> None:
         """A held win validated: the supervisor who validated it acknowledged its alarm (P105)."""

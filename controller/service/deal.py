@@ -25,9 +25,11 @@ import itertools
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from controller import events as ev
 from controller.irregularities import clause
+from controller.protection import witnesses as wit
 from controller.round.machine import Phase
 from controller.service.devices import Devices
 from controller.service.progressive import ProgressiveSystem
@@ -66,6 +68,7 @@ class Found:
     remove_deck: str | None = None
     device: str | None = None
     counts: dict[str, int] | None = None
+    evidence: dict[str, Any] | None = None  # a protection finding's (issue 28): journaled with it
 
 
 Dealt = bool | Found  # True: dealt; False: the round was stopped meanwhile; Found: stopped, its remedy is due
@@ -77,6 +80,16 @@ def card_of_another_deck(short: str, seen: str) -> Found:
     where = clause("stub_count", short)
     return Found(f"{seen}: a card from another deck (P40; {where})", "card_of_another_deck", ("P40", where),
                  remove_deck="a card of another deck is in it")
+
+
+def card_switched(short: str, found: list[wit.Discrepancy]) -> Found:
+    """P111: the three witnesses disagree on a card (issue 28): a card was switched.  No clause names it: the
+    hands do not hold the cards the deck dealt, as with a wrong number of cards (UTH ch.13 §E) every hand is
+    void, and the deck leaves the table as one that is not 52 cards of one deck (UTH ch.8 §G(2))."""
+    wrong, deck = clause("wrong_number_of_cards", short), clause("stub_count", short)
+    what = ", ".join(wit.WORDS[d.what].lower() for d in found)
+    return Found(f"card switched: {what} (P111; {wrong}; {deck})", wit.FINDING, ("P111", wrong, deck),
+                 remove_deck="a card was switched", evidence=wit.evidence(found))
 
 
 def face_up_in_stack(short: str, what: str) -> Found:
@@ -113,6 +126,7 @@ class Deal:
         self.next_place: str | None = None  # where the next card of a deal goes (shown to the dealer)
         self.streets_dealt = 0
         self.face_up_this_round = 0
+        self.witnesses = wit.Witnesses()  # every card's reads, reconciled before settlement (issue 28)
 
     @property
     def procedure(self) -> Procedure:
@@ -125,6 +139,8 @@ class Deal:
         devices = self.devices
         r = s.open_round()
         self.streets_dealt, self.face_up_this_round = 0, 0
+        from_shuffler = devices.shuffler is not None and not devices.shoe_reads_the_cards
+        self.witnesses.start(r.round_id, s.life.last_shuffled if from_shuffler else None)
         seats = sorted(r.seats)
         if devices.shuffler is not None and s.life.last_shuffled:  # one deck or two: which one dealt (UTH ch.3 §A-§B)
             s.life.record(ev.DeckDealt(deck=s.life.last_shuffled, round=r.round_id))
@@ -228,19 +244,22 @@ class Deal:
 
     # ------------------------------------------------------------------ the cards
 
-    async def _cards(self, n: int, *, as_stack: bool) -> list[tuple[str, bool]] | SeatSkip | None:
-        """``n`` cards from this table's source, each with its face-up flag; a seat skipped meanwhile,
-        or None when the round was stopped."""
+    async def _cards(self, n: int, *, as_stack: bool,
+                     stack_index: int | None = None) -> list[wit.Read] | SeatSkip | None:
+        """``n`` cards from this table's source, each as its device read it (``stack_index``: the stack the
+        witnesses were told of); a seat skipped meanwhile, or None when the round was stopped."""
         devices = self.devices
         shuffler = devices.shuffler
         if shuffler is not None and not devices.shoe_reads_the_cards:
             if as_stack:
                 stack = await shuffler.deliver(n)
-                return list(zip(stack.cards, stack.face_up, strict=True))
-            out = []
+                return [wit.Read("shuffler", stack.first_position + i, card, up, stack_index, stack.deck)
+                        for i, (card, up) in enumerate(zip(stack.cards, stack.face_up, strict=True))]
+            out: list[wit.Read] = []
             for _ in range(n):  # dealt by hand: the top card, one at a time (UTH ch.9 §B(1), RET ch.9 §B(2))
                 stack = await shuffler.deliver(1)
-                out.append((stack.cards[0], stack.face_up[0]))
+                out.append(wit.Read("shuffler", stack.first_position, stack.cards[0], stack.face_up[0],
+                                    None, stack.deck))
             return out
         out = []
         self.expecting = n
@@ -251,7 +270,7 @@ class Deal:
                 drawn = await self._next_card()
                 if not isinstance(drawn, CardDrawn):
                     return drawn
-                out.append((drawn.card, drawn.face_up))
+                out.append(wit.Read("shoe", drawn.position, drawn.card, drawn.face_up))
                 self.expecting -= 1
         finally:
             self.expecting = 0
@@ -290,13 +309,16 @@ class Deal:
         RET ch.13 §A)."""
         s = self.s
         r = s.open_round()
+        if self.witnesses.round_id != r.round_id:  # resumed after a restart: the journal witnessed what came before
+            self.witnesses.start(r.round_id, partial=True)
         order = list(places)
         todo = list(order)
         dealt: list[tuple[str, str]] = []  # (place, card) of this deal so far, in order
         while todo:
             self.next_place = place_key(todo[0])  # public: where the next card goes
+            stack_index = self.witnesses.stack([place_key(p) for p in todo]) if as_stack else None
             try:
-                got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack)
+                got = await self._cards(len(todo) if as_stack else 1, as_stack=as_stack, stack_index=stack_index)
             finally:
                 self.next_place = None
             if got is None:
@@ -309,11 +331,19 @@ class Deal:
                                        "a wrong number of cards voids the round instead")
                 moved = [(place_key(p), card) for p, (_, card) in zip(order, dealt, strict=False)]
                 await self.skip_seat(got.seat, got.who, moved)
+                for place, card in moved:
+                    self.witnesses.placed(place, card)
                 dealt, todo = moved, order[len(moved):]
                 continue
-            for card, face_up in got:
+            for read in got:
+                card, face_up = read.card, read.face_up
                 if r.has_card(card):
                     return card_of_another_deck(s.game.short, "the same card came out twice this round")
+                contradicted = self.witnesses.read(read)
+                if contradicted is not None and contradicted.what == "card_read_twice":  # a burned card's twin
+                    return card_of_another_deck(s.game.short, "the same card came out twice this round")
+                if contradicted is not None:
+                    return card_switched(s.game.short, [contradicted])
                 if face_up:
                     found = await self._face_up_card(card)
                     if found is not None:
@@ -326,6 +356,7 @@ class Deal:
                 place = place_key(todo.pop(0))
                 ask(r.can_deal(place, card))
                 await r.card(place, card)
+                self.witnesses.placed(place, card)
                 dealt.append((place, card))
         return True
 
@@ -355,15 +386,33 @@ class Deal:
             shuffler = self.devices.shuffler
             assert shuffler is not None
             stack = dealer_release_stack(s.game)
+            if self.witnesses.round_id != r.round_id:  # resumed after a restart (see ``places``)
+                self.witnesses.start(r.round_id, partial=True)
+            index = self.witnesses.stack([place_key(p) for p in stack.places])
             released = await shuffler.release()
             if any(released.face_up):
                 return face_up_in_stack(s.game.short, "a dealer card came out of the shuffler face up")
-            for place, card in zip(stack.places, released, strict=False):
+            for i, (place, card) in enumerate(zip(stack.places, released, strict=False)):
                 if r.has_card(card):
                     return card_of_another_deck(s.game.short, "the same card came out twice this round")
+                contradicted = self.witnesses.read(wit.Read("shuffler", released.first_position + i, card, False,
+                                                            index, released.deck))
+                if contradicted is not None:
+                    return card_switched(s.game.short, [contradicted])
                 ask(r.can_deal(place_key(place), card))
                 await r.card(place_key(place), card)
+                self.witnesses.placed(place_key(place), card)
         return True
+
+    def reconcile(self) -> Dealt:
+        """The three witnesses before the settlement (issue 28, P111): the hands the settlement is about to
+        score against the devices' reads; a discrepancy is a card switched: found."""
+        s = self.s
+        r = s.open_round()
+        if self.witnesses.round_id != r.round_id:  # resumed after a restart: the journal witnessed what came before
+            self.witnesses.start(r.round_id, partial=True)
+        found = self.witnesses.reconcile(wit.scored_places(r.settle_input()))
+        return card_switched(s.game.short, found) if found else True
 
     async def count_stub(self) -> Dealt:
         """UTH ch.8 §E-§G (HCF ch.8 §G-§J, RET ch.8 §E-§F): the stub is counted -- here by the card-reading

@@ -200,6 +200,11 @@ class Remedies:
                                                  f"({where})", what, (where,), keep=keep))
         return None
 
+    async def out_of_order(self, device: str, who: str) -> None:
+        """``device`` taken out of service by ``who`` from elsewhere than the panel (the floor's pages: issue 28),
+        as the dealer's report with the key would take it (P43); between rounds only (``Refused`` otherwise)."""
+        await self._device_service(f"out_of_order:{device}", who)
+
     async def _device_service(self, what: str, who: str) -> None:
         """UTH ch.13 §J (HCF ch.13 §I, RET ch.13 §E): a device that cannot be used is covered or signed out of order
         before the table shuffles or deals another way; journaled with who (P43)."""

@@ -11,7 +11,7 @@ part that voids a round, and the one that settles the wagers the clause keeps al
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from controller import events as ev
 from controller.round import settlement as round_settlement
@@ -31,6 +31,17 @@ class Settling:
         self.devices = devices
         self.deal = deal
         self.progressive = progressive
+        self._on_irregular: list[Callable[[str, Found], None]] = []
+        self._on_settled: list[Callable[[str], None]] = []
+
+    def on_settled(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(round_id)`` once a round's settlement is journaled (hold and streaks: issue 28)."""
+        self._on_settled.append(listener)
+
+    def on_irregular(self, listener: Callable[[str, Found], None]) -> None:
+        """Call ``listener(round_id, found)`` once a round was voided for an irregularity (the protection part
+        journals a card switched as a finding and raises its alarm: issue 28)."""
+        self._on_irregular.append(listener)
 
     async def finished(self, dealt: Dealt) -> bool:
         """Whether a step of the deal ended dealt; what it found is remedied here (P40)."""
@@ -47,6 +58,9 @@ class Settling:
             return
         if not await self.finished(await self.deal.release_dealer_cards()):
             return
+        # issue 28, P111: the hands about to be scored against the devices' reads (three witnesses)
+        if not await self.finished(self.deal.reconcile()):
+            return
         ask(r.can_settle())
         await r.settle()
         # the meters are not touched here: a progressive win is paid from them only once validated
@@ -57,6 +71,8 @@ class Settling:
                told("pay_and_collect", clauses=[p.clause for p in passes], seats={n for p in passes for n in p.seats},
                     wagers={w for p in passes for w in p.wagers}))
         self.log_settlement()
+        for listener in self._on_settled:
+            listener(r.round_id)
         await self.progressive.hold_for_validation()
 
     async def deal_rest_and_settle(self) -> None:
@@ -120,6 +136,8 @@ class Settling:
         s.tell(f"IRREGULARITY: {reason}: all hands void -- {todo}; then confirm",
                told("irregularity", cause=found.cause, clauses=found.clauses, remove_deck=bool(remove_deck),
                     wagers=keep, device=device, counts=found.counts))
+        for listener in self._on_irregular:
+            listener(r.round_id, found)
         if keep:
             self.log_settlement()
             await self.progressive.hold_for_validation()
