@@ -665,6 +665,8 @@ class Checkpoint(JournalEvent):
     # the reserve and overflow meters (P110), when any is not zero
     reserve: dict[str, Decimal] | None = optional()
     overflow: dict[str, Decimal] | None = optional()
+    # the parameters last approved (``controller.progressive.control``, P110): kept across roll-overs
+    parameters: dict[str, Any] | None = optional()
 
 
 # -- the progressive's parameters and meters under control (P110, docs/progressive-meters.md) --------------

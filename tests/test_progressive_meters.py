@@ -207,3 +207,150 @@ def test_an_unreasonable_contribution_is_refused_and_journaled(tmp_path, monkeyp
             assert refused == [{"round": s["round"]["round_id"], "meter": "minor", "amount": "0.02",
                                 "unreasonable": "0.01"}]
             assert not [e for e in j.events(s["round"]["round_id"]) if e.kind in ("meter_add", "no_more_bets")]
+
+
+@pytest.mark.requirement(NJ_PARAMS)
+def test_the_par_sheet_counts_the_rate_less_the_hidden_rate() -> None:
+    from games.analysis import AnalysisError, analyze
+
+    rates = ["major=0.04", "minor=0.01"]
+    plain = analyze("ultimate_texas_holdem", "progressive", "B", (), rate_args=rates)
+    held = analyze("ultimate_texas_holdem", "progressive", "B", (), rate_args=rates, hidden_rate_args=["major=0.01"])
+    assert "hidden_rates" not in plain  # as before without a hidden rate
+    assert held["return"] == plain["return"]  # the return at the reset amounts: the reserve funds those
+    assert D(plain["return_with_contributions"]) - D(held["return_with_contributions"]) == D("0.01")
+    assert held["meter_rate"] == D("0.04") and held["hidden_rates"]["major"] == D("0.01")
+    with pytest.raises(AnalysisError):
+        analyze("ultimate_texas_holdem", "progressive", "B", (), rate_args=rates, hidden_rate_args=["minor=0.02"])
+
+
+# -- changes under control, dual control -------------------------------------------------------------------
+
+CHANGES = "COMAR 36.05.03.24"
+NO_CHANGE_ON_LINK = "NY 9 NYCRR 5321.18(b)(4)"
+
+
+def table_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, major: str = "", supervisors: str = "") -> Path:
+    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "table.journal"))
+    path = uth(tmp_path, major)
+    if supervisors:
+        path.write_text(path.read_text().replace("ids = [\n", f"ids = [\n    {supervisors},\n"))
+    return path
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    import io
+
+    from controller.cli.main import main as tablectl
+
+    out, err = io.StringIO(), io.StringIO()
+    code = tablectl(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def kinds(path: Path, *wanted: str) -> list[dict]:
+    with Journal(path) as j:
+        return [{"kind": e.kind, "who": e.who, **e.data} for e in j.iter_events() if e.kind in wanted]
+
+
+@pytest.mark.requirement(CHANGES)
+def test_parameters_change_only_recorded_with_approval_on_a_closed_table(tmp_path, monkeypatch):
+    from controller.progressive import control
+    from controller.service.session import Session
+    from controller.table import TableState
+
+    journal = tmp_path / "table.journal"
+    Session(load_config(table_at(tmp_path, monkeypatch))).journal.close()  # first start: recorded as installed
+    Session(load_config(table_at(tmp_path, monkeypatch))).journal.close()  # the same: nothing more
+    [installed] = kinds(journal, "parameters_changed")
+    assert installed["by"] == "installed" and installed["new"]["progressive"]["meters"]["major"]["rate"] == "0.04"
+
+    changed = table_at(tmp_path, monkeypatch, "hidden_rate = 0.01")
+    with pytest.raises(control.ParametersRefused):  # the daemon does not start on unapproved parameters
+        Session(load_config(changed))
+    [refused] = kinds(journal, "parameters_change_refused")
+    assert refused["old"] == installed["new"] and refused["new"]["progressive"]["meters"]["major"]["hidden_rate"] == \
+        "0.01"
+
+    cfg = load_config(changed)
+    with Journal(journal) as j:  # an open table: refused, journaled with who and the approval
+        with pytest.raises(control.ParametersRefused):
+            control.change(j, cfg, TableState.OPEN, "tech 12", "MLGCA-2026-041")
+    last = kinds(journal, "parameters_change_refused")[-1]
+    assert (last["by"], last["approval"], last["who"]) == ("tech 12", "MLGCA-2026-041", "tech 12")
+    assert "open" in last["reason"]
+
+    code, out, err = run_cli("parameters", "change", "--config", str(changed), "--by", "tech 12", "--approval",
+                             "MLGCA-2026-041")
+    assert code == 0, err
+    last = kinds(journal, "parameters_changed")[-1]
+    assert (last["by"], last["approval"]) == ("tech 12", "MLGCA-2026-041")
+    assert last["old"]["progressive"]["meters"]["major"]["hidden_rate"] == "0"
+    assert last["new"]["progressive"]["meters"]["major"]["hidden_rate"] == "0.01"
+    Session(cfg).journal.close()  # approved: the daemon starts on them
+
+
+@pytest.mark.requirement(CHANGES)
+def test_a_limit_only_above_the_meter_now(tmp_path, monkeypatch):
+    from controller.progressive import control
+    from controller.service.session import Session
+    from controller.table import TableState
+
+    Session(load_config(table_at(tmp_path, monkeypatch))).journal.close()  # major at 10000.00
+    with Journal(tmp_path / "table.journal") as j:
+        for limit, ok in (("10000.00", False), ("10000.01", True)):
+            cfg = load_config(table_at(tmp_path, monkeypatch, f'limit = "{limit}"'))
+            if ok:
+                control.change(j, cfg, TableState.CLOSED, "tech 12", "MLGCA-2026-042")
+            else:
+                with pytest.raises(control.ParametersRefused, match="above the meter"):
+                    control.change(j, cfg, TableState.CLOSED, "tech 12", "MLGCA-2026-042")
+
+
+@pytest.mark.requirement(NO_CHANGE_ON_LINK)
+def test_a_linked_tables_parameters_are_not_changed_from_the_table(tmp_path, monkeypatch):
+    from controller.progressive import control
+    from controller.table import TableState
+
+    monkeypatch.setenv("TABLE_JOURNAL", str(tmp_path / "table.journal"))
+    cfg = load_config(uth(tmp_path, top='link = "postgresql://h/db"\nlink_id = "bank"'))
+    with Journal(tmp_path / "table.journal") as j:
+        with pytest.raises(control.ParametersRefused, match="link"):
+            control.change(j, cfg, TableState.CLOSED, "tech 12", "NYSGC-7")
+    assert kinds(tmp_path / "table.journal", "parameters_change_refused")
+
+
+@pytest.mark.requirement(CHANGES)
+def test_a_meter_correction_needs_two_different_supervisors(tmp_path, monkeypatch):
+    from controller.service.session import Session
+    from controller.supervisors import hash_id
+
+    config = str(table_at(tmp_path, monkeypatch, supervisors=f'"{hash_id(4712)}"'))
+    journal = tmp_path / "table.journal"
+    Session(load_config(config)).journal.close()
+    code, out, err = run_cli("meters", "propose", "--config", config, "--supervisor", "4711", "--meter",
+                             "major=12000.00", "--reason", "sign fault: meter read from the controller's log")
+    assert code == 0, err
+    [proposed] = kinds(journal, "meter_correction_proposed")
+    seq = re.search(r"at seq (\d+)", out)
+    assert seq is not None
+    # the proposer again: refused, journaled, the meter unchanged
+    code, out, err = run_cli("meters", "approve", "--config", config, "--proposal", seq.group(1), "--supervisor",
+                             "4711")
+    assert code == 2 and "different" in err
+    assert [r["supervisor"] for r in kinds(journal, "meter_correction_refused")] == [4711]
+    code, _, err = run_cli("meters", "approve", "--config", config, "--proposal", seq.group(1), "--supervisor", "999")
+    assert code == 2 and "allow-list" in err
+    with Journal(journal) as j:
+        assert j.meter_values()["major"] == D("10000.00")
+    code, out, err = run_cli("meters", "approve", "--config", config, "--proposal", seq.group(1), "--supervisor",
+                             "4712")
+    assert code == 0, err
+    [approved] = kinds(journal, "meter_correction_approved")
+    assert (approved["proposed_by"], approved["supervisor"], approved["who"]) == (
+        4711, 4712, "supervisor 4711 and supervisor 4712")
+    with Journal(journal) as j:
+        assert j.meter_values()["major"] == D("12000.00")
+    assert proposed["old"] == {"major": "10000.00"}
+    code, _, err = run_cli("meters", "approve", "--config", config, "--proposal", seq.group(1), "--supervisor", "4712")
+    assert code == 2 and "already" in err  # once

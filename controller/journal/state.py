@@ -97,7 +97,7 @@ class JournalState:
                                  progressive_off=self.progressive_off, last_round=self.last_round,
                                  rounds=self.rounds, table=parts.get("table"), link=parts.get("link"),
                                  alarms=parts.get("alarms"), reserve=dict(self.reserve) or None,
-                                 overflow=dict(self.overflow) or None)
+                                 overflow=dict(self.overflow) or None, parameters=parts.get("parameters"))
 
     def restore(self, seq: int, cp: events.Checkpoint) -> None:
         """Take the state a checkpoint journaled at ``seq`` holds (it is the state after ``seq - 1``)."""

@@ -26,6 +26,7 @@ from controller import events as ev
 from controller.config.table import TableConfig
 from controller.journal import segments as journal_segments
 from controller.journal.store import Journal, JournalError
+from controller.progressive import control
 from controller.progressive.hits import linked as prog_linked
 from controller.progressive.link import table_meters
 from controller.round.machine import Phase, RoundController
@@ -54,6 +55,8 @@ class Session:
         meters = table_meters(cfg, self.journal) if linked else None
         journal_segments.complete(self.journal)
         self.meters = meters if meters is not None else table_meters(cfg, self.journal)  # (controller/link)
+        # the parameters are those last approved, or the daemon does not start (P110)
+        control.check_at_start(self.journal, cfg, self.life.state)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None
