@@ -781,6 +781,7 @@ WORDS: dict[str, str] = {
     "field.reserve": "Reserve", "field.overflow": "Overflow", "field.unreasonable": "Unreasonable above",
     "field.approval": "Approval", "field.old": "Before", "field.new": "After the change",
     "field.supervisor": "Supervisor", "field.proposal": "Proposal", "field.proposed_by": "Proposed by",
+    "field.parameters": "Parameters approved",
     # the fields
     "field.game": "Game", "field.paytables": "Paytables", "field.progressive": "Progressive",
     "field.payout_limit": "Payout limit", "field.steps_journaled": "Steps journaled", "field.seat": "Seat",
