@@ -354,3 +354,44 @@ def test_a_meter_correction_needs_two_different_supervisors(tmp_path, monkeypatc
     assert proposed["old"] == {"major": "10000.00"}
     code, _, err = run_cli("meters", "approve", "--config", config, "--proposal", seq.group(1), "--supervisor", "4712")
     assert code == 2 and "already" in err  # once
+
+
+# -- on a link: the link's one row per meter is every table's meters -------------------------------------
+
+
+@pytest.mark.requirement(NJ_PARAMS)
+@pytest.mark.requirement(NY_METERS)
+def test_a_linked_hit_keeps_the_meters_the_same_at_every_table():
+    import asyncio
+
+    import pg
+    from controller.progressive.link.migrate import migrate
+    from controller.progressive.link.report import link_report
+    from controller.progressive.link.store import Contribution, LinkStore
+
+    url = pg.cluster().new_database()
+    migrate(url)
+
+    async def play() -> tuple[dict, dict]:
+        stores = {t: LinkStore(url, "bank", pool_size=1) for t in ("t1", "t2")}
+        for s in stores.values():
+            await s.open()
+        try:
+            await stores["t1"].install({"major": (D("10000.00"), D("1000.00"))})
+            await stores["t1"].contribute("t1", "r1", [Contribution(1, "major", D("0.20"), D(5))])
+            await stores["t2"].contribute("t2", "r9", [Contribution(2, "major", D("0.20"), D(5)),
+                                                      Contribution(3, "major", D("0.20"), D(5))])
+            hit = await stores["t2"].hit("t2", "asset-2", "r9", 0, 2, "royal_flush", "major", D(100))
+            await stores["t2"].validate("t2", "r9", 0, "supervisor 4711")
+            assert hit.paid == D("10000.60")
+        finally:
+            for s in stores.values():
+                await s.close()
+        return await link_report(url, "bank", {}), await link_report(url, "bank", {})
+
+    seen_by_t1, seen_by_t2 = asyncio.run(play())
+    assert seen_by_t1["meters"]["major"]["regulated"] == seen_by_t2["meters"]["major"]["regulated"] == {
+        "in": D("0.60"), "current": D("1000.00"), "hits": 1, "wins": D("10000.60"), "overflow": D(0),
+        "reserve": D(0)}
+    [last] = seen_by_t1["last_hits"]
+    assert (last["table"], last["asset"], last["amount"], last["meter"]) == ("t2", "asset-2", D("10000.60"), "major")
