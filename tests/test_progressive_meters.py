@@ -395,3 +395,19 @@ def test_a_linked_hit_keeps_the_meters_the_same_at_every_table():
         "reserve": D(0)}
     [last] = seen_by_t1["last_hits"]
     assert (last["table"], last["asset"], last["amount"], last["meter"]) == ("t2", "asset-2", D("10000.60"), "major")
+
+
+@pytest.mark.requirement(CHANGES)
+def test_the_approved_parameters_survive_a_roll_over(tmp_path, monkeypatch):
+    from controller.journal import segments
+    from controller.progressive import control
+    from controller.service.session import Session
+
+    s = Session(load_config(table_at(tmp_path, monkeypatch)))  # installed
+    segments.roll_over(s.journal)  # the record sealed away: the new segment's checkpoint carries it
+    assert not s.journal.events_of(ev.ParametersChanged.kind)
+    assert control.last_parameters(s.journal) == control.parameters(s.cfg)
+    s.journal.close()
+    Session(load_config(table_at(tmp_path, monkeypatch))).journal.close()  # the same: starts, nothing recorded
+    with pytest.raises(control.ParametersRefused):  # a change is still refused after it
+        Session(load_config(table_at(tmp_path, monkeypatch, 'limit = "20000.00"')))

@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     a = actions.add_parser("propose", help="the first supervisor proposes the meters")
     add_table_options(a)
     a.add_argument("--supervisor", required=True, help="the proposer's supervisor ID (on the allow-list)")
-    a.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT", required=True)
+    a.add_argument("--meter", action="append", default=[], metavar="NAME=AMOUNT", required=True,
+                   help="a meter and the amount proposed for it (one --meter per meter)")
     a.add_argument("--reason", required=True, help="why")
     a.set_defaults(handler=cmd_propose)
     b = actions.add_parser("approve", help="a second, different supervisor approves a proposal")

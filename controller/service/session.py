@@ -53,6 +53,9 @@ class Session:
         # (P98): the link's meters first (they journal nothing); a table's own after (they may journal)
         linked = prog_linked(cfg.progressive) is not None
         meters = table_meters(cfg, self.journal) if linked else None
+        approved = control.last_parameters(self.journal)  # carried by the checkpoint a roll-over begins with (P110)
+        if approved is not None:
+            control.keep(self.journal, approved)
         journal_segments.complete(self.journal)
         self.meters = meters if meters is not None else table_meters(cfg, self.journal)  # (controller/link)
         # the parameters are those last approved, or the daemon does not start (P110)
