@@ -279,6 +279,17 @@ def test_parameters_change_only_recorded_with_approval_on_a_closed_table(tmp_pat
     last = kinds(journal, "parameters_change_refused")[-1]
     assert (last["by"], last["approval"], last["who"]) == ("tech 12", "MLGCA-2026-041", "tech 12")
     assert "open" in last["reason"]
+    s = Session(load_config(table_at(tmp_path, monkeypatch)))  # the table opened (its journal says so) ...
+    s.life.record(ev.TableOpened())
+    s.journal.close()
+    code, _, err = run_cli("parameters", "change", "--config", str(changed), "--by", "tech 12", "--approval",
+                           "MLGCA-2026-041")  # ... the command refuses too, and journals it
+    assert code == 2 and "open" in err
+    assert len(kinds(journal, "parameters_change_refused")) == 3
+    s = Session(load_config(table_at(tmp_path, monkeypatch)))
+    s.life.record(ev.TableClosed())
+    s.journal.close()
+    changed = table_at(tmp_path, monkeypatch, "hidden_rate = 0.01")  # (the same file, written again)
 
     code, out, err = run_cli("parameters", "change", "--config", str(changed), "--by", "tech 12", "--approval",
                              "MLGCA-2026-041")
