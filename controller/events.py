@@ -371,6 +371,10 @@ class MeterSet(JournalEvent):
 class MeterAdd(JournalEvent):
     kind = "meter_add"
     meters: dict[str, Decimal]  # negative when a void takes a contribution back (R7a)
+    # the hidden rate's share, held for the next reset, and what the limit kept off the meter (P114); absent
+    # before P114 and when none
+    reserve: dict[str, Decimal] | None = optional()
+    overflow: dict[str, Decimal] | None = optional()
 
 
 @dataclass(frozen=True)
@@ -382,6 +386,7 @@ class MeterPaid(JournalEvent):
     hit: int | None = optional()
     seat: int | None = optional()
     settled: Decimal | None = optional()  # a linked hit: the settlement's figure, when the link paid another (P80)
+    reserve: Decimal | None = optional()  # the reserve after it funded the reset (P114); absent: unchanged
 
 
 # -- the table's life (round_id None) --------------------------------------------------------------
@@ -672,6 +677,83 @@ class Checkpoint(JournalEvent):
     link: dict[str, Any] | None = optional()
     # the alarms open (``controller.service.alarms.Alarms.checkpoint``: id -> the alarm), P105
     alarms: dict[str, Any] | None = optional()
+    # the reserve and overflow meters (P114), when any is not zero
+    reserve: dict[str, Decimal] | None = optional()
+    overflow: dict[str, Decimal] | None = optional()
+    # the parameters last approved (``controller.progressive.control``, P114): kept across roll-overs
+    parameters: dict[str, Any] | None = optional()
+
+
+# -- the progressive's parameters and meters under control (P114, docs/progressive-meters.md) --------------
+
+
+@dataclass(frozen=True)
+class ContributionRefused(JournalEvent):
+    """A round's contribution to a meter above its ``unreasonable`` amount: no more bets refused, nothing added
+    (N.J.A.C. 13:69E-1.39A(a)6)."""
+
+    kind = "contribution_refused"
+    round: str | None
+    meter: str
+    amount: Decimal
+    unreasonable: Decimal
+
+
+@dataclass(frozen=True)
+class ParametersChanged(JournalEvent):
+    """The progressive's or the paytables' parameters changed while the table was closed, approved (COMAR
+    36.05.03.24 C): ``old`` and ``new`` as ``controller.progressive.control.parameters`` gives them."""
+
+    kind = "parameters_changed"
+    by: str
+    approval: str
+    old: dict[str, Any]
+    new: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ParametersChangeRefused(JournalEvent):
+    """A change of the parameters refused (the table open, no approval, a limit not above the meter): the
+    daemon does not start on it."""
+
+    kind = "parameters_change_refused"
+    by: str | None
+    approval: str | None
+    reason: str
+    old: dict[str, Any]
+    new: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MeterCorrectionProposed(JournalEvent):
+    """The first of two supervisors proposes a meter reset or correction (dual control)."""
+
+    kind = "meter_correction_proposed"
+    supervisor: int
+    meters: dict[str, Decimal]
+    old: dict[str, Decimal]
+    reason: str
+
+
+@dataclass(frozen=True)
+class MeterCorrectionApproved(JournalEvent):
+    """A second, different supervisor approves proposal ``proposal`` (its seq): the ``meter_set`` follows in the
+    same transaction."""
+
+    kind = "meter_correction_approved"
+    proposal: int
+    proposed_by: int
+    supervisor: int
+
+
+@dataclass(frozen=True)
+class MeterCorrectionRefused(JournalEvent):
+    """An approval refused (the proposer again, not on the allow-list, the proposal done or stale)."""
+
+    kind = "meter_correction_refused"
+    proposal: int
+    supervisor: int
+    reason: str
 
 
 CLOSING = (RoundClosed, RoundVoided)
@@ -707,6 +789,16 @@ WORDS: dict[str, str] = {
     "event.journal_fault": "Journal could not be written", "event.checkpoint": "Checkpoint",
     "event.protection_finding": "Game protection finding", "field.finding": "Finding", "field.evidence": "Evidence",
     "field.p_value": "Chance in a fair game",
+    "event.contribution_refused": "Unreasonable contribution refused",
+    "event.parameters_changed": "Progressive parameters changed",
+    "event.parameters_change_refused": "Parameter change refused",
+    "event.meter_correction_proposed": "Meter correction proposed",
+    "event.meter_correction_approved": "Meter correction approved",
+    "event.meter_correction_refused": "Meter correction refused",
+    "field.reserve": "Reserve", "field.overflow": "Overflow", "field.unreasonable": "Unreasonable above",
+    "field.approval": "Approval", "field.old": "Before", "field.new": "After the change",
+    "field.supervisor": "Supervisor", "field.proposal": "Proposal", "field.proposed_by": "Proposed by",
+    "field.parameters": "Parameters approved",
     # the fields
     "field.game": "Game", "field.paytables": "Paytables", "field.progressive": "Progressive",
     "field.payout_limit": "Payout limit", "field.steps_journaled": "Steps journaled", "field.seat": "Seat",

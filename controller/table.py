@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -298,6 +299,24 @@ class TableLife(ev.Applier):
         self.record_many([event], who=who)
 
 
+@dataclass(frozen=True)
+class Split:
+    """A contribution (or its taking back, negative) as it goes: onto each meter, into its reserve (the hidden
+    rate) and into its overflow (beyond the limit), P114.  ``total`` is all three: what the wagers gave."""
+
+    meters: dict[str, Decimal]
+    reserve: dict[str, Decimal]
+    overflow: dict[str, Decimal]
+
+    def total(self, meter: str) -> Decimal:
+        return self.meters[meter] + self.reserve.get(meter, Decimal(0)) + self.overflow.get(meter, Decimal(0))
+
+    def event(self) -> ev.MeterAdd:
+        """The ``meter_add`` of it (reserve and overflow left out when none: as before P114)."""
+        return ev.MeterAdd(meters=dict(self.meters), reserve={m: v for m, v in self.reserve.items() if v} or None,
+                           overflow={m: v for m, v in self.overflow.items() if v} or None)
+
+
 class Meters:
     """The progressive meters of the table, exact to the cent, from the journal."""
 
@@ -326,6 +345,44 @@ class Meters:
         if p.unit is None:  # the configuration requires the unit of an enabled progressive
             raise ValueError("progressive.unit is not configured")
         return {m: round_cents(c.rate * p.unit * wagers) for m, c in p.meters.items()}
+
+    def _hidden(self, wagers: int) -> dict[str, Decimal]:
+        p = self.cfg.progressive
+        unit = p.unit or Decimal(0)
+        return {m: round_cents(c.hidden_rate * unit * wagers) for m, c in p.meters.items()}
+
+    def split(self, wagers: int) -> Split:
+        """What ``wagers`` progressive wagers give, as it goes (N.J.A.C. 13:69E-1.39A(a)4-5, P114): the hidden
+        rate's share to the reserve, the rest onto the meter up to its limit, beyond it to the overflow."""
+        values = self.values()
+        hidden = self._hidden(wagers)
+        out = Split({}, {}, {})
+        for m, given in self.contributions(wagers).items():
+            visible = given - hidden[m]
+            limit = self.cfg.progressive.meters[m].limit
+            room = visible if limit is None else min(visible, max(limit - values.get(m, Decimal(0)), Decimal(0)))
+            out.meters[m], out.reserve[m], out.overflow[m] = room, hidden[m], visible - room
+        return out
+
+    def take_back(self, round_events: Sequence[Any], wagers: int) -> Split:
+        """The taking back of ``wagers`` of a round's contributions (R7a), negative: the reserve its hidden share;
+        the rest from what the round put into the overflow first (it went there last), then from the meter."""
+        hidden = self._hidden(wagers)
+        overflowed: dict[str, Decimal] = {}
+        for e in round_events:
+            if e.kind == ev.MeterAdd.kind:
+                for m, v in (e.data.get("overflow") or {}).items():
+                    overflowed[m] = overflowed.get(m, Decimal(0)) + Decimal(str(v))
+        out = Split({}, {}, {})
+        for m, given in self.contributions(wagers).items():
+            visible = given - hidden[m]
+            from_overflow = min(visible, max(overflowed.get(m, Decimal(0)), Decimal(0)))
+            out.meters[m], out.reserve[m], out.overflow[m] = -(visible - from_overflow), -hidden[m], -from_overflow
+        return out
+
+    def accounts(self) -> dict[str, dict[str, Decimal]]:
+        """The reserve and overflow meters now (P114)."""
+        return self.journal.meter_accounts()
 
     def setup_block(self) -> dict[str, Any] | None:
         """The settle contract's progressive block with the meters as they are now."""

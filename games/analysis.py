@@ -398,6 +398,16 @@ def parse_rates(table: Paytable, given: Iterable[str]) -> dict[str, Decimal]:
     return rates
 
 
+def parse_hidden_rates(table: Paytable, given: Iterable[str], rates: Mapping[str, Decimal]) -> dict[str, Decimal]:
+    """The hidden rates (``NAME=FRACTION``, P114): each at most its meter's rate (the part of it held in
+    reserve, N.J.A.C. 13:69E-1.39A(a)5)."""
+    hidden = parse_rates(table, given)
+    for m, h in hidden.items():
+        if h > rates[m]:
+            raise AnalysisError("--hidden-rate", f"{m}={h}: at most the meter's rate ({rates[m]})")
+    return hidden
+
+
 def analyze(
     game: str | None,
     wager: str | None,
@@ -411,8 +421,14 @@ def analyze(
     workers: int | None = None,
     unit: str | Decimal | None = None,
     rate_args: Iterable[str] = (),
+    hidden_rate_args: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object.
+
+    ``hidden_rate_args`` (``--hidden-rate NAME=FRACTION``): the part of a meter's rate held in reserve for
+    the next reset (N.J.A.C. 13:69E-1.39A(a)5, P114); it reaches the meter only as the reset amount it funds,
+    which the return at the reset amounts counts already, so the return with contributions adds the rate
+    less the hidden rate (``_review``).
 
     ``rounds`` and ``seed`` are for simulated wagers (``SIMULATED``), ``other_seats`` for the Envy
     Bonus, ``unit`` (default $1) and ``rate_args`` for the Progressive wager and its Envy Bonus; other
@@ -435,14 +451,15 @@ def analyze(
         return _simulated(game, wager, table, rounds, seed, progress, workers)
     assert table is not None
     if wager == "envy":
-        return _envy(table, meter_args, rate_args, other_seats, progressive_unit, progress)
+        return _envy(table, meter_args, rate_args, other_seats, progressive_unit, progress, hidden_rate_args)
     meters = parse_meters(table, meter_args)
     rates = parse_rates(table, rate_args)
+    hidden = parse_hidden_rates(table, hidden_rate_args, rates)
     space, counts, losing, ret = _exact_return(table, meters, progress, progressive_unit)
     out = {**_exact_head(table, space, counts, losing),
            "return": _six(ret), "house_edge": _six(1 - ret), "return_exact": _exact(ret)}
     if wager == "progressive":
-        out.update(_review(table, space, counts, table, space, counts, meters, rates, progressive_unit, ret))
+        out.update(_review(table, space, counts, table, space, counts, meters, rates, progressive_unit, ret, hidden))
     return out
 
 
@@ -468,6 +485,7 @@ def _envy(
     other_seats: int,
     unit: Decimal,
     progress: Progress | None,
+    hidden_rate_args: Iterable[str] = (),
 ) -> dict[str, Any]:
     """The Envy Bonus with the Progressive wager it is paid to (RULINGS R3, R18a, R24, R24c, R29).
 
@@ -482,6 +500,7 @@ def _envy(
     progressive = paytable(table.game, "progressive", table.letter)
     meters = parse_meters(progressive, meter_args)
     rates = parse_rates(progressive, rate_args)
+    hidden = parse_hidden_rates(progressive, hidden_rate_args, rates)
     space, counts, losing, per_seat = _exact_return(table, {}, progress, unit)
     p_space, p_counts, _, progressive_return = _exact_return(progressive, meters, progress, unit)
     ret = progressive_return + other_seats * per_seat
@@ -496,7 +515,7 @@ def _envy(
         "house_edge": _six(1 - ret),
         "return_exact": _exact(ret),
     }
-    out.update(_review(table, space, counts, progressive, p_space, p_counts, meters, rates, unit, ret))
+    out.update(_review(table, space, counts, progressive, p_space, p_counts, meters, rates, unit, ret, hidden))
     return out
 
 
@@ -511,15 +530,20 @@ def _review(
     rates: Mapping[str, Decimal],
     unit: Decimal,
     ret: Fraction,
+    hidden: Mapping[str, Decimal] | None = None,
 ) -> dict[str, Any]:
     """What a game-math reviewer asks of a progressive, beside the contract's fields (docs/analysis.md).
+
+    ``hidden``: each meter's hidden rate (P114): the return with contributions counts the rate less it (the
+    reserve funds the reset amount, already in ``ret``); given, the par sheet says both.
 
     ``table``/``counts``: the lines of the par sheet (the Envy lines for ``--wager envy``);
     ``progressive``/``p_counts``: the Progressive paytable and its counts; ``ret``: the return at
     the meter amounts given (their reset amounts), Envy included for ``--wager envy``.
     """
     rate = sum(rates.values(), Decimal(0))
-    with_rate = ret + Fraction(rate)
+    held = sum((hidden or {}).values(), Decimal(0))
+    with_rate = ret + Fraction(rate - held)  # the hidden rate funds the reset, counted in ``ret`` (P114)
     paying = sum(counts)
     meter_hits = []
     for meter in progressive.meters:
@@ -528,10 +552,12 @@ def _review(
         meter_hits.append({"meter": meter, "lines": [k for k, _ in lines], **_hits(sum(n for _, n in lines), p_space)})
     besides = ret - table_return(progressive, p_space, p_counts, meters, unit)  # the Envy Bonus, if any
     amount = break_even_meter(progressive, p_space, p_counts, meters, unit, besides)
+    given = {"hidden_rates": dict(hidden), "meter_rate": rate - held} if hidden and held else {}
     return {
         "meters": {m: meter_display(a) for m, a in meters.items()},
         "progressive_unit": display(unit),
         "rates": {m: r for m, r in rates.items()},
+        **given,
         "contribution_rate": rate,
         "return_with_contributions": _six(with_rate),
         "return_with_contributions_exact": _exact(with_rate),

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
@@ -32,6 +32,9 @@ from web.details import details, kind
 from web.feed import liveness_json
 from web.verified import OPEN, Verdict
 from web.words import local_time, money, say
+
+if TYPE_CHECKING:
+    from controller.config.progressive import ProgressiveConfig
 
 e = html.escape
 log = logging.getLogger(__name__)
@@ -377,6 +380,32 @@ def current_cell(row: dict[str, Any]) -> str:
     return f'<td class=num data-current="{e(str(row["current"]))}">{e(money(row["current"]))}</td>'
 
 
+#: the meters and parameters as regulators name them (N.J.A.C. 13:69E-1.39A; NY 9 NYCRR 5320.8(b); P114), in order
+REGULATED_METERS = (("in", "Progressive in"), ("current", "Current"), ("hits", "Hits"), ("wins", "Wins"),
+                    ("overflow", "Overflow"), ("reserve", "Reserve"))
+PARAMETERS = (("initial", "Base"), ("reset", "Reset"), ("rate", "Rate"), ("hidden_rate", "Hidden rate"),
+              ("limit", "Limit"), ("unreasonable", "Unreasonable above"))
+
+
+def regulated_meters(rep: dict[str, Any], p: ProgressiveConfig) -> str:
+    """The six meters and the parameters of each meter, every cell's value in ``data-value`` (P114)."""
+    def cell(field: str, v: object) -> str:
+        if v is None:
+            return f'<td data-field="{field}" data-value="">on the link</td>'
+        shown = str(v) if field == "hits" or "rate" in field else money(v)
+        return f'<td class=num data-field="{field}" data-value="{e(str(v))}">{e(shown)}</td>'
+
+    rows = ""
+    for m, r in rep["meters"].items():
+        c = p.meters.get(m)
+        params = "".join(cell(k, getattr(c, k)) if c is not None and getattr(c, k) is not None
+                         else f'<td data-field="{k}" data-value="">none</td>' for k, _ in PARAMETERS)
+        rows += (f'<tr data-meter="{e(m)}"><td>{e(say(m))}</td>'
+                 + "".join(cell(k, r.get(k)) for k, _ in REGULATED_METERS) + params + "</tr>")
+    head = "".join(f"<th>{w}</th>" for _, w in (*REGULATED_METERS, *PARAMETERS))
+    return f"<h2>Meters and parameters</h2><table id=regulated><tr><th>Meter</th>{head}</tr>{rows}</table>"
+
+
 async def progressive(request: web.Request) -> web.Response:
     link = prog.linked(request.app[keys.PROGRESSIVE])
     app = request.app
@@ -404,6 +433,7 @@ async def progressive(request: web.Request) -> web.Response:
         for m, r in rep["meters"].items()
     )
     charts = "".join(chart(m, series.get(m, [])) for m in request.app[keys.METER_NAMES])
+    regulated = regulated_meters(rep, request.app[keys.PROGRESSIVE])
     if link is None:
         over_time = "<h2>Each meter over time</h2>" + charts
         on_link = ""
@@ -425,6 +455,7 @@ async def progressive(request: web.Request) -> web.Response:
         f"<th>Paid</th><th>Current</th></tr>{report}"
         f"<tr><td>fixed</td><td></td><td></td><td class=num>{rep['fixed']['hits']}</td>"
         f"<td class=num>{e(money(rep['fixed']['paid']))}</td><td></td></tr></table>"
+        + regulated
         + over_time
         + "<h2>The last 25 hits</h2><table id=hits><tr><th>When</th><th>Meter</th>"
         "<th>Amount</th><th>Seat</th><th>Line</th>"

@@ -45,6 +45,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="Progressive and Envy: the table's Progressive unit in dollars (default 1, RULINGS R3)")
     p.add_argument("--rate", action="append", default=[], metavar="NAME=FRACTION",
                    help="Progressive and Envy: the fraction of each wager added to a meter (default 0)")
+    p.add_argument("--hidden-rate", action="append", default=[], metavar="NAME=FRACTION",
+                   help="Progressive and Envy: the part of a meter's rate held in reserve for the next reset "
+                   "(default 0; the return with contributions counts the rate less it)")
     p.set_defaults(handler=cmd_analyze)  # a bad option: one line, exit 2 (controller.cli.main.Parser)
 
 
@@ -99,7 +102,7 @@ def _check_amounts(args: argparse.Namespace) -> None:
         value = _number(name, item, text)
         if value is not None and value.copy_abs() > MAX_AMOUNT:
             raise AnalysisError(name, f"{item!r}: at most {MAX_AMOUNT:,} dollars")
-    for item in args.rate:
+    for item in (*args.rate, *args.hidden_rate):
         value = _number("--rate", item, item.partition("=")[2])
         if value is not None and -int(value.as_tuple().exponent) > MAX_RATE_DECIMALS:
             raise AnalysisError("--rate", f"{item!r}: a fraction with at most {MAX_RATE_DECIMALS} decimals")
@@ -263,6 +266,7 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
         result = analyze(
             args.game, args.wager, args.paytable, args.meter, progress=bar,
             rounds=rounds, seed=seed, other_seats=other_seats, unit=args.unit, rate_args=args.rate,
+            hidden_rate_args=args.hidden_rate,
         )
     except AnalysisError as e:
         if bar is not None:

@@ -9,7 +9,8 @@ Subcommands:
 * ``supervisor hash``: an entry of the floor supervisors' allow-list (controller/cli/supervisor.py);
 * ``check-config``: a configuration, and with ``--devices`` its devices (controller/cli/check.py);
 * ``sim``, ``inject``, ``watch``: the devices by hand (controller/cli/device.py, docs/devices.md);
-* ``web``: the dealer's screen and the floor's pages (web/).
+* ``web``: the dealer's screen and the floor's pages (web/);
+* ``parameters change``, ``meters propose / approve``: changes under control (controller/cli/control.py).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("controller.cli.supervisor", ("supervisor",)),  # an entry of the supervisors' allow-list
     ("controller.cli.link", ("link",)),  # the linked progressive's database (controller/link)
     ("controller.cli.protection", ("protection",)),  # game protection's findings and hold (issue 28)
+    ("controller.cli.control", ("parameters", "meters")),  # changes under control, dual control (P114)
 )
 
 

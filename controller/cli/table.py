@@ -256,7 +256,8 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
                 stdout.write(f"{h['at']}  {source:<8} {h['amount']:>12}  seat {h['seat']}  {h['wager']} "
                              f"{h['line']}  round {h['round']}  validated by {h['validated_by']}\n")
             return EXIT_OK
-        rep = prog.report(journal, cfg.progressive.meters, **period, link=prog.linked(cfg.progressive))
+        rep = prog.report(journal, cfg.progressive.meters, **period, link=prog.linked(cfg.progressive),
+                          parameters=cfg.progressive.meters, table=cfg.id)
     if args.json:
         stdout.write(json.dumps(rep, indent=2, default=str) + "\n")
         return EXIT_OK
@@ -267,12 +268,35 @@ def cmd_progressive(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, std
     if rep.get("meters_on_link"):
         stdout.write(f"this table's own wagers; the meters are on link '{rep['meters_on_link']}': "
                      "tablectl progressive report --link\n")
+    _write_regulated(rep, stdout)
     stdout.write(f"{'meter':<10} {'coin-in':>12} {'contributions':>14} {'hits':>5} {'paid':>12} {'current':>12}\n")
     for m, row in rep["meters"].items():
         stdout.write(f"{m:<10} {row['coin_in']:>12} {row['contributions']:>14} {row['hits']:>5} "
                      f"{row['paid']:>12} {'on link' if row['current'] is None else row['current']:>12}\n")
     stdout.write(f"{'fixed':<10} {'':>12} {'':>14} {rep['fixed']['hits']:>5} {rep['fixed']['paid']:>12}\n")
     return EXIT_OK
+
+
+def _write_regulated(rep: dict[str, Any], stdout: TextIO) -> None:
+    """The meters and parameters as regulators name them (N.J.A.C. 13:69E-1.39A; NY 9 NYCRR 5320.8(b); P114)."""
+    def shown(v: object) -> str:
+        return "on link" if v is None else str(v)
+
+    stdout.write(f"{'meter':<10} {'in':>12} {'current':>12} {'hits':>5} {'wins':>12} {'overflow':>10} "
+                 f"{'reserve':>10}\n")
+    for m, row in rep["meters"].items():
+        stdout.write(f"{m:<10} {row['in']:>12} {shown(row['current']):>12} {row['hits']:>5} {row['wins']:>12} "
+                     f"{shown(row['overflow']):>10} {shown(row['reserve']):>10}\n")
+    for m, row in rep["meters"].items():
+        p = row.get("parameters")
+        if p is not None:
+            stdout.write(f"{m}: base {p['base']}, reset {p['reset']}, rate {p['rate']}, hidden rate "
+                         f"{p['hidden_rate']}, limit {p['limit'] or 'none'}, unreasonable above "
+                         f"{p['unreasonable'] or 'none'}\n")
+    stdout.write(f"last {len(rep['last_hits'])} hits (newest first):\n")
+    for h in rep["last_hits"]:
+        stdout.write(f"  {h['at']}  {h['amount']:>12}  table {h['table']}  {h['meter'] or 'fixed'}  seat {h['seat']}\n")
+    stdout.write("\n")
 
 
 def cmd_recall(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

@@ -2,11 +2,16 @@
 
 Owns the progressive models and their checks: the unit (RULINGS R3), the paytable and Envy
 letters the game offers, each meter's minimum, initial and reset amounts and rate, and the
-return at the reset amounts (RULINGS R24d).
+return at the reset amounts (RULINGS R24d).  The parameters regulators name besides
+(N.J.A.C. 13:69E-1.39A(a); NY 9 NYCRR 5320.8(b)): the hidden rate (the share of the rate held in
+reserve for the next reset), the limit (what a meter never passes: the rest goes to its overflow)
+and the unreasonable contribution (a round's contribution to a meter above it is refused, P114);
+and no award rarer than one in 100 million (N.J.A.C. 13:69D-1.52(e)4; docs/progressive-meters.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from typing import Annotated
 
@@ -17,7 +22,9 @@ from controller.config.values import STRICT, Add, Money, Rate
 from controller.config.wagers import paytable_clause
 from games.game import Game
 from games.money import meter_display
-from games.progressive_return import describe, progressive_return, three_decimals
+from games.paytable import Line
+from games.paytables import paytable
+from games.progressive_return import describe, line_counts, progressive_return, three_decimals
 
 
 class MeterConfig(BaseModel):
@@ -26,6 +33,12 @@ class MeterConfig(BaseModel):
     initial: Money
     reset: Money
     rate: Rate
+    #: the part of ``rate`` held in reserve for the next reset, not on the meter (N.J.A.C. 13:69E-1.39A(a)5)
+    hidden_rate: Rate = Decimal(0)
+    #: the most the meter shows; contributions beyond it go to its overflow (N.J.A.C. 13:69E-1.39A(a)4)
+    limit: Money | None = None
+    #: a round's contribution to this meter above this is refused (N.J.A.C. 13:69E-1.39A(a)6, P114)
+    unreasonable: Money | None = None
 
 
 class ProgressiveConfig(BaseModel):
@@ -110,12 +123,47 @@ def check_progressive(game: Game, p: ProgressiveConfig, devices: DevicesConfig, 
                     add(f"{where}.{key}", f"must be at least {meter_display(minimum)} ({clause})")
         if m.initial < m.reset:
             add(f"{where}.initial", f"must be at least the reset amount ({meter_display(m.reset)}) (P33)")
+        if m.hidden_rate > m.rate:
+            add(f"{where}.hidden_rate", f"must be at most the rate ({m.rate}): the hidden rate is the part of it held "
+                "in reserve (N.J.A.C. 13:69E-1.39A(a)5, P114)")
+        if m.limit is not None and m.limit < m.initial:
+            add(f"{where}.limit", f"must be at least the initial amount ({meter_display(m.initial)}) "
+                "(N.J.A.C. 13:69E-1.39A(a)4, P114)")
+        if m.unreasonable is not None and m.unreasonable <= 0:
+            add(f"{where}.unreasonable", "must be more than 0 (N.J.A.C. 13:69E-1.39A(a)6, P114)")
+        if p.link is not None and (m.hidden_rate or m.limit is not None):
+            # the link's database holds one value per meter: a reserve and a limit there are not built yet;
+            # refused rather than kept by one table only (fail closed, P114)
+            add(where, "a hidden rate or a limit is not offered on a linked progressive yet (P114)")
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
         add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "
             "(P33)")
+    rarest = rarest_award(game.name, p.paytable)
+    if rarest is not None:
+        add("progressive.paytable", rarest)
     if not found:
         _check_progressive_return(game, p, add)
+
+
+#: the longest odds a progressive award may have (N.J.A.C. 13:69D-1.52(e)4)
+LONGEST_ODDS = 100_000_000
+
+
+def rarest_award(game: str, letter: str) -> str | None:
+    """Why the paytable's rarest award is refused (one in more than 100 million), or None."""
+    space, counts, _ = line_counts(game, "progressive", letter)
+    return odds_problem(paytable(game, "progressive", letter).lines, space, counts)
+
+
+def odds_problem(lines: Sequence[Line], space: int, counts: Sequence[int]) -> str | None:
+    """The first line hit less often than once in ``LONGEST_ODDS`` outcomes (N.J.A.C. 13:69D-1.52(e)4)."""
+    for line, n in zip(lines, counts, strict=True):
+        if n * LONGEST_ODDS < space:
+            odds = "never" if n == 0 else f"one in {space // n:,}"
+            return (f"{line.key} is won {odds}: no progressive award may be rarer than one in "
+                    f"{LONGEST_ODDS:,} (N.J.A.C. 13:69D-1.52(e)4)")
+    return None
 
 
 def _check_progressive_return(game: Game, p: ProgressiveConfig, add: Add) -> None:

@@ -212,3 +212,9 @@ class JournalReads:
         with self._lock:
             return dict(self._synced_locked().meters)
 
+    def meter_accounts(self) -> dict[str, dict[str, Decimal]]:
+        """The reserve and overflow meters now (P114): ``{"reserve": {meter: amount}, "overflow": {...}}``."""
+        with self._lock:
+            st = self._synced_locked()
+            return {"reserve": dict(st.reserve), "overflow": dict(st.overflow)}
+

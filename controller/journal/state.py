@@ -36,6 +36,9 @@ class JournalState:
     def __init__(self) -> None:
         self.seq = 0  # the last event applied
         self.meters: dict[str, Decimal] = {}
+        # the hidden rate's reserve and what the limits kept off the meters (P114), by meter
+        self.reserve: dict[str, Decimal] = {}
+        self.overflow: dict[str, Decimal] = {}
         self.open_rounds: dict[str, int] = {}  # round -> the seq of its latest event; closed ones leave
         self.progressive_off: str | None = None  # why progressive wagers are disabled, or None
         self.last_round: str | None = None  # the round closed last
@@ -46,6 +49,7 @@ class JournalState:
     def copy(self) -> JournalState:
         other = copy.copy(self)  # the amounts and strings are immutable: the dicts are what is shared
         other.meters, other.open_rounds = dict(self.meters), dict(self.open_rounds)
+        other.reserve, other.overflow = dict(self.reserve), dict(self.overflow)
         return other
 
     def open_round(self) -> str | None:
@@ -72,8 +76,13 @@ class JournalState:
         elif kind == METER_ADD:
             for name, v in data["meters"].items():
                 self.meters[name] = self.meters.get(name, Decimal(0)) + Decimal(v)
+            for account, held in (("reserve", self.reserve), ("overflow", self.overflow)):
+                for name, v in (data.get(account) or {}).items():
+                    held[name] = held.get(name, Decimal(0)) + Decimal(v)
         elif kind == METER_PAID:
             self.meters[data["meter"]] = Decimal(data["after"])
+            if data.get("reserve") is not None:
+                self.reserve[data["meter"]] = Decimal(data["reserve"])
         elif kind == DISABLED:
             self.progressive_off = data["reason"]
         elif kind == ENABLED:
@@ -87,12 +96,15 @@ class JournalState:
         return events.Checkpoint(why=why, meters=dict(self.meters), open_rounds=dict(self.open_rounds),
                                  progressive_off=self.progressive_off, last_round=self.last_round,
                                  rounds=self.rounds, table=parts.get("table"), link=parts.get("link"),
-                                 alarms=parts.get("alarms"))
+                                 alarms=parts.get("alarms"), reserve=dict(self.reserve) or None,
+                                 overflow=dict(self.overflow) or None, parameters=parts.get("parameters"))
 
     def restore(self, seq: int, cp: events.Checkpoint) -> None:
         """Take the state a checkpoint journaled at ``seq`` holds (it is the state after ``seq - 1``)."""
         self.seq = seq
         self.meters = dict(cp.meters)
+        self.reserve = dict(cp.reserve or {})
+        self.overflow = dict(cp.overflow or {})
         self.open_rounds = dict(cp.open_rounds)
         self.progressive_off = cp.progressive_off
         self.last_round = cp.last_round

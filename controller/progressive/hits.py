@@ -35,7 +35,7 @@ from games.paytables import paytable
 from games.round import Settlement
 
 if TYPE_CHECKING:
-    from controller.config.progressive import ProgressiveConfig
+    from controller.config.progressive import MeterConfig, ProgressiveConfig
 
 # the progressive system's table events that are read back by kind (declared in controller.events)
 PROGRESSIVE_HIT = ev.ProgressiveHit.kind
@@ -52,6 +52,7 @@ class Hit:
     after: Decimal | None = None  # the meter after it (R4)
     # on a link: the settlement's figure when the link paid another amount (P68, P80), else None
     settled: Decimal | None = None
+    before: Decimal | None = None  # the meter before it (percentage lines): what the reserve funds (P114)
 
     def public(self) -> dict[str, Any]:
         out: dict[str, Any] = {"hit": self.index, "seat": self.seat, "wager": self.wager, "line": self.line,
@@ -84,8 +85,8 @@ def hits(game: Game, settlement: Settlement, progressive: Mapping[str, Any] | No
             if line is not None and isinstance(line.pays, MeterPercent):
                 m = line.pays.meter
                 after = max(reset[m], meters[m] - paid)  # R4
+                out.append(Hit(len(out), seat.seat, "progressive", w.line or "", paid, m, after, before=meters[m]))
                 meters[m] = after
-                out.append(Hit(len(out), seat.seat, "progressive", w.line or "", paid, m, after))
             else:
                 out.append(Hit(len(out), seat.seat, "progressive", w.line or "", paid))
         e = seat.wagers.get("envy")
@@ -138,9 +139,20 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
         if h.meter is not None and h.index not in paid:
             # ``after`` is set on every metered hit (``hits``, R4); were it not, the journal refuses the event
             journal.record(ev.MeterPaid(meter=h.meter, paid=h.amount, after=cast(Decimal, h.after), hit=h.index,
-                                        seat=h.seat, settled=h.settled), round_id, who=who)  # P80: settled
+                                        seat=h.seat, settled=h.settled, reserve=reserve_after(journal, h)),
+                           round_id, who=who)  # P80: settled
         journal.record(ev.ProgressiveHit(round=round_id, hit=h.index, seat=h.seat, wager=h.wager, line=h.line,
                                          amount=h.amount, meter=h.meter), who=who)
+
+
+def reserve_after(journal: Journal, h: Hit) -> Decimal | None:
+    """The meter's reserve after ``h`` when the reset floor kept the meter above what the hit left (R4): the
+    reserve funds that, as far as it holds (N.J.A.C. 13:69E-1.39A(a)5, P114); None when it does not move."""
+    held = journal.meter_accounts()["reserve"].get(h.meter or "", Decimal(0))
+    if h.meter is None or h.before is None or h.after is None or held <= 0:
+        return None
+    kept = h.after - (h.before - h.amount)  # what the reset floor put back on the meter
+    return held - min(kept, held) if kept > 0 else None
 
 
 # ---------------------------------------------------------------------- tablectl progressive
@@ -176,12 +188,20 @@ def parse_when(text: str, *, end: bool = False) -> datetime:
 
 
 def _new_row() -> dict[str, Any]:
-    return {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0)}
+    return {"coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0),
+            "reserve_in": Decimal(0), "overflow_in": Decimal(0)}
 
 
 def report(journal: Journal, meter_names: Iterable[str], since: datetime | None = None,
-           until: datetime | None = None, *, link: str | None = None) -> dict[str, Any]:
+           until: datetime | None = None, *, link: str | None = None,
+           parameters: Mapping[str, MeterConfig] | None = None, table: str | None = None) -> dict[str, Any]:
     """Per meter: coin-in, contributions, hits, paid, current value; and the fixed-amount hits.
+
+    The meters regulators name (N.J.A.C. 13:69E-1.39A(b); NY 9 NYCRR 5320.8(b); P114) beside them: ``in``
+    (every contribution of the period: meter, reserve and overflow), ``current``, ``hits``, ``wins`` (paid),
+    ``overflow`` and ``reserve`` (now); ``parameters`` (the configuration's ``[progressive.meters]``) adds
+    each meter's base, reset, rate, hidden rate, limit and unreasonable amount; ``last_hits`` the last 25
+    hits (time, amount, ``table``: this table's id).
 
     ``since`` (inclusive) and ``until`` (exclusive), aware datetimes, keep the events journaled in
     that period: progressive wagers and their contributions when they were accepted (no more
@@ -225,6 +245,9 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
             if in_period(e.at):
                 for m, v in e.data["meters"].items():
                     meters.setdefault(m, _new_row())["contributions"] += Decimal(v)
+                for account in ("reserve", "overflow"):
+                    for m, v in (e.data.get(account) or {}).items():
+                        meters.setdefault(m, _new_row())[f"{account}_in"] += Decimal(v)
         elif e.kind == METER_PAID:
             if in_period(e.at):
                 row = meters.setdefault(e.data["meter"], _new_row())
@@ -235,13 +258,25 @@ def report(journal: Journal, meter_names: Iterable[str], since: datetime | None 
                 fixed_hits += 1
                 fixed_paid += Decimal(e.data["amount"])
     current = journal.meter_values() if link is None else {}
+    accounts = journal.meter_accounts()
     for m, row in meters.items():
         row["coin_in"] = coin_in  # every progressive wager feeds every meter (its rate of progression)
         row["current"] = current.get(m, Decimal(0)) if link is None else None
+        # the regulators' names (N.J.A.C. 13:69E-1.39A(b), NY 9 NYCRR 5320.8(b)); on a link, the link's (P81)
+        row["in"] = row["contributions"] + row.pop("reserve_in") + row.pop("overflow_in")
+        row["wins"] = row["paid"]
+        row["overflow"] = accounts["overflow"].get(m, Decimal(0)) if link is None else None
+        row["reserve"] = accounts["reserve"].get(m, Decimal(0)) if link is None else None
+        c = parameters.get(m) if parameters is not None else None
+        if c is not None:
+            row["parameters"] = {"base": c.initial, "reset": c.reset, "rate": c.rate, "hidden_rate": c.hidden_rate,
+                                 "limit": c.limit, "unreasonable": c.unreasonable}
     period = {"since": since.isoformat() if since else None, "until": until.isoformat() if until else None}
     fixed = {"hits": fixed_hits, "paid": fixed_paid}
+    last = [{"at": h["at"], "amount": Decimal(str(h["amount"])), "table": table, "meter": h.get("meter"),
+             "seat": h["seat"], "line": h["line"], "round": h["round"]} for h in history(journal, 25)]
     return {"meters": meters, "fixed": fixed, "progressive_wagers": wagers, "period": period,
-            "meters_on_link": link}
+            "meters_on_link": link, "last_hits": last}
 
 
 def linked(progressive: ProgressiveConfig) -> str | None:

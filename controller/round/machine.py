@@ -236,7 +236,7 @@ class RoundController(Layout, ev.Applier):
 
     async def close_wagers(self, wagers: Iterable[tuple[int, str, Decimal]], progressive_seats: Iterable[int] = (),
                            meters: Mapping[str, Decimal] | None = None,
-                           contributions: Mapping[str, Decimal] | None = None) -> None:
+                           contributions: Mapping[str, Decimal] | ev.MeterAdd | None = None) -> None:
         """The wagers sensed at no more bets, no more bets itself and the progressive contributions, journaled
         as one fact in one transaction (UTH ch.8 §C): a crash leaves all of them on disk or none, so a restarted
         daemon never deals on wagers it does not know, nor loses a contribution the round was paid from (R4).
@@ -246,7 +246,9 @@ class RoundController(Layout, ev.Applier):
         self.can_close_wagers([(w.seat, w.wager, w.amount) for w in placed], seats).ensure()
         closed = ev.NoMoreBets(progressive_seats=tuple(seats), meters=dict(meters) if meters is not None else None)
         fact: list[ev.JournalEvent] = [*placed, closed]
-        if contributions:
+        if isinstance(contributions, ev.MeterAdd):  # with its reserve and overflow (P114)
+            fact.append(contributions)
+        elif contributions:
             fact.append(ev.MeterAdd(meters=dict(contributions)))
         self.journal.record_many(fact, self.round_id)
         for e in (*placed, closed):

@@ -40,6 +40,7 @@ from games.paytables import paytable
 
 if TYPE_CHECKING:
     from controller.progressive.link.meters import LinkedMeters
+    from controller.table import Split
 
 NOT_ANSWERING = "the progressive system is not answering"
 PROGRESSIVE_SYSTEM = "progressive system"  # its title among the devices (``drivers.device``)
@@ -199,6 +200,19 @@ class ProgressiveSystem:
 
     # ------------------------------------------------------------------ contributions (R7a)
 
+    def refuse_unreasonable(self, split: Split) -> None:
+        """A round's contribution to a meter above its ``unreasonable`` amount is refused: journaled, the dealer
+        told, the no more bets refused (N.J.A.C. 13:69E-1.39A(a)6, P114)."""
+        s = self.s
+        for m, c in s.cfg.progressive.meters.items():
+            if c.unreasonable is not None and split.total(m) > c.unreasonable:
+                r = s.round
+                s.journal.record(ev.ContributionRefused(round=r.round_id if r else None, meter=m,
+                                                        amount=split.total(m), unreasonable=c.unreasonable))
+                s.log.error("unreasonable progressive contribution refused", meter=m, amount=str(split.total(m)))
+                raise Refused(f"the progressive contribution to {m} ({split.total(m)}) is above its unreasonable "
+                              f"amount {c.unreasonable}: call the floor (N.J.A.C. 13:69E-1.39A(a)6)")
+
     def without_contribution(self, seat: int) -> dict[str, Decimal] | None:
         """The round's meters without the seat's progressive contribution (R7a), or None without one."""
         s = self.s
@@ -206,8 +220,8 @@ class ProgressiveSystem:
         if "progressive" not in r.seats[seat].wagers or not s.cfg.progressive.enabled:
             return None
         assert r.setup.progressive is not None
-        taken = s.meters.contributions(1)
-        return {m: Decimal(str(v)) - taken[m] for m, v in r.setup.progressive["meters"].items()}
+        taken = s.meters.take_back(s.journal.events(r.round_id), 1).meters  # negative (R7a, P114)
+        return {m: Decimal(str(v)) + taken[m] for m, v in r.setup.progressive["meters"].items()}
 
     async def take_back_contribution(self, meters: Mapping[str, Decimal] | None) -> None:
         """Journal the contribution taken back with the round's new meters (R7a) and show them."""
@@ -218,8 +232,8 @@ class ProgressiveSystem:
         """A voided round returns its ``accepted`` progressive wagers: their contributions go back (R7a)."""
         s = self.s
         r = s.open_round()
-        taken = {m: -v for m, v in s.meters.contributions(accepted).items()}
-        s.journal.record(ev.MeterAdd(meters=taken), r.round_id)
+        taken = s.meters.take_back(s.journal.events(r.round_id), accepted)  # negative (R7a, P114)
+        s.journal.record(taken.event(), r.round_id)
         await self.show_meters()
 
     # ------------------------------------------------------------------ wins held for validation

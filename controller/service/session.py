@@ -26,6 +26,7 @@ from controller import events as ev
 from controller.config.table import TableConfig
 from controller.journal import segments as journal_segments
 from controller.journal.store import Journal, JournalError
+from controller.progressive import control
 from controller.progressive.hits import linked as prog_linked
 from controller.progressive.link import table_meters
 from controller.round.machine import Phase, RoundController
@@ -52,8 +53,13 @@ class Session:
         # (P98): the link's meters first (they journal nothing); a table's own after (they may journal)
         linked = prog_linked(cfg.progressive) is not None
         meters = table_meters(cfg, self.journal) if linked else None
+        approved = control.last_parameters(self.journal)  # carried by the checkpoint a roll-over begins with (P114)
+        if approved is not None:
+            control.keep(self.journal, approved)
         journal_segments.complete(self.journal)
         self.meters = meters if meters is not None else table_meters(cfg, self.journal)  # (controller/link)
+        # the parameters are those last approved, or the daemon does not start (P114)
+        control.check_at_start(self.journal, cfg, self.life.state)
         self.log = log.bind(table=cfg.id)
         structlog.contextvars.bind_contextvars(table=cfg.id)
         self.round: RoundController | None = None

@@ -77,8 +77,10 @@ class Wagers:
         if cfg.progressive.enabled:
             # the contributions go on the meters as the wagers are accepted (UTH ch.8 §C); this round's
             # progressive hands are paid from the meters with them (R4)
-            contributions = s.meters.contributions(len(accepted))
-            meters = {m: v + contributions[m] for m, v in s.meters.values().items()}
+            split = s.meters.split(len(accepted))
+            progressive.refuse_unreasonable(split)  # N.J.A.C. 13:69E-1.39A(a)6 (P114): nothing journaled but that
+            meters = {m: v + split.meters[m] for m, v in s.meters.values().items()}
+            contributions = split.event()
         # the wagers, no more bets and the contributions: one fact, one transaction (all checked first: a
         # refusal journals nothing; a crash leaves all or none of it on disk)
         ask(r.can_close_wagers(sensed, accepted))

@@ -54,8 +54,15 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
     taken = {m: sum((t["taken"] for t in by.values()), Decimal(0)) for m, by in totals.items()}
     off = invariant(initial, values, contributed, taken)
     for m, value in values.items():
+        by_table = totals.get(m, {})
         meters[m] = {"current": value, "initial": installed[m][0], "reset": installed[m][1],
-                     "tables": totals.get(m, {}), "invariant_difference": off[m]}
+                     "tables": by_table, "invariant_difference": off[m],
+                     # the meters regulators name (N.J.A.C. 13:69E-1.39A(b); P114), the link's own: every table
+                     # reads these same rows; a link has no reserve nor overflow yet (refused at configuration)
+                     "regulated": {"in": contributed.get(m, Decimal(0)), "current": value,
+                                   "hits": sum(int(t["hits"]) for t in by_table.values()),
+                                   "wins": sum((t["paid"] for t in by_table.values()), Decimal(0)),
+                                   "overflow": Decimal(0), "reserve": Decimal(0)}}
     validated: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     for h in hits:
         if h.state == "validated":
@@ -76,7 +83,10 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
                 rows.append({"meter": m, "what": what, "journal": in_journal, "link": in_link,
                              "difference": in_journal - in_link})
         reconciliation[table] = rows
-    return {"link": link, "meters": meters, "hits": [h.public() for h in hits], "reconciliation": reconciliation}
+    last = [{"at": h.at.isoformat(), "amount": h.paid, "table": h.table_id, "asset": h.asset, "meter": h.meter}
+            for h in reversed(hits[-25:])]  # the last 25 hits, newest first (NY 9 NYCRR 5320.8(b))
+    return {"link": link, "meters": meters, "hits": [h.public() for h in hits], "reconciliation": reconciliation,
+            "last_hits": last}
 
 
 def write_text(rep: Mapping[str, Any], out: Any) -> None:
@@ -84,6 +94,9 @@ def write_text(rep: Mapping[str, Any], out: Any) -> None:
     for m, row in rep["meters"].items():
         out.write(f"{m}: current {row['current']}  initial {row['initial']}  reset {row['reset']}  "
                   f"invariant difference {row['invariant_difference']}\n")
+        r = row["regulated"]
+        out.write(f"  in {r['in']}  current {r['current']}  hits {r['hits']}  wins {r['wins']}  overflow "
+                  f"{r['overflow']}  reserve {r['reserve']}\n")
         out.write(f"  {'table':<12} {'coin-in':>12} {'contributions':>14} {'hits':>5} {'paid':>12}\n")
         for table, t in sorted(row["tables"].items()):
             out.write(f"  {table:<12} {t['coin_in']:>12} {t['contributions']:>14} {t['hits']:>5} {t['paid']:>12}\n")
