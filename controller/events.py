@@ -789,6 +789,8 @@ WORDS: dict[str, str] = {
     "event.journal_fault": "Journal could not be written", "event.checkpoint": "Checkpoint",
     "event.protection_finding": "Game protection finding", "field.finding": "Finding", "field.evidence": "Evidence",
     "field.p_value": "Chance in a fair game",
+    "event.deck_observed": "Deck observed by the shuffle monitor", "field.read": "Cards read",
+    "field.collected": "Order back into the shuffler", "field.monitor": "Monitor's state",
     "event.contribution_refused": "Unreasonable contribution refused",
     "event.parameters_changed": "Progressive parameters changed",
     "event.parameters_change_refused": "Parameter change refused",
