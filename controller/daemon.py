@@ -31,13 +31,15 @@ import asyncio
 import os
 import socket
 import sqlite3
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from controller import liveness
+from controller import events as ev
+from controller import liveness, program
 from controller.config.table import TableConfig
 from controller.events import JournalFault
 from controller.irregularities import clause
@@ -93,7 +95,7 @@ def _drop(path: Path) -> bool:
 
 
 class TableDaemon:
-    def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
+    def __init__(self, cfg: TableConfig, *, status_path: Path | None = None, config_path: Path | None = None) -> None:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
@@ -132,6 +134,8 @@ class TableDaemon:
         self._busy = asyncio.Lock()  # a press, or the storage's retry: one at a time
         self.heartbeat_path = heartbeat_file(cfg.journal)
         self._serving = False  # the table recovered and its status published: a heartbeat fault is published
+        self.release = program.installed()  # the manifest and the packages it names (P110)
+        self.config_path = config_path  # its digest is journaled with the program's (P110)
 
     @property
     def journal_fault(self) -> str | None:
@@ -177,14 +181,18 @@ class TableDaemon:
         heartbeat = asyncio.create_task(self._heartbeat())
         retry = asyncio.create_task(self._storage_retry())
         clock_check: asyncio.Task[None] | None = None
+        program_check: asyncio.Task[None] | None = None
         try:
             self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
-            try:
-                await self._recover()
-            except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
-                await self._journal_failed(e, pressed=False)
+            await self._check_program(at_start=True)
+            if s.program_refused is None:  # a program that does not verify recovers nothing: no play (P110)
+                try:
+                    await self._recover()
+                except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
+                    await self._journal_failed(e, pressed=False)
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
+            program_check = asyncio.create_task(self._program_checks())  # every [program] check_hours (P110)
             s.publish()
             self._serving = True
             while not self._stop.is_set():
@@ -208,8 +216,9 @@ class TableDaemon:
             watchdog.cancel()
             heartbeat.cancel()
             retry.cancel()
-            if clock_check is not None:
-                clock_check.cancel()
+            for task in (clock_check, program_check):
+                if task is not None:
+                    task.cancel()
             self._stop.set()
             await self.devices.close()
             s.journal.close()
@@ -217,6 +226,9 @@ class TableDaemon:
     async def _take(self, press: ButtonPress) -> None:
         async with self._busy:
             try:
+                if self.session.program_refused is not None:  # fail closed until a technician clears it (P110)
+                    await self._refuse_for_program(press.button)
+                    return
                 if self.storage.halted:
                     if not await self._storage_writable():
                         await self._refuse_for_storage(press.button)
@@ -229,6 +241,62 @@ class TableDaemon:
                 await self._journal_failed(e)
             finally:
                 self.session.presses_handled += 1
+
+    # ------------------------------------------------------------------ program verification (P110)
+
+    async def _check_program(self, *, at_start: bool = False) -> None:
+        """The installed program against its release's manifest (controller/program.py), journaled.  A mismatch
+        (or no manifest outside development) refuses every press and is kept beside the journal: it survives
+        a restart until a technician clears it (``tablectl verify-program --clear``) and the program verifies;
+        the clearance is journaled here, at the start that finds it."""
+        s = self.session
+        cfg = s.base_cfg
+        c = await asyncio.to_thread(program.check, self.release)
+        kept = program.read_refusal(cfg.journal)
+        try:
+            if kept is not None and kept.get("cleared") and not c.refuses and at_start:
+                cleared = kept["cleared"]
+                by = str(cleared.get("by") or "unknown")
+                s.journal.record(ev.ProgramCleared(by=by, reason=str(cleared.get("reason") or ""),
+                                                   refused_at=kept.get("at")), who=by)
+                program.refusal_file(cfg.journal).unlink(missing_ok=True)
+                s.log.warning("program refusal cleared", by=by)
+                kept = None
+            s.journal.record(ev.ProgramChecked(state=c.state, release=c.release, digest=c.digest, files=c.files,
+                                               problems=c.problems[:50] or None,
+                                               config_digest=program.config_digest(self.config_path)))
+        except sqlite3.Error as e:
+            await self._journal_failed(e, pressed=False)
+        if c.refuses and kept is None:
+            kept = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "state": c.state,
+                    "release": c.release, "digest": c.digest, "problems": list(c.problems[:50])}
+            try:
+                program.write_refusal(cfg.journal, kept)
+            except OSError as e:  # not kept: still refused now, and found again at the next start
+                s.log.error("program refusal not kept", error=str(e))
+        s.program = {"state": c.state, "release": c.release, "digest": c.digest, "files": c.files,
+                     "refused": kept is not None, "problems": list(c.problems[:10] if c.refuses else
+                                                               (kept or {}).get("problems", [])[:10])}
+        if kept is not None:
+            if s.program_refused is None:
+                s.log.error("program not verified: play refused", state=c.state, problems=len(c.problems))
+            s.program_refused = c.state if c.refuses else str(kept.get("state") or program.MISMATCH)
+            s.tell("the program does not match its release: play refused -- call a technician (P110)",
+                   told("refused", cause="program_refused", clauses=["P110"]))
+
+    async def _program_checks(self) -> None:
+        """Every ``[program] check_hours``, between presses (a few hundred files read in a thread)."""
+        while True:
+            await asyncio.sleep(self.session.base_cfg.program.check_hours * 3600)
+            async with self._busy:
+                await self._check_program()
+                self.session.publish()
+
+    async def _refuse_for_program(self, button: str) -> None:
+        s = self.session
+        s.tell(f"refused: {button}: the program does not match its release -- call a technician (P110)",
+               told("refused", cause="program_refused", clauses=["P110"]))
+        await s.buzz()
 
     # ------------------------------------------------------------------ storage faults (fail closed, P97, P104)
 

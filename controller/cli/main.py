@@ -40,6 +40,7 @@ SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("controller.cli.check", ("check-config",)),  # a configuration (and its devices) before the daemon starts
     ("controller.cli.supervisor", ("supervisor",)),  # an entry of the supervisors' allow-list
     ("controller.cli.link", ("link",)),  # the linked progressive's database (controller/link)
+    ("controller.cli.program", ("verify-program",)),  # the installed program against its manifest (P110)
 )
 
 

@@ -155,6 +155,15 @@ class JournalOptionsConfig(BaseModel):
         return self
 
 
+class ProgramConfig(BaseModel):
+    """Program verification (controller/program.py, P110): the installed files against the release's manifest."""
+
+    model_config = STRICT
+
+    #: the installed program is checked at start and every this many hours
+    check_hours: Annotated[int, Field(ge=1, le=24)] = 4
+
+
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 #: the values the sources gave (file and environment merged), kept by TableConfig's validator so that a
 #: configuration refused for its structure still has the rules' checks run on the sections that are sound
@@ -202,6 +211,7 @@ class TableConfig(BaseSettings):
     supervisors: SupervisorsConfig = Field(default_factory=SupervisorsConfig)
     journal: Path
     journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
+    program: ProgramConfig = Field(default_factory=ProgramConfig)
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §B(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.

@@ -50,6 +50,7 @@ KINDS: dict[str, str] = {
     "progressive_disabled": "Progressive wagers disabled",
     "lockout_lost": "Progressive lock-out lost this round",
     "link_hit_pending": "Linked progressive win awaiting validation at another table",
+    "program_refused": "Program not verified: play refused",
 }
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
@@ -214,6 +215,8 @@ class Alarms:
             out["irregularity"] = Condition("irregularity", "high", ("P41", *chosen), seat=menu.seat)
         if r is not None and r.phase is Phase.HALTED:
             out[f"round_halted:{r.round_id}"] = Condition("round_halted", "high")
+        if s.program_refused is not None:
+            out["program_refused"] = Condition("program_refused", "high", ("P110",))
         if self.storage.halted:
             out["storage_fault"] = Condition("storage_fault", "high", ("P97",))
         if self.storage.round_held_back:

@@ -74,6 +74,8 @@ class Status:
         short = s.game.short
         menu = p.remedies.menu
         r = s.round
+        if s.program_refused is not None:  # the program does not verify: a technician, nothing else (P110)
+            return _action("program_refused", None, False, "P110", state=s.program_refused)
         if p.storage.halted:  # nothing is done until a write succeeds: the floor is called (P97)
             return _action("storage_fault", None, False, "P97", cause=p.storage.cause,
                            steps=steps.storage(p.storage.cause))
@@ -187,6 +189,7 @@ class Status:
             "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
             # a write the disk refuses halts the table, the reserve given up lets the round finish (P97, P104)
             "storage": p.storage.view(),
+            "program": s.program,  # the program checked against its release's manifest (controller/program.py, P110)
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
             "link_pending": s.meters.pending_elsewhere(),
