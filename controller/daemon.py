@@ -413,11 +413,13 @@ class TableDaemon:
         while True:
             async with self._busy:
                 if not self.storage.halted:
+                    checked = clock.read_kernel()
+                    self.session.clock = checked.state  # an open table warns while it is not synchronised
                     try:
-                        self.session.journal.record(clock.read_kernel())
+                        self.session.journal.record(checked)
                     except sqlite3.Error as e:
                         await self._journal_failed(e, pressed=False)
-                        self.session.publish()
+                    self.session.publish()
             await asyncio.sleep(clock.CHECK_S)
 
     async def _heartbeat(self) -> None:

@@ -34,6 +34,7 @@ from controller.service.refused import Refused
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.storage import Storage
+from controller.table import TableState
 from drivers.health import DeviceError
 from drivers.panel import KeySwitch
 
@@ -51,6 +52,7 @@ KINDS: dict[str, str] = {
     "lockout_lost": "Progressive lock-out lost this round",
     "link_hit_pending": "Linked progressive win awaiting validation at another table",
     "program_refused": "Program not verified: play refused",
+    "clock_unsynchronised": "Table open with its clock not synchronised",
 }
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
@@ -215,6 +217,8 @@ class Alarms:
             out["irregularity"] = Condition("irregularity", "high", ("P41", *chosen), seat=menu.seat)
         if r is not None and r.phase is Phase.HALTED:
             out[f"round_halted:{r.round_id}"] = Condition("round_halted", "high")
+        if s.clock == "unsynchronised" and s.life.state is not TableState.CLOSED:  # every time in doubt (P109)
+            out["clock_unsynchronised"] = Condition("clock_unsynchronised", "medium", ("P109",))
         if s.program_refused is not None:
             out["program_refused"] = Condition("program_refused", "high", ("P110",))
         if self.storage.halted:

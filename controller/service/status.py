@@ -189,6 +189,8 @@ class Status:
             "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
             # a write the disk refuses halts the table, the reserve given up lets the round finish (P97, P104)
             "storage": p.storage.view(),
+            # the clock's last check (P109); ``warning``: the table is open on a clock not synchronised
+            "clock": {"state": s.clock, "warning": s.clock == "unsynchronised" and s.life.state.value != "closed"},
             "program": s.program,  # the program checked against its release's manifest (controller/program.py, P110)
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
