@@ -56,11 +56,11 @@ def judge(rows: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> tup
                 problems.append(f"{nodeid}: marked {req!r}, but no row of the matrix for {req!r} names it")
     lines = []
     for row in rows:
-        verdicts = []
+        verdicts: list[str] = []
         if not row["tests"]:
             problems.append(f"{row['where']}: {row['id']}: no test proves it")
         for t in row["tests"]:
-            rs = base.get(t)
+            rs = base.get(t) or []
             if not rs:
                 problems.append(f"{row['where']}: {t}: did not run (no such test, or no requirement marker)")
                 verdicts.append("missing")
