@@ -196,12 +196,14 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     assert os.readlink(prefix / "previous").endswith("bbbbbbbbbbbb")
 
     # -- one byte of an installed file changed: verify-program fails and names it (P110)
-    rules = site / "games" / "__init__.py"
+    # (a module the check itself does not import: one that no longer compiles stops tablectl before any check)
+    rules = site / "games" / "paytables" / "high_card_flush.py"
     data = bytearray(rules.read_bytes())
-    data[-2] ^= 0x01
+    data[len(data) // 2] ^= 0x01
     rules.write_bytes(bytes(data))
     r = subprocess.run([tablectl, "verify-program", "--json"], capture_output=True, text=True)
-    assert r.returncode == 2 and json.loads(r.stdout)["problems"] == ["changed: games/__init__.py"], r.stdout
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert json.loads(r.stdout)["problems"] == ["changed: games/paytables/high_card_flush.py"], r.stdout
 
 
 def test_the_installer_checks_every_table_in_one_process_and_an_older_tablectl_one_each(tmp_path, monkeypatch):

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller import program
-from controller.config.table import ConfigError
-from controller.paths import add_table_options, config_file, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
@@ -27,7 +25,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("verify-program", help="check the installed program against its release's manifest",
                        description="Check every file of the installed program against the release's manifest; "
                        "print the release's digest (and with --seed an HMAC-SHA256 keyed by the seed).")
-    add_table_options(p, required=False)
+    # controller.paths's options, without importing it (it imports the configuration, the games: P110 above)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--table", metavar="ID", help="the table on this PC: also its configuration's digest")
+    g.add_argument("--config", metavar="FILE", help="a configuration file (development)")
     p.add_argument("--seed", metavar="HEX", help="a regulator's seed, hexadecimal (1-64 bytes)")
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.add_argument("--clear", action="store_true", help="clear the table's refusal (the program must verify)")
@@ -51,7 +52,10 @@ def cmd_verify_program(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
         if not 1 <= len(seed) <= 64:
             return _refuse("--seed: 1 to 64 bytes", stderr)
     cfg = None
-    if args.table or args.config:
+    if args.table or args.config:  # the rest of the program is imported only then: a tampered module cannot stop
+        from controller.config.table import ConfigError  # the check of the others (P110)
+        from controller.paths import config_file, load_table
+
         try:
             cfg = load_table(args)
         except ConfigError as e:
