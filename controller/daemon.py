@@ -285,12 +285,17 @@ class TableDaemon:
                    told("refused", cause="program_refused", clauses=["P110"]))
 
     async def _program_checks(self) -> None:
-        """Every ``[program] check_hours``, between presses (a few hundred files read in a thread)."""
+        """Every ``[program] check_hours``."""
         while True:
             await asyncio.sleep(self.session.base_cfg.program.check_hours * 3600)
-            async with self._busy:
-                await self._check_program()
-                self.session.publish()
+            await self.check_program()
+
+    async def check_program(self) -> None:
+        """One check while serving, between presses (a few hundred files read in a thread); a mismatch refuses
+        from the next press on, the round where it stands (recovered once cleared, as after a restart)."""
+        async with self._busy:
+            await self._check_program()
+            self.session.publish()
 
     async def _refuse_for_program(self, button: str) -> None:
         s = self.session

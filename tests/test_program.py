@@ -92,7 +92,7 @@ def test_an_installed_copy_without_a_manifest_refuses_a_checkout_is_development(
     assert program.installed().checkout
 
 
-@pytest.mark.requirement("AGCO recall")
+@pytest.mark.requirement(NY)
 def test_verify_program_seeded_matches_an_independent_computation(tmp_path, monkeypatch):
     r = release(tmp_path)
     monkeypatch.setattr(program, "installed", lambda: r)
@@ -157,3 +157,24 @@ def test_a_changed_file_refuses_play_and_the_refusal_survives_a_restart_until_cl
         ("program_checked", "verified")]
     assert rows[0].data["problems"] == ["changed: games/rules.py"] and rows[0].data["digest"]
     assert rows[2].data["by"] == "tech 7" and rows[2].data["reason"] == "reinstalled 0.1.0"
+
+
+@pytest.mark.requirement(NY)
+def test_a_file_changed_while_the_table_plays_refuses_the_next_press(tmp_path, monkeypatch):
+    state = tmp_path / "state"
+    state.mkdir()
+    r = release(tmp_path)
+    monkeypatch.setattr(program, "installed", lambda: r)
+    with table_in_process("high_card_flush", state, monkeypatch) as t:
+        t.start_daemon()
+        t.open_table()
+        assert t.status()["program"]["state"] == "verified"
+        flip_one_byte(r.root / "web" / "static" / "app.js")
+        daemon = t.daemon.daemon
+        t.loop.run(daemon.check_program())  # what every [program] check_hours runs
+        s = t.until(lambda s: s["program"]["state"] == "mismatch", "the check published")
+        assert s["program"]["refused"] and s["next_action"]["action"] == "program_refused"
+        assert [a["kind"] for a in s["alarms"]] == ["program_refused"]
+        assert t.press_refused("no_more_bets")["told"]["cause"] == "program_refused"
+        assert program.read_refusal(t.journal_path)["problems"] == ["changed: web/static/app.js"]
+        t.stop_daemon()
