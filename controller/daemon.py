@@ -41,7 +41,7 @@ import structlog
 from controller import events as ev
 from controller import liveness, program
 from controller.config.table import TableConfig
-from controller.events import JournalFault
+from controller.events import JournalEvent, JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
 from controller.paths import heartbeat_file, status_file
@@ -136,6 +136,7 @@ class TableDaemon:
         self._serving = False  # the table recovered and its status published: a heartbeat fault is published
         self.release = program.installed()  # the manifest and the packages it names (P110)
         self.config_path = config_path  # its digest is journaled with the program's (P110)
+        self._program_checked: JournalEvent | None = None  # the check at start, journaled after the recovery
 
     @property
     def journal_fault(self) -> str | None:
@@ -188,6 +189,9 @@ class TableDaemon:
             if s.program_refused is None:  # a program that does not verify recovers nothing: no play (P110)
                 try:
                     await self._recover()
+                    if self._program_checked is not None:
+                        s.journal.record(self._program_checked)
+                        self._program_checked = None
                 except sqlite3.Error as e:  # the recovery's own write (a void, P34): tried again as any (P97)
                     await self._journal_failed(e, pressed=False)
             self.alarms.start()  # the round recovered: the alarms follow the table from here
@@ -262,9 +266,13 @@ class TableDaemon:
                 program.refusal_file(cfg.journal).unlink(missing_ok=True)
                 s.log.warning("program refusal cleared", by=by)
                 kept = None
-            s.journal.record(ev.ProgramChecked(state=c.state, release=c.release, digest=c.digest, files=c.files,
-                                               problems=c.problems[:50] or None,
-                                               config_digest=program.config_digest(self.config_path)))
+            checked = ev.ProgramChecked(state=c.state, release=c.release, digest=c.digest, files=c.files,
+                                        problems=c.problems[:50] or None,
+                                        config_digest=program.config_digest(self.config_path))
+            if at_start and kept is None and not c.refuses:
+                self._program_checked = checked  # journaled once the round is recovered, as the clock's (P109)
+            else:
+                s.journal.record(checked)
         except sqlite3.Error as e:
             await self._journal_failed(e, pressed=False)
         if c.refuses and kept is None:

@@ -126,8 +126,7 @@ class LogFiles:
                  file_bytes: int = 16 * 2**20, clock: Callable[[], float] = time.time) -> None:
         self.dir, self.keep_days, self.max_bytes, self.file_bytes, self.clock = (
             Path(directory), keep_days, max_bytes, file_bytes, clock)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.dir / self.NAME
+        self.path = self.dir / self.NAME  # the directory made at the first line (its parent may not exist yet)
         self._day = self._day_of(self.path.stat().st_mtime) if self.path.exists() else None
 
     @staticmethod
@@ -140,6 +139,7 @@ class LogFiles:
 
     def write(self, line: str) -> None:
         now = self.clock()
+        self.dir.mkdir(parents=True, exist_ok=True)
         data = (line.rstrip("\n") + "\n").encode("utf-8", "replace")
         size = self.path.stat().st_size if self.path.exists() else 0
         if size and (self._day_of(now) != self._day or size + len(data) > self.file_bytes):

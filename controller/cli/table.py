@@ -133,14 +133,9 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    kept = cfg.logs
-    try:
-        files: logs.LogFiles | None = logs.LogFiles(logs.logs_dir(cfg.journal), keep_days=kept.keep_days,
-                                                   max_bytes=kept.max_mb * 2**20, file_bytes=kept.file_mb * 2**20)
-    except OSError as e:  # the logs still go to their stream (journald); the journal's directory is checked below
-        print(f"tablectl run: log files not kept: {e}", file=stderr)
-        files = None
-    logs.configure(cfg.log_format, files=files)
+    kept = cfg.logs  # (a directory that cannot be written loses the files' lines, not the stream's: P111)
+    logs.configure(cfg.log_format, files=logs.LogFiles(logs.logs_dir(cfg.journal), keep_days=kept.keep_days,
+                                                       max_bytes=kept.max_mb * 2**20, file_bytes=kept.file_mb * 2**20))
 
     async def main() -> None:
         daemon = TableDaemon(cfg, config_path=config_file(args.table) if getattr(args, "table", None)
