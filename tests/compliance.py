@@ -39,7 +39,7 @@ def matrix(paths: tuple[Path, ...] = DOCS) -> list[dict[str, Any]]:
             if not m or set(m["id"]) <= set("-: ") or m["id"].lower() == "requirement":
                 continue
             rows.append({"id": m["id"], "what": m["what"], "tests": _TEST.findall(m["tests"]),
-                         "where": f"{path.relative_to(ROOT)}:{n}"})
+                         "where": f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}:{n}"})
     return rows
 
 
