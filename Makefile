@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.installed
 # and left out of the dist artefact.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup chromium postgresql lint test test-install contracts soak soak-kills bench screens run dist install clean
+.PHONY: help setup chromium postgresql lint test test-install compliance contracts soak soak-kills bench screens run dist install clean
 
 help:
 	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N SHUFFLE=KIND)"
@@ -23,6 +23,7 @@ help:
 	@echo "              PIT=N: N tables (up to 20) and the pit that shows them all (a throwaway PostgreSQL)"
 	@echo "make test   - set up and run the whole test suite (the project's own: nothing beside it is read)"
 	@echo "make test-install - the offline install of a table PC, its upgrade and rollback (CI runs it after make test)"
+	@echo "make compliance - the tests that prove a regulator's requirement, and the matrix with each result (docs/compliance.md)"
 	@echo "make contracts - the project's examples against the contracts kept beside it (../shared/contracts)"
 	@echo "make lint   - ruff and mypy (strict for every package and the tests' helpers)"
 	@echo "make soak   - the long suites: the whole configuration matrix (every accepted table plays a round), 1,000+ kill points, crashes across journal roll-overs"
@@ -110,6 +111,12 @@ soak-kills: $(STAMP)
 	KILL_REPORT=$(KILL_REPORT) KILLS_IN_PROCESS=$${KILLS_IN_PROCESS:-260} KILLS=$${KILLS:-10} \
 	  $(PY) -m pytest -n 2 -q tests/test_kill_sweep.py tests/test_kill_points.py -k sweep; status=$$?; \
 	  $(PY) tests/kill_report.py $(KILL_REPORT) || status=1; exit $$status
+
+# The compliance matrix (docs/compliance.md): exactly the tests marked @pytest.mark.requirement, then each
+# requirement's row with its result; fails on a failing row, a row without a test, or a test the matrix disagrees
+# with (tests/compliance.py).  The install's test among them takes a minute of pip.
+compliance: $(STAMP) postgresql
+	$(PY) tests/compliance.py -n 2
 
 # The project's examples against the contracts kept beside it (CI runs it after make test): make test is
 # the project's own and passes in a clone with nothing beside it; where ../shared is absent this says so.

@@ -31,15 +31,17 @@ import asyncio
 import os
 import socket
 import sqlite3
+import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
 import structlog
 
-from controller import liveness
+from controller import events as ev
+from controller import liveness, program
 from controller.config.table import TableConfig
-from controller.events import JournalFault
+from controller.events import JournalEvent, JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
 from controller.paths import heartbeat_file, status_file
@@ -97,7 +99,7 @@ def _drop(path: Path) -> bool:
 
 
 class TableDaemon:
-    def __init__(self, cfg: TableConfig, *, status_path: Path | None = None) -> None:
+    def __init__(self, cfg: TableConfig, *, status_path: Path | None = None, config_path: Path | None = None) -> None:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
@@ -139,6 +141,9 @@ class TableDaemon:
         self._busy = asyncio.Lock()  # a press, or the storage's retry: one at a time
         self.heartbeat_path = heartbeat_file(cfg.journal)
         self._serving = False  # the table recovered and its status published: a heartbeat fault is published
+        self.release = program.installed()  # the manifest and the packages it names (P115)
+        self.config_path = config_path  # its digest is journaled with the program's (P115)
+        self._program_checked: JournalEvent | None = None  # the check at start, journaled after the recovery
 
     @property
     def journal_fault(self) -> str | None:
@@ -185,16 +190,23 @@ class TableDaemon:
         retry = asyncio.create_task(self._storage_retry())
         clock_check: asyncio.Task[None] | None = None
         floor: asyncio.Task[None] | None = None
+        program_check: asyncio.Task[None] | None = None
         try:
             self.storage.hold_reserve()  # room to finish a round when the disk fills (P104)
-            try:
-                await self._recover()
-            except WRITE_ERRORS as e:  # the recovery's own write (a void, P34): tried again as any (P97)
-                await self._journal_failed(e, pressed=False)
+            await self._check_program(at_start=True)
+            if s.program_refused is None:  # a program that does not verify recovers nothing: no play (P115)
+                try:
+                    await self._recover()
+                    if self._program_checked is not None:
+                        s.journal.record(self._program_checked)
+                        self._program_checked = None
+                except WRITE_ERRORS as e:  # the recovery's own write (a void, P34): tried again as any (P97)
+                    await self._journal_failed(e, pressed=False)
             self.shuffle_watch.start()  # the monitor as the journal left it, before the alarms read its findings
             self.alarms.start()  # the round recovered: the alarms follow the table from here
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
             floor = asyncio.create_task(self._floor_requests())  # the floor's pages' requests (issue 28)
+            program_check = asyncio.create_task(self._program_checks())  # every [program] check_hours (P115)
             s.publish()
             self._serving = True
             while not self._stop.is_set():
@@ -218,10 +230,9 @@ class TableDaemon:
             watchdog.cancel()
             heartbeat.cancel()
             retry.cancel()
-            if clock_check is not None:
-                clock_check.cancel()
-            if floor is not None:
-                floor.cancel()
+            for task in (clock_check, program_check, floor):
+                if task is not None:
+                    task.cancel()
             self._stop.set()
             await self.devices.close()
             s.journal.close()
@@ -229,6 +240,9 @@ class TableDaemon:
     async def _take(self, press: ButtonPress) -> None:
         async with self._busy:
             try:
+                if self.session.program_refused is not None:  # fail closed until a technician clears it (P115)
+                    await self._refuse_for_program(press.button)
+                    return
                 if self.storage.halted:
                     if not await self._storage_writable():
                         await self._refuse_for_storage(press.button)
@@ -242,6 +256,71 @@ class TableDaemon:
                 await self._journal_failed(e)
             finally:
                 self.session.presses_handled += 1
+
+    # ------------------------------------------------------------------ program verification (P115)
+
+    async def _check_program(self, *, at_start: bool = False) -> None:
+        """The installed program against its release's manifest (controller/program.py), journaled.  A mismatch
+        (or no manifest outside development) refuses every press and is kept beside the journal: it survives
+        a restart until a technician clears it (``tablectl verify-program --clear``) and the program verifies;
+        the clearance is journaled here, at the start that finds it."""
+        s = self.session
+        cfg = s.base_cfg
+        c = await asyncio.to_thread(program.check, self.release)
+        kept = program.read_refusal(cfg.journal)
+        try:
+            if kept is not None and kept.get("cleared") and not c.refuses and at_start:
+                cleared = kept["cleared"]
+                by = str(cleared.get("by") or "unknown")
+                s.journal.record(ev.ProgramCleared(by=by, reason=str(cleared.get("reason") or ""),
+                                                   refused_at=kept.get("at")), who=by)
+                program.refusal_file(cfg.journal).unlink(missing_ok=True)
+                s.log.warning("program refusal cleared", by=by)
+                kept = None
+            checked = ev.ProgramChecked(state=c.state, release=c.release, digest=c.digest, files=c.files,
+                                        problems=c.problems[:50] or None,
+                                        config_digest=program.config_digest(self.config_path))
+            if at_start and kept is None and not c.refuses:
+                self._program_checked = checked  # journaled once the round is recovered, as the clock's (P109)
+            else:
+                s.journal.record(checked)
+        except WRITE_ERRORS as e:
+            await self._journal_failed(e, pressed=False)
+        if c.refuses and kept is None:
+            kept = {"at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "state": c.state,
+                    "release": c.release, "digest": c.digest, "problems": list(c.problems[:50])}
+            try:
+                program.write_refusal(cfg.journal, kept)
+            except OSError as e:  # not kept: still refused now, and found again at the next start
+                s.log.error("program refusal not kept", error=str(e))
+        s.program = {"state": c.state, "release": c.release, "digest": c.digest, "files": c.files,
+                     "refused": kept is not None, "problems": list(c.problems[:10] if c.refuses else
+                                                               (kept or {}).get("problems", [])[:10])}
+        if kept is not None:
+            if s.program_refused is None:
+                s.log.error("program not verified: play refused", state=c.state, problems=len(c.problems))
+            s.program_refused = c.state if c.refuses else str(kept.get("state") or program.MISMATCH)
+            s.tell("the program does not match its release: play refused -- call a technician (P115)",
+                   told("refused", cause="program_refused", clauses=["P115"]))
+
+    async def _program_checks(self) -> None:
+        """Every ``[program] check_hours``."""
+        while True:
+            await asyncio.sleep(self.session.base_cfg.program.check_hours * 3600)
+            await self.check_program()
+
+    async def check_program(self) -> None:
+        """One check while serving, between presses (a few hundred files read in a thread); a mismatch refuses
+        from the next press on, the round where it stands (recovered once cleared, as after a restart)."""
+        async with self._busy:
+            await self._check_program()
+            self.session.publish()
+
+    async def _refuse_for_program(self, button: str) -> None:
+        s = self.session
+        s.tell(f"refused: {button}: the program does not match its release -- call a technician (P115)",
+               told("refused", cause="program_refused", clauses=["P115"]))
+        await s.buzz()
 
     # ------------------------------------------------------------------ storage faults (fail closed, P97, P104)
 
@@ -360,11 +439,13 @@ class TableDaemon:
         while True:
             async with self._busy:
                 if not self.storage.halted:
+                    checked = clock.read_kernel()
+                    self.session.clock = checked.state  # an open table warns while it is not synchronised
                     try:
-                        self.session.journal.record(clock.read_kernel())
+                        self.session.journal.record(checked)
                     except WRITE_ERRORS as e:
                         await self._journal_failed(e, pressed=False)
-                        self.session.publish()
+                    self.session.publish()
             await asyncio.sleep(clock.CHECK_S)
 
     async def _floor_requests(self) -> None:
@@ -378,7 +459,7 @@ class TableDaemon:
                 try:
                     if await self.protection.floor_requests():
                         self.session.publish()
-                except sqlite3.Error as e:
+                except WRITE_ERRORS as e:
                     await self._journal_failed(e, pressed=False)
                     self.session.publish()
 

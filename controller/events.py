@@ -523,6 +523,32 @@ class ClockChecked(JournalEvent):
     max_error: Decimal | None = optional()  # the kernel's bound on the clock's error, in seconds
 
 
+@dataclass(frozen=True)
+class ProgramChecked(JournalEvent):
+    """The installed program checked against its release's manifest (``controller.program``, P115): at start and
+    every ``[program] check_hours``; ``state`` verified, development, mismatch or no_manifest, ``digest`` the
+    release's digest as installed, ``problems`` the files that differ (their paths, never their contents)."""
+
+    kind = "program_checked"
+    state: str
+    release: str | None = optional()
+    digest: str | None = optional()
+    files: int | None = optional()
+    problems: tuple[str, ...] | None = optional()
+    config_digest: str | None = optional()  # SHA-256 of the table's configuration file
+
+
+@dataclass(frozen=True)
+class ProgramCleared(JournalEvent):
+    """A refusal for the program (P115) cleared by a technician (``tablectl verify-program --clear``), journaled by
+    the daemon at its next start once the program verifies."""
+
+    kind = "program_cleared"
+    by: str
+    reason: str
+    refused_at: str | None = optional()
+
+
 # -- game protection (controller/protection/; docs/protection.md) ---------------------------------
 
 
@@ -766,6 +792,9 @@ METERS = (MeterSet, MeterAdd, MeterPaid)
 #: in the words a floor supervisor or an auditor reads (the floor's pages, issue 26); the trust's kinds are in
 #: controller/journal/trust.py, the web audit's in web/audit.py
 WORDS: dict[str, str] = {
+    "event.program_checked": "Program checked", "event.program_cleared": "Program refusal cleared",
+    "field.release": "Release", "field.digest": "Digest", "field.files": "Files", "field.problems": "Problems",
+    "field.config_digest": "Configuration digest", "field.refused_at": "Refused at",
     "event.clock_checked": "Clock checked", "field.state": "State", "field.source": "Read from",
     "field.max_error": "Largest error",
     "event.round_opened": "Round opened", "event.wager": "Wager placed", "event.no_more_bets": "No more bets",

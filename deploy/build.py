@@ -6,7 +6,8 @@ It holds a wheelhouse with the program, every dependency and pip itself (the ins
 from its wheel: no pip needed on the table PC), for the target Python and platform (this
 interpreter's, unless --python-version/--platform name another: then only binary wheels are
 taken), the systemd unit, the udev rules, the example configurations, the install guide and the
-installer (install.sh, install.py).  The program's wheel is stamped with the git commit it was built
+installer (install.sh, install.py), and MANIFEST.json (every file the program installs, SHA-256: the
+program verification of controller/program.py, P115).  The program's wheel is stamped with the git commit it was built
 from (``tablectl --version``), built by its build backend (pyproject's [build-system]) in this
 interpreter when it has the build requirements, else in an environment with them kept beside the
 cache (build/build-env-*).  Building needs the package index, or the wheels already in the cache
@@ -138,6 +139,20 @@ def from_cache(cache: Path, wheelhouse: Path, deps: Path, own: Path) -> bool:
     return True
 
 
+def write_manifest(wheel: Path, dest: Path, release: str) -> None:
+    """MANIFEST.json: every file the program's wheel installs under its packages, from the wheel itself (what
+    is installed is exactly that), SHA-256 each, in the order controller/program.py states (P115)."""
+    import zipfile
+
+    sys.path.insert(0, str(ROOT))
+    from controller import program
+
+    with zipfile.ZipFile(wheel) as z:
+        files = {n: z.read(n) for n in z.namelist()
+                 if n.split("/", 1)[0] in program.PACKAGES and not n.endswith("/") and "__pycache__" not in n}
+    dest.write_text(json.dumps(program.manifest_of(files, release), indent=1) + "\n")
+
+
 def build(out: Path, commit: str, cache: Path, python_version: str | None, platform: str | None) -> Path:
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     version = meta["version"]
@@ -159,6 +174,7 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         wheelhouse.mkdir(parents=True)
         own_wheel(src, wheelhouse, cache)
         (own,) = wheelhouse.glob("table_controller-*.whl")
+        write_manifest(own, stage / "MANIFEST.json", f"{version}-{commit}")
         deps = Path(tmp) / "deps"
         if python_version or platform:
             target = [f"--python-version={python_version}"] if python_version else []

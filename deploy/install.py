@@ -36,7 +36,7 @@ WEB_UNIT = "table-web@.service"  # the dealer's screen and the floor's pages, be
 RULES = "60-table-controller.rules"
 USER, GROUP = "tablectl", "table-controller"
 COMPILE_SKIP = r"/site-packages/[^/]+/(.+/)?tests/"  # a dependency's test suite: no bytecode for it
-COPIED = ("install.sh", "install.py", "RELEASE.json", "systemd", "udev", "config-examples", "docs")
+COPIED = ("install.sh", "install.py", "RELEASE.json", "MANIFEST.json", "systemd", "udev", "config-examples", "docs")
 
 
 class Refused(Exception):

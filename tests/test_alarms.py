@@ -14,6 +14,8 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.journal.store import Journal
 from controller.service.alarms import KINDS, WORDS
 from daemon_harness import phase, smallest_decision, table_in_process
@@ -32,6 +34,7 @@ def alarm(s: dict[str, Any], kind: str, **match: Any) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
+@pytest.mark.requirement("AGCO error conditions")
 def test_alarms_raised_acknowledged_and_cleared(tmp_path, monkeypatch):
     procedure, wanted, _line, _meter = CASES[GAME]
     assert procedure is Procedure.HAND

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import shlex
@@ -92,6 +93,7 @@ def receive_journal(sock: socket.socket, entries: list[dict[str, str]]) -> None:
 
 
 @pytest.mark.install  # make test-install (CI runs it): a minute of pip, apart from make test
+@pytest.mark.requirement("58 Pa. Code 461a.4(b)")
 def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     # the second build after the first (beside the first install): it then finds build/wheel-cache and the
     # kept build environment made, as a technician's second `make dist` does, instead of both making them
@@ -114,6 +116,10 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     (site,) = (prefix / "current" / "venv" / "lib").glob("python3*/site-packages")
     program = [p for pkg in ("games", "controller", "drivers", "simulators", "web") for p in (site / pkg).rglob("*.py")]
     assert program and all(Path(importlib.util.cache_from_source(p)).exists() for p in program)  # compiled at install
+    # the installed copy is its release's: every file the manifest names, and nothing added (P115)
+    r = subprocess.run([tablectl, "verify-program", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0 and json.loads(r.stdout)["state"] == "verified", r.stdout + r.stderr
+    assert json.loads(r.stdout)["files"] == len(json.loads((a / "MANIFEST.json").read_text())["files"]) > len(program)
     examples = sorted((a / "config-examples").glob("*.toml"))
     r = subprocess.run([tablectl, "check-config", *examples], capture_output=True, text=True)  # all in one
     assert r.returncode == 0, r.stderr
@@ -188,6 +194,16 @@ def test_offline_install_daemon_upgrade_and_rollback(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "aaaaaaaaaaaa" in subprocess.run([tablectl, "--version"], capture_output=True, text=True).stdout
     assert os.readlink(prefix / "previous").endswith("bbbbbbbbbbbb")
+
+    # -- one byte of an installed file changed: verify-program fails and names it (P115)
+    # (a module the check itself does not import: one that no longer compiles stops tablectl before any check)
+    rules = site / "games" / "paytables" / "high_card_flush.py"
+    data = bytearray(rules.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    rules.write_bytes(bytes(data))
+    r = subprocess.run([tablectl, "verify-program", "--json"], capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert json.loads(r.stdout)["problems"] == ["changed: games/paytables/high_card_flush.py"], r.stdout
 
 
 def test_the_installer_checks_every_table_in_one_process_and_an_older_tablectl_one_each(tmp_path, monkeypatch):

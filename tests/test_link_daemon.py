@@ -10,6 +10,7 @@ import time
 from decimal import Decimal
 
 import psycopg
+import pytest
 
 import pg
 from controller.journal.store import Journal
@@ -95,6 +96,7 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
                         "supervisor 4711")]  # COMAR 36.05.03.24 F(3)(c): the winning table's asset number
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(c)")
 def test_link_lost_disables_progressive_wagers_until_it_returns(tmp_path, monkeypatch):
     """NJAC 13:69E-1.39B, P70: the link's server stopped, the next no more bets takes no progressive wager,
     journals why and tells the dealer; the round plays on. The server back, the next no more bets takes

@@ -21,6 +21,8 @@ import io
 import signal
 from decimal import Decimal
 
+import pytest
+
 from controller.cli.main import main as tablectl
 from controller.journal.store import Journal
 from daemon_harness import phase, simulated_table, table_in_process, told
@@ -122,6 +124,7 @@ def test_royal_flush_held_until_the_supervisor_validates(tmp_path, monkeypatch):
         assert Decimal(rep["meters"]["minor"]["contributions"]) == Decimal("0.01")
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(3)(i)")
 def test_sigkill_between_the_win_and_the_validation(tmp_path, monkeypatch):
     with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         round_id = royal_round(t)
@@ -172,6 +175,7 @@ def test_two_winners_of_one_meter_in_one_round(tmp_path, monkeypatch):
             assert len([e for e in j.events(None) if e.kind == "progressive_hit"]) == 4
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(c)")
 def test_progressive_system_not_answering_disables_progressive_wagers(tmp_path, monkeypatch):
     with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         start(t)
@@ -237,6 +241,7 @@ def test_no_more_bets_while_the_progressive_system_is_silent(tmp_path, monkeypat
         assert s["round"]["seats"]["3"]["wagers"]["progressive"] == "1.00"
 
 
+@pytest.mark.requirement("AGCO error conditions")
 def test_disabled_progressive_wagers_stay_disabled_across_a_restart(tmp_path, monkeypatch):
     """The disabled state is the journal's: a daemon killed while progressive wagers are disabled
     (the lock-out could not be confirmed, ch.8 §C(2)) comes back with them disabled, and enables

@@ -53,6 +53,7 @@ async def uth_to_the_turn(j) -> RoundController:
     return r
 
 
+@pytest.mark.requirement("AGCO recall")
 def test_uth_reveals_are_journaled_in_the_order_the_table_sees_them(journal_path):
     """UTH ch.11 §C(2) the flop, §E(2) the turn and river, §G(1) the dealer's cards once every player acted;
     each journaled when its cards are face up, between the decisions around it."""
@@ -131,6 +132,7 @@ def test_ret_replay_shows_the_cross_line_by_line_and_the_two_passes(journal_path
     assert code == 0 and "horizontal_line Jh 2c (RET ch.11 §C)" in text
 
 
+@pytest.mark.requirement("AGCO recall")
 def test_a_round_in_play_shows_no_card_that_is_face_down(journal_path):
     """Secrets (issue 13, finding 9): hole cards, the dealer's cards and the turn and river before their
     reveal are not in any recall of the round still in play; the settle input (every card) is refused."""

@@ -12,6 +12,8 @@ import asyncio
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from controller.config.table import load_config
 from controller.journal.store import Journal
 from controller.paths import status_file
@@ -113,6 +115,7 @@ def cut_short(a: Audit) -> list[dict]:
     return out
 
 
+@pytest.mark.requirement("AGCO log retention")
 def test_the_access_log_is_kept_its_days_and_says_when_the_cap_cut_it_short(tmp_path):
     now = [datetime.now(UTC).timestamp()]
     a = Audit(tmp_path / "audit.d", max_bytes=100_000, keep=3, keep_days=90, clock=lambda: now[0])

@@ -30,6 +30,7 @@ SOURCES: tuple[str, ...] = (
     "controller.round.chips", "controller.steps", "controller.table",
     "controller.irregularities", "controller.service.status", "controller.service.told",
     "controller.service.refused", "controller.service.storage", "controller.service.alarms", "controller.service.clock",
+    "controller.program",
     "drivers.health", "drivers.device", "drivers.registers",
     "controller.events", "controller.journal.trust", "web.audit", "web.verified", "controller.protection.shuffle",
     "controller.protection.witnesses", "controller.protection.hold",  # issue 28: findings, hold, streaks

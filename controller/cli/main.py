@@ -43,6 +43,7 @@ SUBCOMMANDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("controller.cli.link", ("link",)),  # the linked progressive's database (controller/link)
     ("controller.cli.protection", ("protection",)),  # game protection's findings and hold (issue 28)
     ("controller.cli.control", ("parameters", "meters")),  # changes under control, dual control (P114)
+    ("controller.cli.program", ("verify-program",)),  # the installed program against its manifest (P115)
 )
 
 

@@ -17,7 +17,7 @@ from controller import liveness
 from controller.cli.main import whole_number
 from controller.config.table import ConfigError, TableConfig
 from controller.journal.store import Journal, JournalError
-from controller.paths import add_table_options, heartbeat_file, load_table, status_file
+from controller.paths import add_table_options, config_file, heartbeat_file, load_table, status_file
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 STALE_BEATS = 3  # a status older than this many of its rewrites: the daemon is not running (the status's own age)
@@ -133,10 +133,13 @@ def cmd_run(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     cfg = _config(args, stderr)
     if cfg is None:
         return EXIT_REFUSED
-    logs.configure(cfg.log_format)
+    kept = cfg.logs  # (a directory that cannot be written loses the files' lines, not the stream's: P116)
+    logs.configure(cfg.log_format, files=logs.LogFiles(logs.logs_dir(cfg.journal), keep_days=kept.keep_days,
+                                                       max_bytes=kept.max_mb * 2**20, file_bytes=kept.file_mb * 2**20))
 
     async def main() -> None:
-        daemon = TableDaemon(cfg)
+        daemon = TableDaemon(cfg, config_path=config_file(args.table) if getattr(args, "table", None)
+                             else Path(args.config) if getattr(args, "config", None) else None)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)

@@ -155,6 +155,34 @@ class JournalOptionsConfig(BaseModel):
         return self
 
 
+class ProgramConfig(BaseModel):
+    """Program verification (controller/program.py, P115): the installed files against the release's manifest."""
+
+    model_config = STRICT
+
+    #: the installed program is checked at start and every this many hours
+    check_hours: Annotated[int, Field(ge=1, le=24)] = 4
+
+
+class LogsConfig(BaseModel):
+    """The daemon's log files (controller/logs.py ``LogFiles``, P116), beside the journal (``<stem>.logs.d/``)."""
+
+    model_config = STRICT
+
+    #: a log file is kept at least this many days (90 at the least) ...
+    keep_days: Annotated[int, Field(ge=90, le=3650)] = 90
+    #: ... within this many MiB for all of them (the cap outranks the days: the table's disk; said when it cuts)
+    max_mb: Annotated[int, Field(ge=16, le=100_000)] = 256
+    #: a file is rolled over each day (UTC) and past this many MiB
+    file_mb: Annotated[int, Field(ge=1, le=1024)] = 16
+
+    @model_validator(mode="after")
+    def _a_file_within_the_cap(self) -> LogsConfig:
+        if self.file_mb > self.max_mb:
+            raise ValueError("file_mb is more than max_mb: one file would pass the cap")
+        return self
+
+
 _TOML_PATH: contextvars.ContextVar[Path | None] = contextvars.ContextVar("table_config_toml", default=None)
 #: the values the sources gave (file and environment merged), kept by TableConfig's validator so that a
 #: configuration refused for its structure still has the rules' checks run on the sections that are sound
@@ -202,6 +230,8 @@ class TableConfig(BaseSettings):
     supervisors: SupervisorsConfig = Field(default_factory=SupervisorsConfig)
     journal: Path
     journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
+    program: ProgramConfig = Field(default_factory=ProgramConfig)
+    logs: LogsConfig = Field(default_factory=LogsConfig)
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §B(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.

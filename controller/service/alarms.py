@@ -34,6 +34,7 @@ from controller.service.refused import Refused
 from controller.service.remedies import Remedies
 from controller.service.session import Session
 from controller.service.storage import Storage
+from controller.table import TableState
 from drivers.health import DeviceError
 from drivers.panel import KeySwitch
 
@@ -56,6 +57,8 @@ KINDS: dict[str, str] = {
     "protection_card_switched": "Card switched: the devices' reads and the hands disagree",
     "protection_hold": "Hold outside its band",
     "protection_streak": "A streak a fair game almost never makes",
+    "program_refused": "Program not verified: play refused",
+    "clock_unsynchronised": "Table open with its clock not synchronised",
 }
 #: the kinds latched (``Alarms.latch``): raised by a finding, not by a state the table is in; each stays until a
 #: supervisor acknowledges it, then clears (its finding stays in the journal: ``tablectl protection report``)
@@ -232,6 +235,10 @@ class Alarms:
             out["irregularity"] = Condition("irregularity", "high", ("P41", *chosen), seat=menu.seat)
         if r is not None and r.phase is Phase.HALTED:
             out[f"round_halted:{r.round_id}"] = Condition("round_halted", "high")
+        if s.clock == "unsynchronised" and s.life.state is not TableState.CLOSED:  # every time in doubt (P109)
+            out["clock_unsynchronised"] = Condition("clock_unsynchronised", "medium", ("P109",))
+        if s.program_refused is not None:
+            out["program_refused"] = Condition("program_refused", "high", ("P115",))
         if self.storage.halted:
             out["storage_fault"] = Condition("storage_fault", "high", ("P97",))
         if self.storage.round_held_back:

@@ -69,6 +69,9 @@ class Session:
         self.notice: str | None = None  # what the dealer must know until the round closes
         self.notice_told: Told | None = None  # the same, as data (``controller.service.told``)
         self.watchdog_trouble: str | None = None  # why systemd's watchdog is not pinged now (the daemon's own)
+        self.program: dict[str, Any] | None = None  # the program's check (controller/program.py, P115)
+        self.program_refused: str | None = None  # why play is refused for the program (P115), or None
+        self.clock: str | None = None  # the clock's last check (controller/service/clock.py: synchronised ...)
         self.presses_handled = 0  # presses taken since start (the status shows it: a press is done)
         self.panel: PanelDriver | None = None  # the buzzer and the supervisor's key (``attach_panel``)
         self._publish: Callable[[], None] = lambda: None

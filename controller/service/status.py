@@ -74,6 +74,8 @@ class Status:
         short = s.game.short
         menu = p.remedies.menu
         r = s.round
+        if s.program_refused is not None:  # the program does not verify: a technician, nothing else (P115)
+            return _action("program_refused", None, False, "P115", state=s.program_refused)
         if p.storage.halted:  # nothing is done until a write succeeds: the floor is called (P97)
             return _action("storage_fault", None, False, "P97", cause=p.storage.cause,
                            steps=steps.storage(p.storage.cause))
@@ -187,6 +189,9 @@ class Status:
             "watchdog": "pinging" if s.watchdog_trouble is None else f"paused: {s.watchdog_trouble}",
             # a write the disk refuses halts the table, the reserve given up lets the round finish (P97, P104)
             "storage": p.storage.view(),
+            # the clock's last check (P109); ``warning``: the table is open on a clock not synchronised
+            "clock": {"state": s.clock, "warning": s.clock == "unsynchronised" and s.life.state.value != "closed"},
+            "program": s.program,  # the program checked against its release's manifest (controller/program.py, P115)
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
             "link_pending": s.meters.pending_elsewhere(),
