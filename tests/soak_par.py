@@ -1,0 +1,18 @@
+"""The exact base-game sheets recomputed whole (make soak): every board, both passes, the four UTH sheets
+compared with the stored ones, figure by figure (make test: flop samples and a 11-card deck,
+tests/test_par_uth.py).  About five minutes of CPU on two cores; games/par/data/*.json "computed".
+"""
+
+from __future__ import annotations
+
+from games.par import stored
+from games.par.uth import compute_all
+
+UTH = "ultimate_texas_holdem"
+
+
+def test_uth_sheets_recomputed_equal_the_stored() -> None:
+    for (letter, strategy), sheet in compute_all().items():
+        kept = stored(UTH, letter, strategy)
+        fresh = {k: v for k, v in sheet.items() if k != "computed"}
+        assert fresh == {k: v for k, v in kept.items() if k not in ("computed", "published")}, (letter, strategy)
