@@ -3,7 +3,7 @@
 - one board's counts of dealer hands (beaten, tied, lost to, by the dealer qualifying) against a
   direct count with games.poker, and the kernel's posted river and flop decisions against
   games.strategy on random states (a differential test of the port);
-- the whole pipeline (both passes, the optimal decisions, the sheet) on a 12-card deck against a
+- the whole pipeline (both passes, the optimal decisions, the sheet) on a 10-card deck against a
   brute-force game tree settled by games.holdem.against_dealer;
 - the stored sheets' flop samples re-enumerated over every turn, river and dealer hand (numpy batch
   ranks) and compared exactly, and the stored sheets' own sums.
@@ -35,10 +35,13 @@ from games.strategy import FOLD, uth_flop, uth_river
 UTH = "ultimate_texas_holdem"
 
 
-@pytest.fixture(scope="module")
-def full() -> par_uth.Setup:
+def test_kernel_against_independent_counts() -> None:
+    """One test, so that one worker compiles the kernel (about 20 s of CPU once; cached after)."""
     reps, _, _ = par_uth.starting_hands()
-    return par_uth.Setup(np.arange(52), reps)
+    full = par_uth.Setup(np.arange(52), reps)
+    _board_counts_and_posted_river_match_games_poker_and_strategy(full)
+    _posted_decisions_agree_with_games_strategy(full)
+    _small_deck_pipeline_matches_brute_force()
 
 
 @cache
@@ -58,7 +61,7 @@ def _settle(player: PokerHand, dealer: PokerHand, play: int, letter: str) -> Fra
     return sum((Fraction(r.net) for r in results.values()), Fraction(0))
 
 
-def test_board_counts_and_posted_river_match_games_poker_and_strategy(full: par_uth.Setup) -> None:
+def _board_counts_and_posted_river_match_games_poker_and_strategy(full: par_uth.Setup) -> None:
     rng = random.Random(27)
     for _ in range(3):
         board_cards = rng.sample(DECK, 5)
@@ -86,7 +89,7 @@ def test_board_counts_and_posted_river_match_games_poker_and_strategy(full: par_
             assert bool(post[q]) == (uth_river(hole, board_cards) != FOLD)
 
 
-def test_posted_decisions_agree_with_games_strategy(full: par_uth.Setup) -> None:
+def _posted_decisions_agree_with_games_strategy(full: par_uth.Setup) -> None:
     rng = random.Random(7)
     boards = [np.array(sorted(c.index for c in rng.sample(DECK, 5))) for _ in range(40)]
     checked = 0
@@ -106,7 +109,8 @@ def test_posted_decisions_agree_with_games_strategy(full: par_uth.Setup) -> None
 
 # -- the whole pipeline on a small deck --------------------------------------------------------------
 
-SMALL = ("As", "Ks", "Qs", "Js", "Ts", "5s", "Ah", "Kh", "5h", "5d", "2c")
+#: ten cards: a royal flush, straights, flushes, pairs and two pairs can be made (about 3 s of CPU)
+SMALL = ("As", "Ks", "Qs", "Js", "Ts", "Ah", "Kh", "5h", "5d", "2c")
 
 
 def _brute(letter: str) -> tuple[dict[tuple[int, int], Fraction], dict[Fraction, int], int]:
@@ -144,7 +148,7 @@ def _brute(letter: str) -> tuple[dict[tuple[int, int], Fraction], dict[Fraction,
     return evs, dist, space
 
 
-def test_small_deck_pipeline_matches_brute_force() -> None:
+def _small_deck_pipeline_matches_brute_force() -> None:
     deck = np.array(sorted(parse_card(c).index for c in SMALL))
     reps = np.array(list(combinations(deck, 2)), dtype=np.int64)
     setup = par_uth.Setup(deck, reps)

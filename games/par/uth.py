@@ -238,7 +238,7 @@ def _dec(x: Fraction, places: int = 9) -> str:
     """``x`` rounded half up to ``places`` decimals, exactly (never through float)."""
     from decimal import Decimal
 
-    return str(Decimal(math.floor(x * 10**places + Fraction(1, 2))).scaleb(-places))
+    return f"{Decimal(math.floor(x * 10**places + Fraction(1, 2))).scaleb(-places):.{places}f}"
 
 
 def _sqrt(x: Fraction, places: int = 9) -> str:
