@@ -422,6 +422,8 @@ def analyze(
     unit: str | Decimal | None = None,
     rate_args: Iterable[str] = (),
     hidden_rate_args: Iterable[str] = (),
+    strategy: str | None = None,
+    recompute: bool = False,
 ) -> dict[str, Any]:
     """The par sheet of one wager (shared/contracts/analyze.md), as its JSON object.
 
@@ -432,10 +434,21 @@ def analyze(
 
     ``rounds`` and ``seed`` are for simulated wagers (``SIMULATED``), ``other_seats`` for the Envy
     Bonus, ``unit`` (default $1) and ``rate_args`` for the Progressive wager and its Envy Bonus; other
-    wagers ignore them.  ``workers``: processes for a simulation (default: the CPUs).
+    wagers ignore them.  ``workers``: processes for a simulation (default: the CPUs).  The base game
+    (``strategy``: optimal or posted, default posted) is answered from its stored exact sheet
+    (games.par) unless ``rounds`` is given or there is none; ``recompute`` recomputes the sheet.
     """
     table = resolve(game, wager, letter)
     assert game is not None and wager is not None
+    if strategy is not None and wager != "base":
+        raise AnalysisError("--strategy", f"for --wager base only: {game} {wager} involves no decision")
+    if recompute and wager != "base":
+        raise AnalysisError("--recompute", f"for --wager base only: {game} {wager} is counted each time")
+    if wager == "base" and _exact_base_wanted(game, table, rounds, strategy, recompute):
+        if list(meter_args) or list(rate_args):
+            raise AnalysisError("--meter" if list(meter_args) else "--rate", f"{game} base pays from no meter")
+        return exact_base(game, table.letter if table is not None else None, strategy or "posted", recompute,
+                          progress)
     rounds = _int_arg("--rounds", rounds, DEFAULT_ROUNDS.get((game, wager), 0), 1)
     seed = _int_arg("--seed", seed, DEFAULT_SEED, 0)
     other_seats = _int_arg("--other-seats", other_seats, DEFAULT_OTHER_SEATS, 0, MAX_OTHER_SEATS)
@@ -461,6 +474,73 @@ def analyze(
     if wager == "progressive":
         out.update(_review(table, space, counts, table, space, counts, meters, rates, progressive_unit, ret, hidden))
     return out
+
+
+STRATEGIES = ("optimal", "posted")
+
+
+def _exact_base_wanted(game: str, table: Paytable | None, rounds: int | None, strategy: str | None,
+                       recompute: bool) -> bool:
+    """The base game's exact sheet, or (False) its simulation: ``--rounds`` asks for a simulation, which
+    plays the posted strategy; without it the stored sheet answers where there is one."""
+    from games.par import has_stored
+
+    if strategy is not None and strategy not in STRATEGIES:
+        raise AnalysisError("--strategy", f"{strategy!r}: one of {', '.join(STRATEGIES)}")
+    if rounds is not None:
+        if recompute:
+            raise AnalysisError("--recompute", "recomputes the exact sheet: omit --rounds")
+        if strategy == "optimal":
+            raise AnalysisError("--strategy", "optimal is computed exactly, not simulated: omit --rounds")
+        return False
+    letter = table.letter if table is not None else None
+    if recompute or has_stored(game, letter, strategy or "posted"):
+        return True
+    if strategy == "optimal":
+        raise AnalysisError("--strategy", f"no exact sheet of {game} yet: the simulation plays the posted strategy")
+    return False
+
+
+def exact_base(game: str, letter: str | None, strategy: str, recompute: bool,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """The base game's exact sheet (games.par), with the contract's fields: ``lines`` count the outcomes in
+    which the player beat the dealer by the line the hand made; ``return`` and ``house_edge`` per Ante."""
+    from games import par
+    from games.strategy import STRATEGY_NAMES
+
+    try:
+        sheet = par.compute(game, letter, strategy, progress) if recompute else par.stored(game, letter, strategy)
+    except par.ParError as e:
+        raise AnalysisError("--recompute" if recompute else "--strategy", str(e)) from None
+    ret = Fraction(sheet["return_per_ante"])
+    lines = sheet.get("lines", [])
+    return {
+        "game": game,
+        "wager": "base",
+        "paytable": letter,
+        "method": sheet["method"],
+        "space": sheet["space"],
+        "strategy": strategy,
+        "strategy_played": "the exact optimal decisions" if strategy == "optimal" else STRATEGY_NAMES[game],
+        "unit": BASE_UNIT[game][0],
+        "lines": [{k: line[k] for k in ("line", "pays", "count")} for line in lines],
+        "losing_count": sheet["space"] - sum(line["count"] for line in lines),
+        "line_counts": _LINE_COUNTS_MEANING[game].replace("rounds", "outcomes")
+        + "; losing_count: every other outcome (lost, tied, folded)",
+        "return": _six(ret),
+        "house_edge": _six(1 - ret),
+        "return_exact": sheet["return_per_ante"],
+        "house_edge_per_ante": sheet["house_edge_per_ante_decimal"],
+        "house_edge_per_total_wagered": sheet["house_edge_per_total_wagered_decimal"],
+        "element_of_risk": sheet["element_of_risk_decimal"],
+        "average_wagered": sheet["average_total_wagered_per_ante_decimal"],
+        "std_dev": sheet["std_dev_per_ante"],
+        "decisions": {d["decision"]: d["probability_decimal"] for d in sheet["decisions"]},
+        "outcomes": {o["outcome"]: o["probability_decimal"] for o in sheet["outcomes"]},
+        "wagers": {k: v["return_share_decimal"] for k, v in sheet["parts"].items()},
+        "published": sheet.get("published", []),
+        "computed": sheet.get("computed"),
+    }
 
 
 def _exact_head(table: Paytable, space: int, counts: list[int], losing: int) -> dict[str, Any]:

@@ -25,7 +25,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the base games played with their documented strategy (--wager base) and the UTH Bad Beat, "
         "simulate rounds settled by the game's own code (simulation, with a 95 percent confidence interval); "
         "give the count of each paytable line, the return and the house edge "
-        "(shared/contracts/analyze.md, docs/analysis.md). --rounds and --seed are for simulated wagers, "
+        "(shared/contracts/analyze.md, docs/analysis.md). A base game with a stored exact sheet (games/par) is "
+        "answered from it (--strategy optimal or posted, --recompute to recompute it); --rounds simulates it. "
+        "--rounds and --seed are for simulated wagers, "
         "--other-seats for the Envy Bonus, --unit and --rate for the Progressive wager and its Envy Bonus; "
         "other wagers ignore them.",
     )
@@ -48,6 +50,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--hidden-rate", action="append", default=[], metavar="NAME=FRACTION",
                    help="Progressive and Envy: the part of a meter's rate held in reserve for the next reset "
                    "(default 0; the return with contributions counts the rate less it)")
+    p.add_argument("--strategy", metavar="STRATEGY",
+                   help="--wager base: optimal (each decision by the exact expected values) or posted (the "
+                   "documented strategy, the default); answered from the stored exact sheet")
+    p.add_argument("--recompute", action="store_true",
+                   help="--wager base: recompute the exact sheet instead of reading the stored one (minutes)")
     p.set_defaults(handler=cmd_analyze)  # a bad option: one line, exit 2 (controller.cli.main.Parser)
 
 
@@ -152,6 +159,8 @@ def render(result: dict[str, Any]) -> str:
     """The par sheet as a readable table."""
     if result["method"] == "simulation":
         return _render_simulation(result)
+    if result["wager"] == "base":
+        return _render_exact_base(result)
     space = result["space"]
     rows = [(line["line"], line["pays"], line["count"]) for line in result["lines"]]
     rows.append(("(losing)", "", result["losing_count"]))
@@ -192,6 +201,31 @@ def render(result: dict[str, Any]) -> str:
             out.append(
                 f"break-even {be['meter']} meter (the return reaches 100%, other meters at reset): {be['amount']:,}"
             )
+    return "\n".join(out) + "\n"
+
+
+def _render_exact_base(result: dict[str, Any]) -> str:
+    """A base game's exact sheet (games.par): the figures a game-math lab signs."""
+    paytable = f" paytable {result['paytable']}" if result["paytable"] else ""
+    out = [
+        f"{result['game']} base{paytable}: {result['method']}, {result['space']:,} equally likely outcomes",
+        f"strategy: {result['strategy']} ({result['strategy_played']})",
+        f"per unit of {result['unit']}",
+        "",
+        *_table([(line["line"], line["pays"], line["count"]) for line in result["lines"]], result["space"],
+                "probability"),
+        "",
+        "decisions: " + ", ".join(f"{k} {v}" for k, v in result["decisions"].items()),
+        "outcomes: " + ", ".join(f"{k} {v}" for k, v in result["outcomes"].items()),
+        "net per round, by wager: " + ", ".join(f"{k} {v}" for k, v in result["wagers"].items()),
+        "",
+        f"return      {result['return']}  ({result['return_exact']})",
+        f"house edge  {result['house_edge_per_ante']} per Ante",
+        f"element of risk  {result['element_of_risk']}  (average wagered {result['average_wagered']} units)",
+        f"standard deviation of a round  {result['std_dev']} units",
+    ]
+    for p in result["published"]:
+        out.append(f"published: {p['figure']} {p['value']} ({p['source']})")
     return "\n".join(out) + "\n"
 
 
@@ -257,7 +291,9 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
     from games.analysis import SIMULATED, AnalysisError, analyze
 
     simulated = args.game in SIMULATED and args.wager in SIMULATED[args.game]
-    bar = None if args.json else _Bar(stderr, "rounds" if simulated else "outcomes")
+    unit = "boards" if args.recompute else "rounds" if simulated else "outcomes"
+    # --recompute shows its progress line even with --json: minutes of work (on standard error)
+    bar = None if args.json and not args.recompute else _Bar(stderr, unit)
     try:
         rounds = _check_int("--rounds", args.rounds, 1, MAX_ROUNDS)
         seed = _check_int("--seed", args.seed, 0, MAX_SEED)
@@ -267,6 +303,7 @@ def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
             args.game, args.wager, args.paytable, args.meter, progress=bar,
             rounds=rounds, seed=seed, other_seats=other_seats, unit=args.unit, rate_args=args.rate,
             hidden_rate_args=args.hidden_rate,
+            strategy=args.strategy, recompute=args.recompute,
         )
     except AnalysisError as e:
         if bar is not None:

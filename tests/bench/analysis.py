@@ -43,7 +43,7 @@ def run(hands: int = 1_000_000) -> list[dict[str, Any]]:
         batch.ranks(arr)
         best_rank = max(best_rank, hands / (time.perf_counter() - t))
     numpy = f"NumPy {np.__version__}"
-    return [
+    return [*_exact_base(),
         {"name": "evaluator.all_seven_card_hands", "value": round(seconds, 2), "unit": "s",
          "what": f"games.batch.count_categories(7): every one of the 133,784,560 seven-card hands "
                  f"given its rank class and counted by category, building its tables included, {numpy}, "
@@ -56,6 +56,19 @@ def run(hands: int = 1_000_000) -> list[dict[str, Any]]:
          "what": f"games.batch.ranks on the same array: the full hand value (rank class 0..7461, ordered "
                  f"as games.poker.value), one thread, {numpy}, best of 5 runs"},
     ]
+
+
+def _exact_base() -> list[dict[str, Any]]:
+    """analysis.exact_base.<game>: a whole exact base-game sheet recomputed (games.par), on 2 threads."""
+    from games.par.uth import compute_all
+
+    t, cpu = time.perf_counter(), time.process_time()
+    compute_all(workers=2)
+    seconds, cpu_seconds = time.perf_counter() - t, time.process_time() - cpu
+    return [{"name": "analysis.exact_base.ultimate_texas_holdem", "value": round(seconds, 1), "unit": "s",
+             "what": f"games.par.uth.compute_all: every UTH board, both passes, the four sheets (Blind A and B, "
+                     f"optimal and posted), 2 threads, {cpu_seconds:,.0f} s of CPU, numba compiling included "
+                     f"when its cache is cold"}]
 
 
 if __name__ == "__main__":  # pragma: no cover
