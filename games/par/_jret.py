@@ -98,7 +98,7 @@ def dec9(x: Fraction) -> str:
     with localcontext() as ctx:
         ctx.prec = 60
         d = Decimal(x.numerator) / Decimal(x.denominator)
-        return str(d.quantize(Decimal("0.000000001"), rounding=ROUND_HALF_EVEN))
+        return format(d.quantize(Decimal("0.000000001"), rounding=ROUND_HALF_EVEN), "f")
 
 
 def figure(x: Fraction) -> dict[str, str]:
@@ -109,7 +109,7 @@ def sqrt_dec9(x: Fraction) -> str:
     """The square root of a non-negative fraction, to 9 places, by integer arithmetic (no float)."""
     scale = 10**20
     root = isqrt(x.numerator * scale * scale // x.denominator)  # sqrt(x) * 10**20, floored
-    return str((Decimal(root) / Decimal(scale)).quantize(Decimal("0.000000001"), rounding=ROUND_HALF_EVEN))
+    return format((Decimal(root) / Decimal(scale)).quantize(Decimal("0.000000001"), rounding=ROUND_HALF_EVEN), "f")
 
 
 def distribution_figures(net: dict[Fraction, int]) -> dict[str, object]:
