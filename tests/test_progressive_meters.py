@@ -152,6 +152,7 @@ def test_reserve_and_overflow_survive_a_checkpoint() -> None:
 
 @pytest.mark.requirement(NJ_PARAMS)
 @pytest.mark.requirement(NY_METERS)
+@pytest.mark.requirement("58 Pa. Code 605a.7")
 def test_a_hit_at_the_limit_the_six_meters_in_the_journal_the_report_and_the_floor(tmp_path, monkeypatch):
     from web.floor import regulated_meters
 

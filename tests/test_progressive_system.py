@@ -281,6 +281,7 @@ def _play_out(t) -> dict:
     return t.press("confirm")
 
 
+@pytest.mark.requirement("58 Pa. Code 605a.7")
 def test_a_meter_sign_that_disappears_disables_progressive_wagers_until_it_is_back(tmp_path, monkeypatch):
     """The signs show every meter (UTH ch.12 §D); a sign that stops taking the amounts disables
     progressive wagers for the following rounds, the dealer told and the journal saying why, until it
