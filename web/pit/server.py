@@ -347,7 +347,7 @@ def pit_app(cfg: PitConfig, pit: Pit, audit: Audit) -> web.Application:
     app.router.add_get("/login", floor.login_page)
     app.router.add_post("/login", floor.login_post)
     app.router.add_post("/logout", floor.logout)
-    app.router.add_get("/", index)
+    app.router.add_get("/", index, name="pit")  # its view logged as the pit's (web/guard.py VIEWS)
     app.router.add_get("/events", events)
     app.router.add_get("/pit.json", pit_json)
     app.router.add_post("/acknowledge", acknowledge)
