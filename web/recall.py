@@ -345,8 +345,9 @@ def _when_row(x: Event) -> str:
 def _press_row(x: Event, press: str) -> str:
     """A press's row: when (local time and zone), what, who; a refused one marked, with its button and why."""
     refused = x.kind == ev.PressRefused.kind
-    marks = (f' data-refused="yes" data-button="{e(str(x.data.get("button")))}" data-code="{e(str(x.data.get("code")))}"'
-             ' class="bad"') if refused else ' data-refused="no"'
+    button, code = e(str(x.data.get("button"))), e(str(x.data.get("code")))
+    marks = (f' data-refused="yes" data-button="{button}" data-code="{code}" class="bad"' if refused
+             else ' data-refused="no"')
     return (f'<tr data-seq="{x.seq}" data-kind="{e(x.kind)}"{marks}>{_when_row(x)}<td>{e(press)}</td>'
             f"<td>{e(x.who or '')}</td></tr>")
 

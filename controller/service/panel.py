@@ -110,7 +110,6 @@ class Panel:
         return await panel.next_press()
 
     async def on_press(self, press: ButtonPress) -> None:
-        s = self.s
         self.devices.panel_pressed()  # a press taken: the panel works (its input faults' episode ends)
         if press.after_outage:
             await self._refuse(Refused(f"{press.button} was pressed while the panel was unreachable: press it again",
