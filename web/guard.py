@@ -46,6 +46,9 @@ ROUTES: dict[str, frozenset[str] | None] = {
     "/audit": frozenset({AUDITOR}),
     "/accounts": frozenset({SUPERVISOR}),  # the accounts locked, and their unlocking (web/accounts.py)
     "/accounts/unlock": frozenset({SUPERVISOR}),
+    # the devices' health and the configuration in use (web/technician.py): the technician's work; the supervisor's
+    # glance already shows the devices' health, and the devices' and databases' addresses stay with fewer roles
+    "/technician": frozenset({TECHNICIAN}),
     # the pit's (web/pit/server.py): every table's summary live; an alarm acknowledged by a supervisor (P108)
     "/events": EVERYONE,
     "/pit.json": EVERYONE,
