@@ -9,10 +9,12 @@ or on the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import psycopg
@@ -239,3 +241,81 @@ def test_a_real_table_publishes_through_tablectl_web_and_catches_up(tmp_path, mo
                 cluster.start()
             s = arrived(t.status()["round"]["round_id"])
             assert s["hands_per_hour"] >= 1
+
+
+def test_alarms_journaled_while_the_pit_was_down_reach_it_after_the_table_restarted(tmp_path):
+    """The pit's server down, an alarm raised and cleared and another raised and acknowledged at the table, the
+    table's publisher (its web service) restarted meanwhile: its outbox is gone, the second status shows only the
+    open alarm; once the pit is back every one of the four events is there, from the journal, once each."""
+    from controller import events as ev
+    from controller.journal.store import Journal
+    from controller.paths import status_file
+    from controller.service.status import write_status
+    from web.feed import StatusFeed
+    from web.pit.publish import Publisher
+    from web.pit.store import PitStore
+
+    url = pg.cluster().new_database()
+    migrate(url)
+    with psycopg.connect(url, autocommit=True) as conn:  # the schema on disk: the test server commits lazily and
+        conn.execute("CHECKPOINT")                      # its stop is immediate (demo/cluster.py)
+    journal = tmp_path / "t.journal"
+    with Journal(journal) as j:
+        j.claim("T99", "ultimate_texas_holdem")
+
+    def alarm(n: int, acknowledged: bool) -> dict[str, Any]:
+        return {"id": f"device_offline:shoe@{n}", "priority": "high", "kind": "device_offline", "since": float(n),
+                "seat": None, "device": "shoe", "clauses": ["UTH ch.13 §J"],
+                "acknowledged": {"by": "supervisor 4711", "at": n + 0.5} if acknowledged else None}
+
+    def show(*alarms: dict[str, Any]) -> None:
+        write_status(status_file(journal), json.dumps({"table": "T99", "updated": time.time(), "alarms": alarms}))
+
+    async def publish_until(feed: StatusFeed, done: Any) -> Publisher:
+        p = Publisher(PitStore(url), "T99", feed, journal=journal)
+        p.poll = 0.05
+        task = asyncio.create_task(p.run())
+        try:
+            async with asyncio.timeout(20):
+                while not done(p):
+                    feed.look()
+                    p.wake.set()
+                    await asyncio.sleep(0.05)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return p
+
+    async def main() -> list[tuple[str, str]]:
+        feed = StatusFeed(status_file(journal))
+        cluster = pg.cluster()
+        cluster.stop()
+        try:
+            first, second = alarm(1, False), alarm(2, False)
+            with Journal(journal) as j:  # as the daemon journals them (controller/service/alarms.py)
+                for a in (first, second):
+                    j.record(ev.AlarmRaised(id=a["id"], alarm=a["kind"], priority="high", since=Decimal(a["since"]),
+                                            clauses=tuple(a["clauses"]), device="shoe"))
+            show(first, second)
+            away = await publish_until(feed, lambda p: p.failures >= 1 and len(p.outbox) >= 2)
+            assert away.published == 0
+            with Journal(journal) as j:
+                j.record(ev.AlarmCleared(id=first["id"], alarm=first["kind"], priority="high"))
+                j.record(ev.AlarmAcknowledged(id=second["id"], alarm=second["kind"], priority="high",
+                                              by="supervisor 4711", at=Decimal("2.5")))
+        finally:
+            cluster.start()
+        show(alarm(2, True))  # the restarted table's status: the open alarm, acknowledged
+        back = await publish_until(feed, lambda p: p.published >= 1 and not p.behind)
+        assert back.published >= 1
+        store = PitStore(url)
+        try:
+            await store.open()
+            return [(e["alarm_id"], e["event"]) for e in await store.alarm_events("T99")]
+        finally:
+            await store.close()
+
+    got = asyncio.run(main())
+    assert sorted(got) == sorted([("device_offline:shoe@1", "raised"), ("device_offline:shoe@1", "cleared"),
+                                  ("device_offline:shoe@2", "raised"), ("device_offline:shoe@2", "acknowledged")])
