@@ -494,7 +494,7 @@ class SupervisorRefused(JournalEvent):
 
 @dataclass(frozen=True)
 class PressRefused(JournalEvent):
-    """A press of the dealer's panel the table refused (P110): nothing changed; journaled so that a round's page
+    """A press of the dealer's panel the table refused (P115): nothing changed; journaled so that a round's page
     shows every press with its time.  ``code`` says why (``controller.service.refused.WORDS``), ``reason`` as the
     dealer was told it, ``clauses`` the citations it gives; ``round`` the round open then, if any."""
 

@@ -5,7 +5,7 @@ its end) with a seat, a wager, an amount and an outcome each round can be found 
 (web/search.py) finds each criterion's rounds and no other, never the open round, catches up with rows
 appended since, and is built again when it is not its journal's; the browser finds them through the
 form, page by page.  A round the daemon played (the simulated table) has its page: the cards in the
-order dealt, the order of payment beside a fresh re-settlement, each press (a refused one too, P110) with
+order dealt, the order of payment beside a fresh re-settlement, each press (a refused one too, P115) with
 its local time and zone, the clock's state before the round; the open round is neither found nor served.
 """
 
@@ -210,7 +210,7 @@ def test_a_played_round_page_shows_each_press_with_its_time_and_zone(tmp_path, m
                 page.goto(w.floor + f"rounds?round={rid}")
                 assert page.get_attribute("p.pages", "data-total") == "0"
                 assert page.goto(w.floor + f"rounds/{rid}").status == 404
-            refused = t.press_refused("no_more_bets")  # a press the table refuses: journaled too (P110)
+            refused = t.press_refused("no_more_bets")  # a press the table refuses: journaled too (P115)
             assert refused["told"]["kind"] == "refused"
             play_out(t)
             confirm(t)

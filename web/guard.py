@@ -7,8 +7,9 @@ here before anyone can open it; tests/test_web_security.py walks every route for
 the floor application's middleware: it ends the session of an account disabled or removed, applies a changed
 role at once, refuses a route of another role (403, in the access log) and every POST without its token (403,
 logged): a login's token for its forms, and for the login form a token of its own, in a cookie and a hidden
-field alike (double submit), so that no other site can post a form here.  Each page's view (``VIEWS``) goes to
-the access log with who, the address and the search's fields (``QUERY_KEPT``), never a token.
+field alike (double submit), so that no other site can post a form here.  Each page's view (every GET after the
+login but ``NOT_VIEWS``) goes to the access log with who, the address and the search's fields (``QUERY_KEPT``),
+never a token.
 """
 
 from __future__ import annotations
@@ -54,9 +55,11 @@ ROUTES: dict[str, frozenset[str] | None] = {
     "/pit.json": EVERYONE,
     "/acknowledge": frozenset({SUPERVISOR}),
 }
-#: the pages whose views go to the access log (route -> the page's name, ``page.<name>`` in web/audit.py's words); a
-#: route named in the router (the pit's ``/``: ``pit``) by its name.  Not the event streams (a reconnect is no view),
-#: the data pages polled, nor static files
+#: the routes opened after the login that are no page's view, not in the access log: the event streams (a reconnect
+#: is no view) and the data pages polled; every other GET is (a new page is logged without being named here)
+NOT_VIEWS = frozenset({"/events", "/liveness", "/liveness.json", "/pit.json"})
+#: the pages' names in the access log (route -> ``page.<name>`` in web/audit.py's words; a page not named here is
+#: logged by its route); a route named in the router (the pit's ``/``: ``pit``) by its name
 VIEWS: dict[str, str] = {
     "/": "table", "/rounds": "rounds", "/rounds/{round_id}": "round", "/progressive": "progressive",
     "/irregularities": "irregularities", "/audit": "audit", "/accounts": "accounts", "/technician": "technician",
@@ -172,11 +175,11 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 
 def _view(request: web.Request, route: str | None) -> str | None:
-    """The page's name when this request is a page's view (``VIEWS``), else None."""
-    if request.method != "GET" or route is None:
+    """The page's name when this request is a page's view (``VIEWS``; else its route), None when it is no view."""
+    if request.method != "GET" or route is None or route in NOT_VIEWS:
         return None
     name = request.match_info.route.name
-    return VIEWS.get(name) if name is not None else VIEWS.get(route)
+    return VIEWS.get(name or route, route)
 
 
 def _viewed(request: web.Request, page: str, who: str, status: int) -> None:

@@ -285,7 +285,7 @@ def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
 def press_of(x: Event) -> str | None:
     """The press of the dealer's panel (or the supervisor's key) that journaled ``x``, in words; None for a fact
     a device or the daemon reported.  The panel's presses are journaled as the facts they make, and a press
-    refused as the refusal (``press_refused``, P110), with why."""
+    refused as the refusal (``press_refused``, P115), with why."""
     d = x.data
     if x.kind == ev.PressRefused.kind:
         button = f"bet_{d.get('multiple')}x" if d.get("button") == "bet" and d.get("multiple") else d.get("button")

@@ -168,7 +168,7 @@ class Panel:
         """The press is refused.  A part refuses with ``Refused``, asking the round before it acts; a
         ``RoundRefused`` of the round itself means an action no part asked about: a programming error,
         logged as one, and the press still refused (a press never stops the daemon).  The refusal is
-        journaled (P110: a round's page shows every press); a write that fails halts the table as every
+        journaled (P115: a round's page shows every press); a write that fails halts the table as every
         journal write does (P97)."""
         s = self.s
         if not isinstance(e, Refused):
