@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from decimal import Decimal
@@ -68,6 +69,17 @@ def shows(page: Any, table: str, attribute: str, value: str, timeout: float = 10
         " return r !== null && r.dataset[a] === v; }", arg=[table, attribute, value], timeout=timeout)
 
 
+def first_message(page: Any, drawn: str) -> dict[str, Any]:
+    """The pit's first server-sent message to a page drawn at ``drawn`` (its ``data-drawn``)."""
+    text = page.evaluate("""async drawn => {
+        const r = await fetch('/events?drawn=' + encodeURIComponent(drawn)), reader = r.body.getReader();
+        let t = '';
+        while (!t.includes('\\n\\n')) t += new TextDecoder().decode((await reader.read()).value);
+        reader.cancel();
+        return t; }""", drawn)
+    return dict(json.loads(text.split("data: ", 1)[1].split("\n", 1)[0]))
+
+
 def the_pit_shows_every_table_and_the_alarms_first(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, _ = pit
     written = first_statuses(tables)
@@ -98,6 +110,14 @@ def the_pit_shows_every_table_and_the_alarms_first(pit: tuple[Tables, str, str],
     assert by_table[table_id(4)]["faults"] == "1"  # the shuffler offline
     assert unsaid_identifiers(page) == []
     assert "card" not in json.dumps(page.evaluate("() => document.body.innerHTML")).lower()  # no card reaches it
+    # a page drawn at the pit's version now is sent the counts at connect, not its whole self again
+    assert "tables_html" in first_message(page, "elsewhere.1")
+    for _ in range(5):  # (a table publishing between the two requests draws a new version: asked again)
+        drawn = re.search(r'data-drawn="([^"]+)"', page.request.get(address).text()).group(1)
+        message = first_message(page, drawn)
+        if f"{drawn.split('.')[0]}.{message['version']}" == drawn:
+            break
+    assert "tables_html" not in message and "alarms_html" not in message and message["tables"] == N
     if SCREENSHOT:
         page.set_viewport_size({"width": 1920, "height": 1080})
         page.screenshot(path=SCREENSHOT, full_page=True)
