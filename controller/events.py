@@ -498,6 +498,21 @@ class SupervisorRefused(JournalEvent):
 
 
 @dataclass(frozen=True)
+class PressRefused(JournalEvent):
+    """A press of the dealer's panel the table refused (P118): nothing changed; journaled so that a round's page
+    shows every press with its time.  ``code`` says why (``controller.service.refused.WORDS``), ``reason`` as the
+    dealer was told it, ``clauses`` the citations it gives; ``round`` the round open then, if any."""
+
+    kind = "press_refused"
+    button: str
+    code: str
+    reason: str
+    clauses: tuple[str, ...] = ()
+    multiple: int | None = optional()  # a bet's multiple (``bet`` pressed as bet_4x ...)
+    round: str | None = optional()
+
+
+@dataclass(frozen=True)
 class TableOpened(JournalEvent):
     kind = "table_opened"
 
@@ -848,6 +863,7 @@ WORDS: dict[str, str] = {
     "field.problem": "Problem", "field.open_rounds": "Open rounds", "field.progressive_off": "Progressive off",
     "field.last_round": "Last round", "field.rounds": "Rounds", "field.table": "Table", "field.link": "Link",
     "field.alarms": "Alarms",
+    "event.press_refused": "Press refused", "field.button": "Button", "field.code": "Why",
     # game protection (issue 28)
     # the codes a field holds that no other declaration says
     "round_voided": "Voided",  # how a round closed (the hand recall's list), beside ``round_closed``

@@ -9,10 +9,13 @@ or on the database.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import psycopg
@@ -66,6 +69,17 @@ def shows(page: Any, table: str, attribute: str, value: str, timeout: float = 10
         " return r !== null && r.dataset[a] === v; }", arg=[table, attribute, value], timeout=timeout)
 
 
+def first_message(page: Any, drawn: str) -> dict[str, Any]:
+    """The pit's first server-sent message to a page drawn at ``drawn`` (its ``data-drawn``)."""
+    text = page.evaluate("""async drawn => {
+        const r = await fetch('/events?drawn=' + encodeURIComponent(drawn)), reader = r.body.getReader();
+        let t = '';
+        while (!t.includes('\\n\\n')) t += new TextDecoder().decode((await reader.read()).value);
+        reader.cancel();
+        return t; }""", drawn)
+    return dict(json.loads(text.split("data: ", 1)[1].split("\n", 1)[0]))
+
+
 def the_pit_shows_every_table_and_the_alarms_first(pit: tuple[Tables, str, str], browser: Any) -> None:
     tables, address, _ = pit
     written = first_statuses(tables)
@@ -96,6 +110,14 @@ def the_pit_shows_every_table_and_the_alarms_first(pit: tuple[Tables, str, str],
     assert by_table[table_id(4)]["faults"] == "1"  # the shuffler offline
     assert unsaid_identifiers(page) == []
     assert "card" not in json.dumps(page.evaluate("() => document.body.innerHTML")).lower()  # no card reaches it
+    # a page drawn at the pit's version now is sent the counts at connect, not its whole self again
+    assert "tables_html" in first_message(page, "elsewhere.1")
+    for _ in range(5):  # (a table publishing between the two requests draws a new version: asked again)
+        drawn = re.search(r'data-drawn="([^"]+)"', page.request.get(address).text()).group(1)
+        message = first_message(page, drawn)
+        if f"{drawn.split('.')[0]}.{message['version']}" == drawn:
+            break
+    assert "tables_html" not in message and "alarms_html" not in message and message["tables"] == N
     if SCREENSHOT:
         page.set_viewport_size({"width": 1920, "height": 1080})
         page.screenshot(path=SCREENSHOT, full_page=True)
@@ -239,3 +261,81 @@ def test_a_real_table_publishes_through_tablectl_web_and_catches_up(tmp_path, mo
                 cluster.start()
             s = arrived(t.status()["round"]["round_id"])
             assert s["hands_per_hour"] >= 1
+
+
+def test_alarms_journaled_while_the_pit_was_down_reach_it_after_the_table_restarted(tmp_path):
+    """The pit's server down, an alarm raised and cleared and another raised and acknowledged at the table, the
+    table's publisher (its web service) restarted meanwhile: its outbox is gone, the second status shows only the
+    open alarm; once the pit is back every one of the four events is there, from the journal, once each."""
+    from controller import events as ev
+    from controller.journal.store import Journal
+    from controller.paths import status_file
+    from controller.service.status import write_status
+    from web.feed import StatusFeed
+    from web.pit.publish import Publisher
+    from web.pit.store import PitStore
+
+    url = pg.cluster().new_database()
+    migrate(url)
+    with psycopg.connect(url, autocommit=True) as conn:  # the schema on disk: the test server commits lazily and
+        conn.execute("CHECKPOINT")                      # its stop is immediate (demo/cluster.py)
+    journal = tmp_path / "t.journal"
+    with Journal(journal) as j:
+        j.claim("T99", "ultimate_texas_holdem")
+
+    def alarm(n: int, acknowledged: bool) -> dict[str, Any]:
+        return {"id": f"device_offline:shoe@{n}", "priority": "high", "kind": "device_offline", "since": float(n),
+                "seat": None, "device": "shoe", "clauses": ["UTH ch.13 §J"],
+                "acknowledged": {"by": "supervisor 4711", "at": n + 0.5} if acknowledged else None}
+
+    def show(*alarms: dict[str, Any]) -> None:
+        write_status(status_file(journal), json.dumps({"table": "T99", "updated": time.time(), "alarms": alarms}))
+
+    async def publish_until(feed: StatusFeed, done: Any) -> Publisher:
+        p = Publisher(PitStore(url), "T99", feed, journal=journal)
+        p.poll = 0.05
+        task = asyncio.create_task(p.run())
+        try:
+            async with asyncio.timeout(20):
+                while not done(p):
+                    feed.look()
+                    p.wake.set()
+                    await asyncio.sleep(0.05)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        return p
+
+    async def main() -> list[tuple[str, str]]:
+        feed = StatusFeed(status_file(journal))
+        cluster = pg.cluster()
+        cluster.stop()
+        try:
+            first, second = alarm(1, False), alarm(2, False)
+            with Journal(journal) as j:  # as the daemon journals them (controller/service/alarms.py)
+                for a in (first, second):
+                    j.record(ev.AlarmRaised(id=a["id"], alarm=a["kind"], priority="high", since=Decimal(a["since"]),
+                                            clauses=tuple(a["clauses"]), device="shoe"))
+            show(first, second)
+            away = await publish_until(feed, lambda p: p.failures >= 1 and len(p.outbox) >= 2)
+            assert away.published == 0
+            with Journal(journal) as j:
+                j.record(ev.AlarmCleared(id=first["id"], alarm=first["kind"], priority="high"))
+                j.record(ev.AlarmAcknowledged(id=second["id"], alarm=second["kind"], priority="high",
+                                              by="supervisor 4711", at=Decimal("2.5")))
+        finally:
+            cluster.start()
+        show(alarm(2, True))  # the restarted table's status: the open alarm, acknowledged
+        back = await publish_until(feed, lambda p: p.published >= 1 and not p.behind)
+        assert back.published >= 1
+        store = PitStore(url)
+        try:
+            await store.open()
+            return [(e["alarm_id"], e["event"]) for e in await store.alarm_events("T99")]
+        finally:
+            await store.close()
+
+    got = asyncio.run(main())
+    assert sorted(got) == sorted([("device_offline:shoe@1", "raised"), ("device_offline:shoe@1", "cleared"),
+                                  ("device_offline:shoe@2", "raised"), ("device_offline:shoe@2", "acknowledged")])

@@ -131,3 +131,36 @@ def test_the_access_log_is_kept_its_days_and_says_when_the_cap_cut_it_short(tmp_
     assert len(b.files()) == 3 and b.files()[0].name > kept  # those of the first part removed since
     assert not [c for c in cut_short(b) if c["file"] >= kept]
     b.close()
+
+
+def test_the_access_log_records_each_page_viewed_and_no_token(tmp_path, monkeypatch):
+    """Who opened which page, when, with its answer; the search's fields kept, any other field of an address
+    left out (a token put in a link never reaches the log); the streams, polled data and static files not."""
+    from test_web_security import accounts, config, floor, log_in
+
+    users = tmp_path / "users"
+    accounts(users)
+    cfg = config(tmp_path, monkeypatch, users)
+    Journal(Path(cfg.journal)).close()  # an empty journal: the pages have one to read
+
+    async def main() -> dict[str, int]:
+        async with floor(cfg) as client:
+            assert await log_in(client, SUPERVISOR) == 303
+            statuses = {}
+            for path in ("/", "/rounds?seat=2&csrf=SECRET1&password=SECRET2", "/rounds/nope", "/liveness.json",
+                         "/words.json", "/static/style.css", "/audit"):
+                statuses[path] = (await client.get(path, allow_redirects=False)).status
+            return statuses
+
+    statuses = asyncio.run(main())
+    assert statuses["/rounds/nope"] == 404 and statuses["/audit"] == 403
+    files = sorted(audit_dir(Path(cfg.journal)).glob("audit-*.journal"))
+    with Journal(files[-1]) as j:
+        rows = j.events(None)
+    viewed = [(e.who, e.data["page"], e.data["path"], e.data["status"], e.data.get("query"))
+              for e in rows if e.kind == audit.VIEWED]
+    assert viewed == [(SUPERVISOR, "table", "/", statuses["/"], None),
+                      (SUPERVISOR, "rounds", "/rounds", 200, "seat=2"),
+                      (SUPERVISOR, "round", "/rounds/nope", 404, None)]  # the auditor's page: refused, logged so
+    assert [e.data["path"] for e in rows if e.kind == audit.REFUSED] == ["/audit"]
+    assert all(b"SECRET" not in f.read_bytes() for f in audit_dir(Path(cfg.journal)).iterdir())

@@ -5,8 +5,8 @@ its end) with a seat, a wager, an amount and an outcome each round can be found 
 (web/search.py) finds each criterion's rounds and no other, never the open round, catches up with rows
 appended since, and is built again when it is not its journal's; the browser finds them through the
 form, page by page.  A round the daemon played (the simulated table) has its page: the cards in the
-order dealt, the order of payment beside a fresh re-settlement, each press with its local time and zone,
-the clock's state before the round; the open round is neither found nor served.
+order dealt, the order of payment beside a fresh re-settlement, each press (a refused one too, P118) with
+its local time and zone, the clock's state before the round; the open round is neither found nor served.
 """
 
 from __future__ import annotations
@@ -210,6 +210,8 @@ def test_a_played_round_page_shows_each_press_with_its_time_and_zone(tmp_path, m
                 page.goto(w.floor + f"rounds?round={rid}")
                 assert page.get_attribute("p.pages", "data-total") == "0"
                 assert page.goto(w.floor + f"rounds/{rid}").status == 404
+            refused = t.press_refused("no_more_bets")  # a press the table refuses: journaled too (P118)
+            assert refused["told"]["kind"] == "refused"
             play_out(t)
             confirm(t)
             page.goto(w.floor + f"rounds?round={rid}")
@@ -220,6 +222,10 @@ def test_a_played_round_page_shows_each_press_with_its_time_and_zone(tmp_path, m
             assert page.locator("#order tr.diff").count() == 0
             kinds = page.eval_on_selector_all("#presses tr[data-kind]", "rows => rows.map(r => r.dataset.kind)")
             assert kinds[0] == "no_more_bets" and kinds[-1] == "round_closed" and "count_confirmed" in kinds
+            no = page.eval_on_selector_all("#presses tr[data-refused=yes]", "rows => rows.map(r => ({...r.dataset}))")
+            assert [(r["button"], r["code"]) for r in no] == [("no_more_bets", refused["told"]["cause"])]
+            assert int(no[0]["seq"]) > min(int(x) for x in page.eval_on_selector_all(
+                "#presses tr[data-kind=no_more_bets]", "rows => rows.map(r => r.dataset.seq)"))  # in its place
             zone = page.get_attribute(".zone", "data-zone").split(",")[0]
             times = page.eval_on_selector_all("#presses tr[data-kind] td:first-child",
                                               "cs => cs.map(c => c.textContent)")

@@ -27,7 +27,7 @@ from aiohttp import web
 
 from controller.config.table import TableConfig
 from controller.paths import heartbeat_file, status_file
-from web import accounts, floor, guard, keys, recall, words
+from web import accounts, floor, guard, keys, recall, technician, words
 from web.audit import KEEP_FILES, AccountUnlocked, Audit, LoginRefusalsUnrecorded, LoginThrottle, audit_dir
 from web.auth import Sessions, Users
 from web.feed import StatusFeed, liveness_json
@@ -83,8 +83,8 @@ def dealer_app(feed: StatusFeed) -> web.Application:
     return app
 
 
-def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginThrottle | None = None
-              ) -> web.Application:
+def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginThrottle | None = None,
+              config: Path | None = None) -> web.Application:
     # the login, the roles' routes and the forms' tokens (web/guard.py); the journal verified before a page
     # (floor.journal_guard); bodies no bigger than a form needs
     app = web.Application(middlewares=[security_headers, guard.guard, floor.journal_guard],
@@ -102,6 +102,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app[keys.SESSIONS] = Sessions(cfg.web.session_minutes)
     app[keys.CHECK] = JournalCheck(Path(cfg.journal), cfg.id, cfg.game, cfg.journal_options.archive_dir)
     app[recall.PROCEDURE] = str(cfg.dealing.procedure)  # said on a round's page (web/recall.py)
+    app[technician.LOADED] = technician.loaded(cfg, config)  # the file and its digest now (the technician's page)
     floor.routes(app)
     accounts.routes(app)
     app.router.add_get("/words.json", words_json)
@@ -116,7 +117,7 @@ def runner_options(cfg: TableConfig) -> dict[str, Any]:
     return {"access_log": None, "shutdown_timeout": 1.0, "keepalive_timeout": cfg.web.header_seconds}
 
 
-async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
+async def serve(cfg: TableConfig, out: TextIO = sys.stdout, config: Path | None = None) -> None:
     feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal))
     # the access log within its cap on the disk, in KEEP_FILES files, kept at least audit_keep_days (P107)
     audit = Audit(audit_dir(Path(cfg.journal)), max_bytes=cfg.web.audit_max_mb * 2**20 // KEEP_FILES,
@@ -130,7 +131,7 @@ async def serve(cfg: TableConfig, out: TextIO = sys.stdout) -> None:
     try:
         for name, app, host, port, context in (
             ("dealer", dealer_app(feed), cfg.web.dealer_host, cfg.web.dealer_port, None),
-            ("floor", floor_app(cfg, feed, audit, throttle), cfg.web.floor_host, cfg.web.floor_port, tls),
+            ("floor", floor_app(cfg, feed, audit, throttle, config), cfg.web.floor_host, cfg.web.floor_port, tls),
         ):
             runner = web.AppRunner(app, **runner_options(cfg))
             await runner.setup()

@@ -1,5 +1,6 @@
-"""The floor's access log: who logged in (or was refused, throttled, locked out), what hand history they looked
-at, what they acknowledged or unlocked, and every request refused (CSRF, a role's route): an audit journal of its own.
+"""The floor's access log: who logged in (or was refused, throttled, locked out), which page and what hand history
+they looked at, what they acknowledged or unlocked, and every request refused (CSRF, a role's route): an audit
+journal of its own.
 
 Not the table's journal: the daemon is its single writer, and the web process faces the casino's network.
 The audit files live in a directory of their own (``<journal stem>.web-audit.d/``), each a hash-chained
@@ -80,6 +81,19 @@ class HandHistoryViewed(ev.JournalEvent):
 
 
 @dataclass(frozen=True)
+class PageViewed(ev.JournalEvent):
+    """A page of the floor's or the pit's looked at (``who``: the login): ``page`` names it (web/guard.py
+    ``VIEWS``), ``path`` the address opened, ``query`` the search's fields (only those of ``guard.QUERY_KEPT``:
+    never a token), ``status`` the answer.  Not the event streams, the data polled, nor static files."""
+
+    kind = "page_viewed"
+    page: str
+    path: str
+    status: int
+    query: str | None = optional()
+
+
+@dataclass(frozen=True)
 class AccountLocked(ev.JournalEvent):
     """An account locked after ``failures`` wrong passwords in a row (``who``: the account), until a supervisor
     unlocks it (P107)."""
@@ -129,6 +143,7 @@ HAND_HISTORY = HandHistoryViewed.kind
 LOCKED = AccountLocked.kind
 UNLOCKED = AccountUnlocked.kind
 REFUSED = RequestRefused.kind
+VIEWED = PageViewed.kind
 CUT_SHORT = AuditCutShort.kind
 
 #: the audit's kinds, fields and codes in words, for the audit page (web/words.py collects them)
@@ -144,6 +159,10 @@ WORDS: dict[str, str] = {
     "field.keep_days": "Days to keep", "field.method": "Method", "field.newest": "Newest entry",
     "field.path": "Address",
     "role.technician": "Technician",
+    "event.page_viewed": "Page viewed", "field.status": "Answer", "field.query": "Searched for",
+    "page.table": "the table", "page.progressive": "the progressive", "page.irregularities": "the irregularities",
+    "page.audit": "the access log", "page.accounts": "the accounts", "page.technician": "devices and configuration",
+    "page.pit": "the pit",
 }
 
 MAX_BYTES = 16_000_000  # one audit file: years of honest logins

@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+from pathlib import Path
 from typing import TextIO
 
 from controller.config.table import ConfigError
-from controller.paths import add_table_options, load_table
+from controller.paths import add_table_options, config_file, load_table
 
 EXIT_OK, EXIT_REFUSED = 0, 2
 
@@ -31,6 +32,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--enable", metavar="NAME", help="enable this account again, then stop")
     p.add_argument("--unlock", metavar="NAME", help="unlock this account, locked by wrong passwords, then stop")
     p.set_defaults(handler=cmd_web)
+
+
+def config_path(args: argparse.Namespace) -> Path:
+    """The file ``--config`` or ``--table`` named (the technician's page shows it and its digest)."""
+    return Path(args.config) if args.config else config_file(args.table)
 
 
 def cmd_web(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
@@ -75,7 +81,7 @@ def cmd_web(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: Tex
     from web.auth import UsersError as _UsersError
 
     try:
-        asyncio.run(serve(cfg, stdout))
+        asyncio.run(serve(cfg, stdout, config_path(args)))
     except _UsersError as e:
         print(f"tablectl web: {e}", file=stderr)
         return EXIT_REFUSED

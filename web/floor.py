@@ -26,7 +26,7 @@ from aiohttp import web
 from controller.journal.segments import open_for_reading
 from controller.journal.store import METER_ADD, METER_PAID, METER_SET, Event, Journal
 from controller.progressive import hits as prog
-from web import audit, guard, keys, protection, recall
+from web import audit, guard, keys, protection, recall, technician
 from web.auth import COOKIE, check_password
 from web.details import details, kind
 from web.feed import liveness_json
@@ -48,6 +48,7 @@ PAGES = [
     ("/protection", "Game protection"),  # issue 28 (web/protection.py)
     ("/audit", "Audit"),
     ("/accounts", "Accounts"),  # a supervisor's: unlocking an account (web/accounts.py)
+    ("/technician", "Devices and configuration"),  # a technician's (web/technician.py)
 ]
 # journal kinds of irregularities, voids and device trouble (table- or round-level)
 TROUBLE = (
@@ -525,8 +526,13 @@ def routes(app: web.Application) -> None:
     app.router.add_get("/irregularities", irregularities)
     protection.routes(app, page)  # /protection (web/protection.py)
     app.router.add_get("/audit", audit_page)
+    app.router.add_get("/technician", technician_page)
     app.router.add_get("/liveness", liveness_events)
     app.router.add_get("/liveness.json", liveness_now)
+
+
+async def technician_page(request: web.Request) -> web.Response:
+    return await technician.technician(request, page, in_thread)
 
 
 async def liveness_events(request: web.Request) -> web.StreamResponse:

@@ -7,7 +7,9 @@ here before anyone can open it; tests/test_web_security.py walks every route for
 the floor application's middleware: it ends the session of an account disabled or removed, applies a changed
 role at once, refuses a route of another role (403, in the access log) and every POST without its token (403,
 logged): a login's token for its forms, and for the login form a token of its own, in a cookie and a hidden
-field alike (double submit), so that no other site can post a form here.
+field alike (double submit), so that no other site can post a form here.  Each page's view (every GET after the
+login but ``NOT_VIEWS``) goes to the access log with who, the address and the search's fields (``QUERY_KEPT``),
+never a token.
 """
 
 from __future__ import annotations
@@ -47,11 +49,27 @@ ROUTES: dict[str, frozenset[str] | None] = {
     "/audit": frozenset({AUDITOR}),
     "/accounts": frozenset({SUPERVISOR}),  # the accounts locked, and their unlocking (web/accounts.py)
     "/accounts/unlock": frozenset({SUPERVISOR}),
+    # the devices' health and the configuration in use (web/technician.py): the technician's work; the supervisor's
+    # glance already shows the devices' health, and the devices' and databases' addresses stay with fewer roles
+    "/technician": frozenset({TECHNICIAN}),
     # the pit's (web/pit/server.py): every table's summary live; an alarm acknowledged by a supervisor (P108)
     "/events": EVERYONE,
     "/pit.json": EVERYONE,
     "/acknowledge": frozenset({SUPERVISOR}),
 }
+#: the routes opened after the login that are no page's view, not in the access log: the event streams (a reconnect
+#: is no view) and the data pages polled; every other GET is (a new page is logged without being named here)
+NOT_VIEWS = frozenset({"/events", "/liveness", "/liveness.json", "/pit.json"})
+#: the pages' names in the access log (route -> ``page.<name>`` in web/audit.py's words; a page not named here is
+#: logged by its route); a route named in the router (the pit's ``/``: ``pit``) by its name
+VIEWS: dict[str, str] = {
+    "/": "table", "/rounds": "rounds", "/rounds/{round_id}": "round", "/progressive": "progressive",
+    "/irregularities": "irregularities", "/audit": "audit", "/accounts": "accounts", "/technician": "technician",
+    "pit": "pit",  # the pit's page (web/pit/server.py), by its route's name: its address is the floor's "/"
+}
+#: the query's fields a page view keeps (the hand recall's search, web/recall.py): no other field is logged, so no
+#: token or secret put in an address reaches the log
+QUERY_KEPT = ("round", "from", "to", "seat", "wager", "on", "at_least", "at_most", "outcome", "page")
 LOGIN_CSRF = "floor_login_csrf"  # the login form's token, before any session
 FIELD, HEADER = "csrf", "X-CSRF-Token"
 
@@ -146,5 +164,29 @@ async def guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.method not in ("GET", "HEAD", "OPTIONS") and not _same(await _form_token(request), login.csrf):
         raise _refuse(request, "csrf", login.user, web.HTTPForbidden, "this form has expired: open the page again")
     request[keys.LOGIN] = login
-    return await handler(request)
+    view = _view(request, route)
+    if view is None:
+        return await handler(request)
+    try:
+        resp = await handler(request)
+    except web.HTTPException as exc:  # a page not found, a redirect: the view is logged with its answer
+        _viewed(request, view, login.user, exc.status)
+        raise
+    _viewed(request, view, login.user, resp.status)
+    return resp
+
+
+def _view(request: web.Request, route: str | None) -> str | None:
+    """The page's name when this request is a page's view (``VIEWS``; else its route), None when it is no view."""
+    if request.method != "GET" or route is None or route in NOT_VIEWS:
+        return None
+    name = request.match_info.route.name
+    return VIEWS.get(name or route, route)
+
+
+def _viewed(request: web.Request, page: str, who: str, status: int) -> None:
+    kept = [(k, v) for k in QUERY_KEPT for v in request.query.getall(k, ()) if v]
+    query = "&".join(f"{k}={v}" for k, v in kept)[:500] or None
+    request.app[keys.AUDIT].record(audit.PageViewed(page=page, path=request.path[:300], status=status, query=query),
+                                   who)
 

@@ -57,6 +57,7 @@ KIND_WORDS = {
     ev.SupervisorRefused.kind: "Supervisor's key refused", ev.DeckRemoved.kind: "Deck removed",
     ev.AlarmRaised.kind: "Alarm raised", ev.AlarmAcknowledged.kind: "Alarm acknowledged",
     ev.AlarmCleared.kind: "Alarm cleared", ev.ClockChecked.kind: "Clock checked", "checkpoint": "Checkpoint",
+    ev.PressRefused.kind: "Press refused",
 }
 
 
@@ -283,9 +284,12 @@ def _recall(path: Path, round_id: str) -> tuple[list[Event] | None, Any]:
 
 def press_of(x: Event) -> str | None:
     """The press of the dealer's panel (or the supervisor's key) that journaled ``x``, in words; None for a fact
-    a device or the daemon reported.  The panel's presses are journaled as the facts they make: a press
-    refused or undone changes nothing and is not in the journal."""
+    a device or the daemon reported.  The panel's presses are journaled as the facts they make, and a press
+    refused as the refusal (``press_refused``, P118), with why."""
     d = x.data
+    if x.kind == ev.PressRefused.kind:
+        button = f"bet_{d.get('multiple')}x" if d.get("button") == "bet" and d.get("multiple") else d.get("button")
+        return f"{say(button)}: refused ({say(d.get('code'))})"
     if x.kind == ev.NoMoreBets.kind:
         return say("no_more_bets")
     if x.kind == ev.CountConfirmed.kind:
@@ -336,6 +340,16 @@ def _when_row(x: Event) -> str:
     t = datetime.fromisoformat(x.at).astimezone()
     when = f'{t.strftime("%Y-%m-%d %H:%M:%S")}.{t.microsecond // 1000:03d} {t.strftime("%Z")}'
     return f'<td data-at="{e(x.at)}">{e(when)}</td>'
+
+
+def _press_row(x: Event, press: str) -> str:
+    """A press's row: when (local time and zone), what, who; a refused one marked, with its button and why."""
+    refused = x.kind == ev.PressRefused.kind
+    button, code = e(str(x.data.get("button"))), e(str(x.data.get("code")))
+    marks = (f' data-refused="yes" data-button="{button}" data-code="{code}" class="bad"' if refused
+             else ' data-refused="no"')
+    return (f'<tr data-seq="{x.seq}" data-kind="{e(x.kind)}"{marks}>{_when_row(x)}<td>{e(press)}</td>'
+            f"<td>{e(x.who or '')}</td></tr>")
 
 
 def _order(settled: dict[str, Any], fresh: dict[str, Any] | None) -> str:
@@ -389,9 +403,7 @@ async def recall(request: web.Request, page: Page) -> web.Response:
     how = (f'<p id="procedure" data-procedure="{e(procedure or "")}">Dealing procedure: {e(say(procedure))}'
            + (f"; out of order at the round's start: {e(', '.join(out))}" if out else "") + "</p>") if procedure else ""
     presses = [(x, p) for x in sorted(events + table, key=lambda x: x.seq) if (p := press_of(x)) is not None]
-    pressed = "".join(
-        f'<tr data-seq="{x.seq}" data-kind="{e(x.kind)}">{_when_row(x)}<td>{e(p)}</td>'
-        f"<td>{e(x.who or '')}</td></tr>" for x, p in presses)
+    pressed = "".join(_press_row(x, p) for x, p in presses)
     devices = "".join(
         f'<tr data-seq="{x.seq}" data-kind="{e(x.kind)}">{_when_row(x)}<td>{e(kind_words(x.kind))}</td>'
         f"<td>{details(x)}</td></tr>" for x in sorted(table, key=lambda x: x.seq) if press_of(x) is None)

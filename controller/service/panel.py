@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from controller import events as ev
 from controller.irregularities import clause
 from controller.round.actions import ROUTES, Condition, HandlerName
 from controller.round.machine import Phase, RoundRefused
@@ -109,11 +110,10 @@ class Panel:
         return await panel.next_press()
 
     async def on_press(self, press: ButtonPress) -> None:
-        s = self.s
         self.devices.panel_pressed()  # a press taken: the panel works (its input faults' episode ends)
         if press.after_outage:
-            await s.refuse(f"{press.button} was pressed while the panel was unreachable: press it again",
-                           "panel_unreachable")
+            await self._refuse(Refused(f"{press.button} was pressed while the panel was unreachable: press it again",
+                                       "panel_unreachable"), press)
             return
         try:
             try:
@@ -121,7 +121,7 @@ class Panel:
             except DeviceError as e:
                 await self.remedies.device_error(e)
         except RoundRefused as e:
-            await self._refuse(e)
+            await self._refuse(e, press)
 
     async def _dispatch(self, press: ButtonPress) -> None:
         s = self.s
@@ -161,17 +161,25 @@ class Panel:
             self.deferred.append(press)
             s.presses_handled -= 1
         except RoundRefused as e:
-            await self._refuse(e)
+            await self._refuse(e, press)
         return None
 
-    async def _refuse(self, e: RoundRefused) -> None:
+    async def _refuse(self, e: RoundRefused, press: ButtonPress) -> None:
         """The press is refused.  A part refuses with ``Refused``, asking the round before it acts; a
         ``RoundRefused`` of the round itself means an action no part asked about: a programming error,
-        logged as one, and the press still refused (a press never stops the daemon)."""
+        logged as one, and the press still refused (a press never stops the daemon).  The refusal is
+        journaled (P118: a round's page shows every press); a write that fails halts the table as every
+        journal write does (P97)."""
+        s = self.s
         if not isinstance(e, Refused):
-            self.s.log.error("the round refused an action no part asked it about first", code=e.code,
-                             reason=str(e))
-        await self.s.refuse(str(e), e.code, e.clauses if isinstance(e, Refused) else ())
+            s.log.error("the round refused an action no part asked it about first", code=e.code,
+                        reason=str(e))
+        clauses = e.clauses if isinstance(e, Refused) else ()
+        r = s.round
+        s.journal.record(ev.PressRefused(button=press.button, code=e.code or "refused", reason=str(e),
+                                         clauses=tuple(clauses), multiple=press.multiple,
+                                         round=r.round_id if r is not None else None))
+        await s.refuse(str(e), e.code, clauses)
 
     # ------------------------------------------------------------------ the handlers of the table
 

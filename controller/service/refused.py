@@ -26,6 +26,7 @@ WORDS: dict[str, str] = {
     "menu_open": "Irregularity menu open", "no_option": "No such option", "no_irregularity": "No irregularity",
     "does_nothing": "Does nothing now", "device_trouble": "Device trouble", "inspection": "Inspection",
     "storage_error": "Storage error", "game": "Game",
+    "panel_unreachable": "Pressed while the panel was unreachable", "deal_ended": "The deal had ended",
 }
 
 

@@ -6,6 +6,10 @@ publisher looks at the feed every ``POLL``; a new status, or the daemon's livene
 summary, and every ``REFRESH`` the same one is published again (the pit knows the table's web service
 still runs).  The alarms are compared with the last status's: each raised, acknowledged at the table or
 cleared is an event, kept in an outbox (the newest ``OUTBOX`` of them) until the pit's database took it.
+The outbox is in memory: at its start, and again after the database was away, the publisher reads the alarms
+the journal holds (``alarm_raised``, ``alarm_acknowledged``, ``alarm_cleared``, P105) after the seq the pit
+has taken them up to (``pit_journal_cursor``) and sends them first, so a restart while the pit is down loses
+none (the pit inserts each event once).
 
 The pit's server down or the network cut: the table plays on (the daemon never waits on this; the publisher
 is in another process), the publisher tries again every ``RETRY`` seconds with a fresh connection, and
@@ -16,13 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from controller.journal.store import Journal, JournalIntegrityError
+from controller import events as ev
+from controller.journal.segments import open_for_reading
+from controller.journal.store import Event, Journal, JournalError, JournalIntegrityError
 from controller.progressive.link.store import LinkError, deadline
 from web.feed import StatusFeed
 from web.pit.store import AlarmEvent, PitStore
@@ -35,6 +44,9 @@ PUBLISH_DEADLINE = 3.0  # one publish not answered within this: the server is ta
 VERIFY_EVERY = 60.0  # the journal's hash chain verified this often, in a thread (the table's own journal)
 OUTBOX = 5000  # alarm events kept while the database is away (the oldest dropped beyond)
 HOUR = 3600.0
+CATCH_UP_RETRY = 60.0  # a journal that could not be read for its alarms is tried again after this
+ALARM_KINDS = (ev.AlarmRaised.kind, ev.AlarmAcknowledged.kind, ev.AlarmCleared.kind)
+log = logging.getLogger(__name__)
 
 
 def summary(status: dict[str, Any] | None, running: bool, heartbeat: float | None, *, floor_url: str | None,
@@ -80,6 +92,39 @@ def alarm_events(before: dict[str, dict[str, Any]], now: list[dict[str, Any]], a
     return out
 
 
+def _epoch(x: Event) -> float:
+    return datetime.fromisoformat(x.at).timestamp()
+
+
+def journal_alarms(path: Path, after: int) -> tuple[list[AlarmEvent], int]:
+    """The alarms' events the journal holds after seq ``after`` (across its segments), as the status would have
+    shown them (``alarm_events``), and the journal's last seq.  A journal whose last seq is before ``after`` is
+    another one in its place: read from its start."""
+    with open_for_reading(path) as j:
+        last = j.last_seq()
+        if last < after:
+            after = 0
+        rows = sorted((x for kind in ALARM_KINDS for x in j.events_of(kind, after=after)), key=lambda x: x.seq)
+    alarms: dict[str, dict[str, Any]] = {}
+    out: list[AlarmEvent] = []
+    for x in rows:
+        d = x.data
+        alarm_id = str(d["id"])
+        a = alarms.get(alarm_id) or {"id": alarm_id, "priority": d.get("priority"), "kind": d.get("alarm"),
+                                     "since": None, "seat": None, "device": None, "clauses": [], "acknowledged": None}
+        if x.kind == ev.AlarmRaised.kind:
+            a = {**a, "since": float(d["since"]), "seat": d.get("seat"), "device": d.get("device"),
+                 "clauses": list(d.get("clauses") or ())}
+            out.append(AlarmEvent(alarm_id, "raised", a, float(d["since"])))
+        elif x.kind == ev.AlarmAcknowledged.kind:
+            a = {**a, "acknowledged": {"by": d.get("by"), "at": float(d["at"])}}
+            out.append(AlarmEvent(alarm_id, "acknowledged", a, float(d["at"])))
+        else:
+            out.append(AlarmEvent(alarm_id, "cleared", a, _epoch(x)))
+        alarms[alarm_id] = a
+    return out, last
+
+
 def verify(path: Path) -> dict[str, Any]:
     """The journal's hash chain (its open file, as the floor's glance page verifies it): ok, events, when."""
     try:
@@ -113,6 +158,8 @@ class Publisher:
         self.connected = asyncio.Event()  # set while the last try succeeded
         self.poll = POLL  # between two looks at the feed; a caller that watches the feed itself ``wake``s it
         self.wake = asyncio.Event()
+        self.behind = journal is not None  # the journal's alarms to be read (at the start, after the database was away)
+        self._catch_up_at = 0.0
 
     def _hands(self, status: dict[str, Any], now: float) -> tuple[int, float | None]:
         """Rounds played in the last hour: a round counts when the next one begins, if it got past its
@@ -154,12 +201,16 @@ class Publisher:
         summary_, at = self.pending
         events = list(self.outbox)
         try:
-            await deadline(self._send(summary_, at, events), PUBLISH_DEADLINE)
+            caught, cursor = await self._catch_up()
+            await deadline(self._send(summary_, at, caught + events, cursor), PUBLISH_DEADLINE)
         except LinkError:
             self.failures += 1
             self.connected.clear()
             self.store.abandon()
+            self.behind = self.journal is not None  # the outbox may have lost some meanwhile: read the journal again
             return False
+        if cursor is not None:
+            self.behind = False
         for _ in events:  # taken: the events sent leave the outbox (newer ones may have come meanwhile)
             self.outbox.popleft()
         if self.pending is not None and self.pending[1] == at:
@@ -169,9 +220,27 @@ class Publisher:
         self.connected.set()
         return True
 
-    async def _send(self, summary_: dict[str, Any], at: float, events: list[AlarmEvent]) -> None:
+    async def _catch_up(self) -> tuple[list[AlarmEvent], int | None]:
+        """The journal's alarms after the seq the pit took them up to, and the journal's last seq; nothing while
+        not behind.  The journal is read in a thread, outside the publish's deadline (a long journal takes time)."""
+        if not self.behind or self.journal is None or self.clock() < self._catch_up_at:
+            return [], None
+        after = await deadline(self._cursor(), PUBLISH_DEADLINE)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, journal_alarms, self.journal, after)
+        except (JournalError, OSError, sqlite3.Error) as exc:  # the pit is not told less: tried again later
+            log.warning("the journal's alarms could not be read for the pit: %s", exc)
+            self._catch_up_at = self.clock() + CATCH_UP_RETRY
+            return [], None
+
+    async def _cursor(self) -> int:
         await self.store.open()
-        await self.store.publish(self.table_id, summary_, at, events)
+        return await self.store.alarms_seq(self.table_id)
+
+    async def _send(self, summary_: dict[str, Any], at: float, events: list[AlarmEvent], cursor: int | None = None
+                    ) -> None:
+        await self.store.open()
+        await self.store.publish(self.table_id, summary_, at, events, alarms_seq=cursor)
 
     async def run(self) -> None:
         verifier = asyncio.create_task(self._verify())

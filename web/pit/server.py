@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import html
 import json
+import secrets
 import signal
 import sys
 import time
@@ -80,6 +81,11 @@ class Pit:
     dirty: set[str] = field(default_factory=set)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     silent: frozenset[str] = frozenset()
+    boot: str = field(default_factory=lambda: secrets.token_hex(4))  # this server's start: a version is its own
+
+    def drawn_at(self) -> str:
+        """The page's version as a page keeps it (``data-drawn``): this server's start and its version."""
+        return f"{self.boot}.{self.drawn.get('version', 0)}"
 
     # ------------------------------------------------------------------ reading
 
@@ -270,9 +276,11 @@ def _page(request: web.Request, body: str) -> web.Response:
 
 
 async def index(request: web.Request) -> web.Response:
-    d = request.app[PIT].drawn
+    pit = request.app[PIT]
+    d = pit.drawn
     body = (f'<h1>Alarms</h1><div id="alarms" data-count="{d.get("alarms", 0)}">{d.get("alarms_html", "")}</div>'
-            f'<h1>Tables</h1><div id="tables" data-count="{d.get("tables", 0)}">{d.get("tables_html", "")}</div>')
+            f'<h1>Tables</h1><div id="tables" data-count="{d.get("tables", 0)}" data-drawn="{pit.drawn_at()}">'
+            f'{d.get("tables_html", "")}</div>')
     resp = _page(request, body)
     resp.headers["X-Pit-Version"] = str(d.get("version", 0))
     return resp
@@ -286,7 +294,10 @@ async def events(request: web.Request) -> web.StreamResponse:
     await resp.prepare(request)
     sub = _Subscriber()
     if pit.drawn:
-        sub.put(pit.drawn)
+        # a page drawn at this version (its ``data-drawn``) is not sent its whole self again, the counts only:
+        # redrawing every row just after the page loaded added to its first frame's work (bench pit.page_load)
+        same = request.query.get("drawn") == pit.drawn_at()
+        sub.put({k: v for k, v in pit.drawn.items() if k not in ("tables_html", "alarms_html")} if same else pit.drawn)
     pit.subscribers.add(sub)
     try:
         while True:
@@ -347,7 +358,7 @@ def pit_app(cfg: PitConfig, pit: Pit, audit: Audit) -> web.Application:
     app.router.add_get("/login", floor.login_page)
     app.router.add_post("/login", floor.login_post)
     app.router.add_post("/logout", floor.logout)
-    app.router.add_get("/", index)
+    app.router.add_get("/", index, name="pit")  # its view logged as the pit's (web/guard.py VIEWS)
     app.router.add_get("/events", events)
     app.router.add_get("/pit.json", pit_json)
     app.router.add_post("/acknowledge", acknowledge)

@@ -1,8 +1,9 @@
 """The pit's database (PostgreSQL, its own: never the link's): what the tables publish, what the pit reads.
 
 * ``publish``: one transaction: the alarms' events inserted once each (``ON CONFLICT DO NOTHING`` on
-  (table, alarm, event)), then the table's summary upserted unless the row holds a newer one (its
-  ``published`` time), then ``NOTIFY pit_changed, '<table>'`` (delivered at commit).
+  (table, alarm, event)), with how far the table's journal was read for them (``pit_journal_cursor``, when it
+  was), then the table's summary upserted unless the row holds a newer one (its ``published`` time), then
+  ``NOTIFY pit_changed, '<table>'`` (delivered at commit).
 * ``acknowledge``: a supervisor's acknowledgement at the pit, the first one of an alarm stands; notified too.
 * ``listen``: the pit server's wake-up at every change.
 
@@ -96,10 +97,23 @@ class PitStore:
 
     # ------------------------------------------------------------------ the tables' side
 
+    async def alarms_seq(self, table_id: str) -> int:
+        """The table's journal seq up to which its alarms were taken (0: none yet)."""
+        async with self.pool.connection() as conn:
+            row = await (await conn.execute("SELECT seq FROM pit_journal_cursor WHERE table_id = %s",
+                                            (table_id,))).fetchone()
+        return int(row[0]) if row is not None else 0
+
     async def publish(self, table_id: str, summary: dict[str, Any], published: float,
-                      events: Iterable[AlarmEvent] = ()) -> None:
+                      events: Iterable[AlarmEvent] = (), alarms_seq: int | None = None) -> None:
+        """``alarms_seq``: the journal's seq up to which ``events`` hold every alarm it journaled (recorded with
+        them, in the same transaction)."""
         events = list(events)
         async with self.pool.connection() as conn, conn.transaction():
+            if alarms_seq is not None:
+                await conn.execute(
+                    "INSERT INTO pit_journal_cursor (table_id, seq) VALUES (%s, %s) "
+                    "ON CONFLICT (table_id) DO UPDATE SET seq = EXCLUDED.seq, updated = now()", (table_id, alarms_seq))
             if events:
                 async with conn.cursor() as cur:
                     await cur.executemany(

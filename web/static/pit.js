@@ -48,7 +48,7 @@
     const alarms = document.getElementById("alarms");
     const tables = document.getElementById("tables");
     const now = Date.now() / 1000;
-    alarms.innerHTML = d.alarms_html;
+    if (d.alarms_html !== undefined) alarms.innerHTML = d.alarms_html;  // absent: the page as drawn is current
     alarms.dataset.count = d.alarms;
     if (d.tables_html !== undefined) {  // the whole table (a table joined the pit, or the first message)
       tables.innerHTML = d.tables_html;
@@ -66,7 +66,9 @@
   }
 
   function open() {
-    const source = new EventSource("/events");
+    // the version the page was drawn at: the server sends only what changed since (nothing to redraw at once)
+    const drawn = (document.getElementById("tables") || {dataset: {}}).dataset.drawn || "";
+    const source = new EventSource("/events?drawn=" + encodeURIComponent(drawn));
     source.addEventListener("open", () => say("connected"));
     source.addEventListener("error", () => say("disconnected"));
     source.addEventListener("pit", (ev) => {
