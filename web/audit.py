@@ -162,6 +162,7 @@ WORDS: dict[str, str] = {
     "event.page_viewed": "Page viewed", "field.status": "Answer", "field.query": "Searched for",
     "page.table": "the table", "page.progressive": "the progressive", "page.irregularities": "the irregularities",
     "page.audit": "the access log", "page.accounts": "the accounts", "page.technician": "devices and configuration",
+    "page.protection": "game protection",
     "page.pit": "the pit",
 }
 

@@ -65,6 +65,7 @@ NOT_VIEWS = frozenset({"/events", "/liveness", "/liveness.json", "/pit.json"})
 VIEWS: dict[str, str] = {
     "/": "table", "/rounds": "rounds", "/rounds/{round_id}": "round", "/progressive": "progressive",
     "/irregularities": "irregularities", "/audit": "audit", "/accounts": "accounts", "/technician": "technician",
+    "/protection": "protection",
     "pit": "pit",  # the pit's page (web/pit/server.py), by its route's name: its address is the floor's "/"
 }
 #: the query's fields a page view keeps (the hand recall's search, web/recall.py): no other field is logged, so no
