@@ -1,6 +1,6 @@
 """The kill-point sweep in process, across the four games (issue: crash safety).
 
-``KILLS_IN_PROCESS`` kill points per game (``make test``: 20, 80 in all; ``make soak``: 260 each);
+``KILLS_IN_PROCESS`` kill points per game (``make test``: 12, 48 in all; ``make soak``: 260 each);
 ``tests/kill_sweep.py`` says what a kill point is and what is checked after each.  Every violation
 found is listed in the failure (and in ``$KILL_REPORT``), not only the first.
 """
@@ -18,7 +18,7 @@ from daemon_harness import DaemonEnded, DaemonTask, meter_sum, phase, table_in_p
 from games.registry import GAMES
 from kill_sweep import Killer, report, sweep
 
-KILLS_IN_PROCESS = int(os.environ.get("KILLS_IN_PROCESS", "20"))
+KILLS_IN_PROCESS = int(os.environ.get("KILLS_IN_PROCESS", "12"))
 
 
 @pytest.mark.parametrize("game", list(GAMES))
