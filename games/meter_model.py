@@ -68,16 +68,16 @@ def house_seeding(reset: Decimal, contribution: Decimal, lines: tuple[tuple[Frac
         return Seeding(float(exact), exact, 0.0, 0.0, 0, float(reset))
     hits = float(sum((q for q, _ in lines), Fraction(0)))
     c = float(contribution)
-    top = float(reset) + 40 * c / hits
+    span = 40 * c / hits
     for _ in range(12):
-        coarse, tail, _ = _solve(float(reset), c, lines, top, STATES)
+        coarse, tail, _ = _solve(float(reset), c, lines, span, STATES)
         if tail <= TAIL:
             break
-        top = float(reset) + 2 * (top - float(reset))
+        span *= 2
     else:  # pragma: no cover - the meter's drift is down above contribution / (p x probability)
         raise ArithmeticError("the meter's stationary distribution has no bounded grid")
-    fine, _, step = _solve(float(reset), c, lines, top, 2 * STATES)
-    return Seeding(fine, None, abs(fine - coarse), step, 2 * STATES, top)
+    fine, _, step = _solve(float(reset), c, lines, span, 2 * STATES)
+    return Seeding(fine, None, abs(fine - coarse), step, 2 * STATES, float(reset) + span)
 
 
 def _kernel(q: float, c: float, h: float, k: int) -> Floats:
@@ -107,26 +107,26 @@ def _kernel(q: float, c: float, h: float, k: int) -> Floats:
 
 
 def _solve(
-    reset: float, c: float, lines: Sequence[tuple[Fraction, Decimal]], top: float, states: int
+    reset: float, c: float, lines: Sequence[tuple[Fraction, Decimal]], span: float, states: int
 ) -> tuple[float, float, float]:
-    """(seeding per wager, stationary mass in the top tenth, step) on a grid of ``states`` points to ``top``."""
+    """(seeding per wager, stationary mass in the top tenth, step) on a grid of ``states`` points over the
+    meter's rise above its reset, 0 .. ``span`` (the rise, not the meter: a large reset loses no digits)."""
     hits = float(sum((q for q, _ in lines), Fraction(0)))
     k = states
-    s = math.ceil((top - reset) / (c * (k - 1)))
-    h = s * c if s > 1 else (top - reset) / (k - 1)
-    meter = reset + h * np.arange(k, dtype=np.float64)
+    s = math.ceil(span / (c * (k - 1)))
+    h = s * c if s > 1 else span / (k - 1)
+    rise = h * np.arange(k, dtype=np.float64)
     size = 1 << (2 * k - 1).bit_length()
     kernel = np.fft.rfft(_kernel(hits, c, h, k), size)
     # After a hit of each line: where the meter lands (linear split) and what the house adds.
     maps: list[tuple[float, npt.NDArray[np.int64], Floats, Floats]] = []
     for q, p in lines:
         if p >= 100:
-            paid = meter
+            seed, after = np.full(k, reset), np.zeros(k)
         else:
-            paid = np.floor(meter * float(p) + 0.5) / 100  # p % of the meter, half up to the cent (R4)
-        left = meter - paid
-        seed = np.maximum(0.0, reset - left)
-        x = np.minimum((np.maximum(left, reset) - reset) / h, k - 1)
+            paid = np.floor((reset + rise) * float(p) + 0.5) / 100  # p % of the meter, half up to the cent (R4)
+            seed, after = np.maximum(0.0, paid - rise), np.maximum(0.0, rise - paid)
+        x = np.minimum(after / h, k - 1)
         i0 = np.minimum(np.floor(x).astype(np.int64), k - 2)
         maps.append((float(q) / hits, i0, x - i0, seed))
 
