@@ -99,7 +99,7 @@ lint: $(STAMP)
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py tests/soak_faults.py tests/soak_link.py \
-	  tests/soak_storage.py
+	  tests/soak_storage.py tests/soak_meter.py
 	$(PY) -m pytest -n 2 -q tests/soak_par_hcf.py
 	$(PY) -m pytest -q tests/soak_par.py
 	$(PY) -m pytest -q tests/soak_par_jret.py

@@ -21,6 +21,7 @@ from typing import Any
 from games import batch
 from games.cards import ACE, DECK, SUIT_CHARS, Card, parse_card
 from games.high_card_flush import has_suited_nine_to_ace, straight_flush_run
+from games.meter_model import house_seeding
 from games.money import display, meter_display
 from games.paytable import MeterPercent, Paytable
 from games.paytables import METER_MINIMUMS, letters, paytable
@@ -641,12 +642,59 @@ def _review(
         "contribution_rate": rate,
         "return_with_contributions": _six(with_rate),
         "return_with_contributions_exact": _exact(with_rate),
+        **_long_run(progressive, p_space, p_counts, meters, rates, hidden or {}, unit, besides),
         "hit_frequency": _hits(paying, space),
         "line_hits": [{"line": line.key, **_hits(n, space)} for line, n in zip(table.lines, counts, strict=False)],
         "meter_hits": meter_hits,
         "break_even_meter": {
             "meter": progressive.meters[0],
             "amount": None if amount is None else meter_display(amount),
+        },
+    }
+
+
+def _long_run(
+    progressive: Paytable,
+    p_space: int,
+    p_counts: list[int],
+    meters: Mapping[str, Decimal],
+    rates: Mapping[str, Decimal],
+    hidden: Mapping[str, Decimal],
+    unit: Decimal,
+    besides: Fraction,
+) -> dict[str, Any]:
+    """The long-run return under R4 (docs/analysis.md "The long-run return"): every contribution that
+    reaches a meter is paid out, so per unit the return is the fixed lines' + the rate less the hidden
+    rate + the house's seeding (what R4's floor adds, ``games.meter_model``; the reserve of the hidden
+    rate funds it) + the Envy Bonus (``besides``).  ``meters`` are the reset amounts."""
+    fixed_counts = [0 if isinstance(line.pays, MeterPercent) else n
+                    for line, n in zip(progressive.lines, p_counts, strict=False)]
+    fixed = table_return(progressive, p_space, fixed_counts, meters, unit)
+    exact = fixed + besides
+    approximate = 0.0
+    difference = 0.0
+    seeding: dict[str, Decimal] = {}
+    for meter in progressive.meters:
+        lines = tuple((Fraction(n, p_space), line.pays.percent) for line, n in zip(progressive.lines, p_counts,
+                      strict=False) if isinstance(line.pays, MeterPercent) and line.pays.meter == meter and n)
+        reaching = rates.get(meter, Decimal(0)) - hidden.get(meter, Decimal(0))
+        found = house_seeding(meters[meter], reaching * unit, lines)
+        exact += Fraction(reaching)
+        if found.exact is not None:
+            exact += found.exact / Fraction(unit)
+            seeding[meter] = _six(found.exact / Fraction(unit))
+        else:
+            approximate += found.per_wager / float(unit)
+            difference += found.error / float(unit)
+            seeding[meter] = _six(Fraction(found.per_wager) / Fraction(unit))
+    whole = exact + Fraction(approximate)
+    return {
+        "return_long_run": _six(whole),
+        "long_run": {
+            "method": "exact" if not approximate else "meter chain",
+            "return_exact": _exact(whole) if not approximate else None,
+            "seeding_per_unit": seeding,
+            "grid_difference": _digits(Fraction(difference), 9),
         },
     }
 

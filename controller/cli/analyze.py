@@ -194,6 +194,8 @@ def render(result: dict[str, Any]) -> str:
             f"return at reset + contribution rate {result['contribution_rate']} ({rates})"
             f" = {result['return_with_contributions']}"
         )
+        how = "exact" if result["long_run"]["method"] == "exact" else "the meter's stationary chain"
+        out.append(f"long-run return (the meters under R4, {how}) = {result['return_long_run']}")
         be = result["break_even_meter"]
         if be["amount"] is None:
             out.append(f"break-even {be['meter']} meter: none, the return is 100% or more at the reset amounts")
