@@ -3,7 +3,7 @@
 A round (RULINGS R25-R28): two cards; the 1st Run wager 1-3x or fold; the horizontal outside
 cards (left, right); the 2nd Run wager 1-3x or fold; the vertical outside cards (top, bottom);
 the Center wager 1-3x or fold; the center card.  No dealer hand.  Space: 1,326 hole pairs x
-C(50,2) x C(48,2) x 46 centers = 84,285,272,800 equally likely outcomes, all counted.
+C(50,2) x C(48,2) x 46 centers = 84,284,272,800 equally likely outcomes, all counted.
 
 Method (numba kernel, one starting hand at a time): a table of the Run result of the two cards
 with every three other cards (52^3 entries, each order), then for each horizontal pair, vertical
