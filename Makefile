@@ -94,7 +94,7 @@ lint: $(STAMP)
 # of checks make test samples (tests/soak_long.py: every five-card hand, the published house edges at
 # 400,000 rounds), the fault soak (tests/soak_faults.py, issue 30: faults at random moments in the four
 # games), a round of every game watched on the dealer's screen (make test watches two) and every game's
-# screens at all four sizes (make test: the first game's at the two tightest in ems, the others at the shortest), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
+# screens at all four sizes (make test: UTH at the two tightest in ems, HCF and RET at the shortest, not JHE), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
 soak: $(STAMP)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
