@@ -464,10 +464,14 @@ class TableDaemon:
                     self.session.publish()
 
     async def _heartbeat(self) -> None:
-        """The status is written at least every HEARTBEAT_S: its age tells `tablectl status` the daemon is alive."""
+        """The status is written at least every HEARTBEAT_S: its age tells `tablectl status` the daemon is alive.
+        Not before the table is recovered (``_serving``): a status of the journal's state before the recovery voids
+        a deal cut short would show meters and cards the recovery is about to take back (the liveness heartbeat
+        says the daemon is alive meanwhile)."""
         while True:
             await asyncio.sleep(HEARTBEAT_S)
-            self.session.publish()
+            if self._serving:
+                self.session.publish()
 
     async def _beat(self) -> None:
         """The heartbeat touched every BEAT_S from this loop (controller/liveness.py): a daemon stopped, frozen or
