@@ -77,7 +77,8 @@ test: $(STAMP) chromium postgresql
 	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & warm=$$!; \
 	  $(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install"
+	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install and not timing"
+	$(PY) -m pytest -q -p no:xdist -m timing
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 # The offline install of a table PC, its upgrade and rollback (tests/test_dist.py: two `make dist` builds and

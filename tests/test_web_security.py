@@ -137,6 +137,7 @@ def test_tries_beyond_those_held_are_turned_away_unchecked(tmp_path, monkeypatch
     assert [kind for kind, _, _ in recorded(cfg)].count(audit.LOGIN_THROTTLED) == 1
 
 
+@pytest.mark.timing  # make test runs it alone, after the parallel run: four workers on two cores are noise
 def test_a_known_and_an_unknown_name_are_refused_in_the_same_time(tmp_path, monkeypatch):
     users = tmp_path / "users"
     accounts(users, n=2**13)  # a quarter of the service's scrypt cost (its CPU): the hash still takes the time
