@@ -93,13 +93,21 @@ def cmd_change(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     return EXIT_OK
 
 
-def cmd_propose(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+def _stopped_table_and_supervisor(args: argparse.Namespace, stderr: TextIO) -> tuple[TableConfig, int] | None:
+    """The table's configuration (its daemon stopped) and the allow-listed supervisor naming themselves, or None
+    once the refusal is said: what a meter correction's proposal and its approval both need first (dual control)."""
     cfg = _config_with_journal(args, stderr)
     if cfg is None or not _stopped(args, cfg, stderr):
-        return EXIT_REFUSED
+        return None
     sid = _supervisor(args, cfg, stderr)
-    if sid is None:
+    return None if sid is None else (cfg, sid)
+
+
+def cmd_propose(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
+    found = _stopped_table_and_supervisor(args, stderr)
+    if found is None:
         return EXIT_REFUSED
+    cfg, sid = found
     if not args.reason.strip():
         return _refuse(args, "--reason: say why", stderr)
     meters = _meters_given(cfg, args.meter)
@@ -116,12 +124,10 @@ def cmd_propose(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr:
 
 
 def cmd_approve(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    cfg = _config_with_journal(args, stderr)
-    if cfg is None or not _stopped(args, cfg, stderr):
+    found = _stopped_table_and_supervisor(args, stderr)
+    if found is None:
         return EXIT_REFUSED
-    sid = _supervisor(args, cfg, stderr)
-    if sid is None:
-        return EXIT_REFUSED
+    cfg, sid = found
     try:
         with Journal(cfg.journal) as j:
             meters = control.approve(j, args.proposal, sid)
