@@ -93,6 +93,7 @@ def test_the_protection_page_shows_each_finding_and_each_wagers_band(tmp_path):
     assert rows["trips"]["state"] == "outside" and rows["trips"]["rounds"] == "40"
     assert Decimal(rows["trips"]["actual"]) == -600 and rows["trips"]["band-low"] and rows["trips"]["band-high"]
     assert rows["base"]["state"] in ("within", "outside") and Decimal(rows["base"]["expected"]) > 0  # games/par
+    assert (rows["base"]["per"], rows["trips"]["per"]) == ("ante", "stake")  # the base game's figures are per Ante
     assert "card_switched" not in re.sub(r"<[^>]*>", "", text)  # the codes are in words
     assert "Card switched" in text and "Outside its band" in text
 

@@ -43,12 +43,20 @@ def _amount(text: str | None) -> str:
     return money(text) if text is not None else ""
 
 
+def _wagered(row: dict[str, Any]) -> str:
+    """What a row's band is per: the base game's figures are per Ante (its house result takes in the Blind and the
+    Play too), so its amount says so; a side wager's is its stake."""
+    amount = _amount(row["wagered"])
+    return f"{amount} in Antes" if row["wager"] == "base" else amount
+
+
 def hold_table(rows: list[dict[str, Any]], what: str) -> str:
     body = "".join(
         f'<tr data-wager="{e(r["wager"])}" data-state="{e(r["state"])}" data-actual="{e(r["actual"])}" '
         f'data-expected="{e(r["expected"] or "")}" data-band-low="{e(r["band"][0] if r["band"] else "")}" '
-        f'data-band-high="{e(r["band"][1] if r["band"] else "")}" data-rounds="{r["rounds"]}">'
-        f'<td>{e(say(r["wager"]))}</td><td>{r["rounds"]}</td><td>{e(_amount(r["wagered"]))}</td>'
+        f'data-band-high="{e(r["band"][1] if r["band"] else "")}" data-rounds="{r["rounds"]}" '
+        f'data-per="{"ante" if r["wager"] == "base" else "stake"}">'
+        f'<td>{e(say(r["wager"]))}</td><td>{r["rounds"]}</td><td>{e(_wagered(r))}</td>'
         f'<td>{e(_amount(r["actual"]))}</td><td>{e(_amount(r["expected"]))}</td>'
         f'<td>{e(_amount(r["band"][0]) + " to " + _amount(r["band"][1]) if r["band"] else "")}</td>'
         f'<td>{e(say(r["state"]))}</td></tr>' for r in rows)
