@@ -134,7 +134,7 @@ class TableDaemon:
         self.status_file = Status(s, status_path or status_file(cfg.journal), devices=devices,
                                   deal=deal, progressive=progressive, remedies=remedies, panel=self.panel,
                                   storage=storage, alarms=alarms)
-        s.on_publish(self.status_file.publish)
+        s.on_publish(self._publish)
         s.on_spawn(self._spawn)
         self._stop = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -207,8 +207,8 @@ class TableDaemon:
             clock_check = asyncio.create_task(self._clock())  # at start, then every hour (P109)
             floor = asyncio.create_task(self._floor_requests())  # the floor's pages' requests (issue 28)
             program_check = asyncio.create_task(self._program_checks())  # every [program] check_hours (P115)
-            s.publish()
             self._serving = True
+            s.publish()
             while not self._stop.is_set():
                 press_task = asyncio.ensure_future(self.panel.next_press())
                 stop_task = asyncio.ensure_future(self._stop.wait())
@@ -470,16 +470,24 @@ class TableDaemon:
         says the daemon is alive meanwhile)."""
         while True:
             await asyncio.sleep(HEARTBEAT_S)
-            if self._serving:
-                self.session.publish()
+            self.session.publish()
 
     async def _beat(self) -> None:
         """The heartbeat touched every BEAT_S from this loop (controller/liveness.py): a daemon stopped, frozen or
         blocked is "not running" on every screen within STALE_S."""
         while True:
-            if self._touch() and self._serving:
+            if self._touch():
                 self.session.publish()  # a heartbeat fault begun or ended: the status's storage says so
             await asyncio.sleep(liveness.BEAT_S)
+
+    def _publish(self) -> None:
+        """The status written, once the table is recovered (``_serving``).  Before, the journal's state is not yet
+        the table's: a deal cut short is about to be voided, its contributions taken back (R7a, P34), and a status
+        (a device coming online during the start publishes one) would show meters and signs the recovery takes
+        back a moment later.  Until then the screens keep the last status, the liveness heartbeat saying the daemon
+        is alive."""
+        if self._serving:
+            self.status_file.publish()
 
     def _touch(self) -> bool:
         """One heartbeat; a touch that fails is a storage fault as a status's is (P104): the screens say "do not

@@ -502,13 +502,8 @@ class DaemonTask:
             except BaseException as e:
                 started.set_exception(e)
                 raise
-            publish_file = daemon.status_file.publish
-
-            def publish() -> None:
-                publish_file()
-                published.publish(status_path.read_text())  # exactly what it wrote, and said at once
-
-            daemon.session.on_publish(publish)
+            # exactly what it wrote, and said at once: what it publishes only once recovered, as its process does
+            daemon.status_file.on_written(published.publish)
             started.set_result(daemon)
             try:
                 await daemon.run()

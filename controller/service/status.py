@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,7 @@ class Status:
         self.progressive = progressive
         self.remedies = remedies  # its irregularity menu
         self.alarms = alarms  # the table's alarms (ISA-18.2, P105)
+        self._written: list[Callable[[str], None]] = []  # told each status as written (the in-process tests)
 
     def next_action(self) -> dict[str, Any] | None:
         """What the dealer must do next (see the module's docstring); None when nothing can be done."""
@@ -215,16 +217,23 @@ class Status:
             view["chips"] = round_chips.public(round_chips.round_chips(r, paid) or {})
         return view
 
+    def on_written(self, listener: Callable[[str], None]) -> None:
+        """``listener`` is given every status written, as written (the file is read by other processes)."""
+        self._written.append(listener)
+
     def publish(self) -> None:
         """Write the status file, atomically.  A write the disk refuses does not stop the daemon (P104): the
         reserve is given up when the disk is full and the write tried once more; a status still not written
         halts the table (the dealer's screen would show an older one) until one is, on the next press or timer."""
         for _ in range(3):
+            text = json.dumps(self.status(), default=str)
             try:
-                write_status(self.path, json.dumps(self.status(), default=str))
+                write_status(self.path, text)
             except OSError as e:
                 self.storage.status_failed(self.path, e)
                 continue
+            for listener in self._written:
+                listener(text)
             said_failed = self.storage.status_fault is not None
             self.storage.status_written()
             if not said_failed:
