@@ -332,15 +332,15 @@ def _bad_beat_chunk(spec: Spec, rng: np.random.Generator, rounds: int) -> Tally:
 
 
 def _worker_context() -> BaseContext:
-    """How the worker processes start: where the platform has it, forked from a fork server that has
-    imported this module once (it lasts as long as this process), so a worker neither imports the
-    package again nor runs the caller's main module as a spawned one does; elsewhere spawned.  Never a
-    plain fork of the caller, which may hold threads.  The chunks draw the same cards either way."""
+    """How the worker processes start: where the platform has it, forked from a fork server (it lasts as
+    long as this process), so a worker does not run the caller's main module as a spawned one does;
+    elsewhere spawned.  Never a plain fork of the caller, which may hold threads.  Nothing is preloaded
+    in the server: numpy's import starts its BLAS threads, and a process forked from one holding threads
+    may deadlock (a CI run hung in the fork server, stuck on a lock); each worker imports this module
+    itself.  The chunks draw the same cards either way."""
     if "forkserver" not in get_all_start_methods():
         return get_context("spawn")
-    context = get_context("forkserver")
-    context.set_forkserver_preload([__name__])  # in effect only before the server's first start
-    return context
+    return get_context("forkserver")
 
 
 def simulate(spec: Spec, rounds: int, seed: int, progress: Progress | None = None, workers: int | None = None) -> Tally:
