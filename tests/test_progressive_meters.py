@@ -74,9 +74,11 @@ def test_the_parameters_load_and_are_checked(tmp_path: Path) -> None:
     assert any(p.startswith("progressive.meters.major.hidden_rate:") for p in found), found
     assert any(p.startswith("progressive.meters.major.limit:") for p in found), found
     assert any(p.startswith("progressive.meters.minor.unreasonable:") for p in found), found
-    # a linked table: not yet (fail closed), named
-    found = problems(uth(tmp_path, "hidden_rate = 0.01", top='link = "postgresql://h/db"\nlink_id = "bank"'))
-    assert any(p.startswith("progressive.meters.major:") and "linked" in p for p in found), found
+    # a linked table: the link holds them (P120), checked alike
+    cfg = load_config(uth(tmp_path, 'hidden_rate = 0.01\nlimit = "20000.00"',
+                          top='link = "postgresql://h/db"\nlink_id = "bank"'))
+    assert (cfg.progressive.meters["major"].hidden_rate, cfg.progressive.meters["major"].limit) == (
+        D("0.01"), D("20000.00"))
 
 
 @pytest.mark.requirement(ODDS)
