@@ -210,6 +210,19 @@ def test_an_unreasonable_contribution_is_refused_and_journaled(tmp_path, monkeyp
             assert refused == [{"round": s["round"]["round_id"], "meter": "minor", "amount": "0.02",
                                 "unreasonable": "0.01"}]
             assert not [e for e in j.events(s["round"]["round_id"]) if e.kind in ("meter_add", "no_more_bets")]
+        # the floor's alarm, high, until a named supervisor acknowledges it (P120); refused again: the same one
+        [alarm] = [a for a in s["alarms"] if a["kind"] == "contribution_unreasonable"]
+        assert alarm["priority"] == "high" and alarm["acknowledged"] is None, s["alarms"]
+        s = t.press_refused("no_more_bets")
+        assert [a["id"] for a in s["alarms"] if a["kind"] == "contribution_unreasonable"] == [alarm["id"]]
+        t.controls["panel"]("key", on=True, supervisor=4711)
+        s = t.until(lambda s: not [a for a in s["alarms"] if a["kind"] == "contribution_unreasonable"],
+                    "the alarm acknowledged and cleared")
+        t.controls["panel"]("key", on=False)
+        with Journal(t.journal_path) as j:
+            [acked] = [e.data for e in j.events_of(ev.AlarmAcknowledged.kind)
+                       if e.data["alarm"] == "contribution_unreasonable"]
+            assert acked["by"] == "supervisor 4711" and acked["priority"] == "high"
 
 
 @pytest.mark.requirement(NJ_PARAMS)
@@ -322,7 +335,7 @@ def test_a_limit_only_above_the_meter_now(tmp_path, monkeypatch):
 
 
 @pytest.mark.requirement(NO_CHANGE_ON_LINK)
-def test_a_linked_tables_parameters_are_not_changed_from_the_table(tmp_path, monkeypatch):
+def test_a_linked_tables_parameters_change_only_through_its_link(tmp_path, monkeypatch):
     from controller.progressive import control
     from controller.table import TableState
 

@@ -206,6 +206,11 @@ class LinkStore:
             open_ = await (await conn.execute(
                 "SELECT table_id, state FROM link_table WHERE link = %s AND state <> 'closed' ORDER BY table_id",
                 (self.link,))).fetchall()
+            if not open_:  # a table that played on the link but never told it its state counts as open (fail closed)
+                open_ = await (await conn.execute(
+                    "SELECT DISTINCT c.table_id, 'of unknown state' FROM link_contribution c WHERE c.link = %s AND "
+                    "NOT EXISTS (SELECT 1 FROM link_table t WHERE t.link = c.link AND t.table_id = c.table_id) "
+                    "ORDER BY c.table_id LIMIT 1", (self.link,))).fetchall()
             if open_:
                 raise ChangeRefused(f"table {open_[0][0]} of link '{self.link}' is {open_[0][1]}: a link's "
                                     "parameters change only with every table closed (NY 9 NYCRR 5321.18(b)(4))")
