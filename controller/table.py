@@ -317,6 +317,25 @@ class Split:
                            overflow={m: v for m, v in self.overflow.items() if v} or None)
 
 
+def split_one(given: Decimal, hidden: Decimal, value: Decimal,
+              limit: Decimal | None) -> tuple[Decimal, Decimal, Decimal]:
+    """One meter's contribution ``given`` as it goes, (onto the meter, to the reserve, to the overflow): the hidden
+    share ``hidden`` to the reserve, the rest onto the meter (at ``value`` now) up to its ``limit``, beyond it to the
+    overflow (N.J.A.C. 13:69E-1.39A(a)4-5, P114).  The link's ``link_split`` is the same (migrations/004)."""
+    visible = given - hidden
+    room = visible if limit is None else min(visible, max(limit - value, Decimal(0)))
+    return room, hidden, visible - room
+
+
+def take_back_one(given: Decimal, hidden: Decimal, overflowed: Decimal) -> tuple[Decimal, Decimal, Decimal]:
+    """The taking back of ``given`` (its hidden share ``hidden``; both positive), negative, as (from the meter,
+    from the reserve, from the overflow): from what the round put into the overflow (``overflowed``) first, it
+    went there last, then from the meter (R7a, P114).  The link's ``link_take_back`` is the same."""
+    visible = given - hidden
+    from_overflow = min(visible, max(overflowed, Decimal(0)))
+    return -(visible - from_overflow), -hidden, -from_overflow
+
+
 class Meters:
     """The progressive meters of the table, exact to the cent, from the journal."""
 
@@ -358,10 +377,9 @@ class Meters:
         hidden = self._hidden(wagers)
         out = Split({}, {}, {})
         for m, given in self.contributions(wagers).items():
-            visible = given - hidden[m]
             limit = self.cfg.progressive.meters[m].limit
-            room = visible if limit is None else min(visible, max(limit - values.get(m, Decimal(0)), Decimal(0)))
-            out.meters[m], out.reserve[m], out.overflow[m] = room, hidden[m], visible - room
+            out.meters[m], out.reserve[m], out.overflow[m] = split_one(given, hidden[m], values.get(m, Decimal(0)),
+                                                                       limit)
         return out
 
     def take_back(self, round_events: Sequence[Any], wagers: int) -> Split:
@@ -375,9 +393,8 @@ class Meters:
                     overflowed[m] = overflowed.get(m, Decimal(0)) + Decimal(str(v))
         out = Split({}, {}, {})
         for m, given in self.contributions(wagers).items():
-            visible = given - hidden[m]
-            from_overflow = min(visible, max(overflowed.get(m, Decimal(0)), Decimal(0)))
-            out.meters[m], out.reserve[m], out.overflow[m] = -(visible - from_overflow), -hidden[m], -from_overflow
+            out.meters[m], out.reserve[m], out.overflow[m] = take_back_one(given, hidden[m],
+                                                                           overflowed.get(m, Decimal(0)))
         return out
 
     def accounts(self) -> dict[str, dict[str, Decimal]]:

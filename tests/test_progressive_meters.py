@@ -74,9 +74,11 @@ def test_the_parameters_load_and_are_checked(tmp_path: Path) -> None:
     assert any(p.startswith("progressive.meters.major.hidden_rate:") for p in found), found
     assert any(p.startswith("progressive.meters.major.limit:") for p in found), found
     assert any(p.startswith("progressive.meters.minor.unreasonable:") for p in found), found
-    # a linked table: not yet (fail closed), named
-    found = problems(uth(tmp_path, "hidden_rate = 0.01", top='link = "postgresql://h/db"\nlink_id = "bank"'))
-    assert any(p.startswith("progressive.meters.major:") and "linked" in p for p in found), found
+    # a linked table: the link holds them (P120), checked alike
+    cfg = load_config(uth(tmp_path, 'hidden_rate = 0.01\nlimit = "20000.00"',
+                          top='link = "postgresql://h/db"\nlink_id = "bank"'))
+    assert (cfg.progressive.meters["major"].hidden_rate, cfg.progressive.meters["major"].limit) == (
+        D("0.01"), D("20000.00"))
 
 
 @pytest.mark.requirement(ODDS)
@@ -208,6 +210,19 @@ def test_an_unreasonable_contribution_is_refused_and_journaled(tmp_path, monkeyp
             assert refused == [{"round": s["round"]["round_id"], "meter": "minor", "amount": "0.02",
                                 "unreasonable": "0.01"}]
             assert not [e for e in j.events(s["round"]["round_id"]) if e.kind in ("meter_add", "no_more_bets")]
+        # the floor's alarm, high, until a named supervisor acknowledges it (P120); refused again: the same one
+        [alarm] = [a for a in s["alarms"] if a["kind"] == "contribution_unreasonable"]
+        assert alarm["priority"] == "high" and alarm["acknowledged"] is None, s["alarms"]
+        s = t.press_refused("no_more_bets")
+        assert [a["id"] for a in s["alarms"] if a["kind"] == "contribution_unreasonable"] == [alarm["id"]]
+        t.controls["panel"]("key", on=True, supervisor=4711)
+        s = t.until(lambda s: not [a for a in s["alarms"] if a["kind"] == "contribution_unreasonable"],
+                    "the alarm acknowledged and cleared")
+        t.controls["panel"]("key", on=False)
+        with Journal(t.journal_path) as j:
+            [acked] = [e.data for e in j.events_of(ev.AlarmAcknowledged.kind)
+                       if e.data["alarm"] == "contribution_unreasonable"]
+            assert acked["by"] == "supervisor 4711" and acked["priority"] == "high"
 
 
 @pytest.mark.requirement(NJ_PARAMS)
@@ -320,7 +335,7 @@ def test_a_limit_only_above_the_meter_now(tmp_path, monkeypatch):
 
 
 @pytest.mark.requirement(NO_CHANGE_ON_LINK)
-def test_a_linked_tables_parameters_are_not_changed_from_the_table(tmp_path, monkeypatch):
+def test_a_linked_tables_parameters_change_only_through_its_link(tmp_path, monkeypatch):
     from controller.progressive import control
     from controller.table import TableState
 

@@ -2,7 +2,8 @@
 
 ``parameters change --by NAME --approval REF``: the configuration's progressive and paytable parameters
 recorded as the approved ones, while the table is closed (``controller.progressive.control``); the daemon
-refuses to start on parameters not recorded so.  ``meters propose --supervisor A --meter NAME=AMOUNT
+refuses to start on parameters not recorded so.  On a linked table the change is made on the link first,
+every table of the link closed (P120).  ``meters propose --supervisor A --meter NAME=AMOUNT
 --reason WHY`` then ``meters approve --proposal SEQ --supervisor B``: a meter reset or correction by two
 different supervisors of the allow-list (dual control).  Every refusal is journaled.  The daemon is
 stopped first: the journal has one writer.
@@ -85,12 +86,22 @@ def cmd_change(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     try:
         with Journal(cfg.journal) as j:
             state = TableLife(cfg, j).state
-            control.change(j, cfg, state, args.by, args.approval)
+            control.change(j, cfg, state, args.by, args.approval, on_link=lambda: _on_link(cfg, args))
             seq = j.head()[0]
     except JournalError as e:  # ParametersRefused: journaled already
         return _refuse(args, e, stderr)
     stdout.write(f"{cfg.journal}: parameters changed by {args.by}, approval {args.approval}, at seq {seq}\n")
     return EXIT_OK
+
+
+def _on_link(cfg: TableConfig, args: argparse.Namespace) -> str | None:
+    """The change made on the table's link, every table of it closed (P120): None when made, else why not."""
+    from controller.progressive.link.store import REGULATED, change_from_table  # psycopg on a linked table only
+
+    p = cfg.progressive
+    assert p.link is not None and p.link_id is not None
+    new = {m: {k: getattr(c, k) for k in REGULATED} for m, c in p.meters.items()}
+    return asyncio.run(change_from_table(p.link, p.link_id, cfg.id, args.by, args.approval, new))
 
 
 def _stopped_table_and_supervisor(args: argparse.Namespace, stderr: TextIO) -> tuple[TableConfig, int] | None:

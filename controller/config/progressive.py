@@ -131,10 +131,6 @@ def check_progressive(game: Game, p: ProgressiveConfig, devices: DevicesConfig, 
                 "(N.J.A.C. 13:69E-1.39A(a)4, P114)")
         if m.unreasonable is not None and m.unreasonable <= 0:
             add(f"{where}.unreasonable", "must be more than 0 (N.J.A.C. 13:69E-1.39A(a)6, P114)")
-        if p.link is not None and (m.hidden_rate or m.limit is not None):
-            # the link's database holds one value per meter: a reserve and a limit there are not built yet;
-            # refused rather than kept by one table only (fail closed, P114)
-            add(where, "a hidden rate or a limit is not offered on a linked progressive yet (P114)")
     total = sum((m.rate for m in p.meters.values()), Decimal(0))
     if total >= 1:
         add("progressive.meters", f"the rates together take {total} of each wager: they must add up to less than 1 "

@@ -8,7 +8,8 @@ above the meter now (COMAR 36.04.01.30 C(1) reads the same for a video lottery t
 old and new values; a change on an open table is refused and journaled.  At start the daemon compares the
 configuration with the parameters last journaled (``check_at_start``): a change not journaled so is
 refused and journaled, and the daemon does not start (fail closed).  On a linked table a change goes
-through the link with every table closed: not built yet, so refused.
+through the link (``on_link``: every table of the link closed, the meters' parameters set there and recorded
+with who, the approval and old and new values, P120), then is journaled on the table as on any.
 
 A meter reset or correction needs two different allow-listed supervisors: the first proposes
 (``meter_correction_proposed``), a second approves (``meter_correction_approved`` and the ``meter_set``
@@ -17,7 +18,7 @@ in one transaction); the proposer approving is refused and journaled (``meter_co
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -72,8 +73,7 @@ def problem(journal: Journal, cfg: TableConfig, state: TableState, old: Mapping[
     if state is not TableState.CLOSED:
         return f"the table is {state.value}: parameters change only while it is closed (COMAR 36.05.03.24 C)"
     if cfg.progressive.link is not None:
-        return ("a linked table's parameters change only through the link, every table closed "
-                "(NY 9 NYCRR 5321.18(b)(4)): not offered yet")
+        return None  # the link checks its limits against its meters (``on_link``)
     now = journal.meter_values()
     for m, c in cfg.progressive.meters.items():
         before = old.get("progressive", {}).get("meters", {}).get(m, {}).get("limit")
@@ -100,12 +100,18 @@ def check_at_start(journal: Journal, cfg: TableConfig, state: TableState) -> Non
     raise ParametersRefused(f"{cfg.id}: {why}")
 
 
-def change(journal: Journal, cfg: TableConfig, state: TableState, by: str, approval: str) -> dict[str, Any]:
+def change(journal: Journal, cfg: TableConfig, state: TableState, by: str, approval: str,
+           on_link: Callable[[], str | None] | None = None) -> dict[str, Any]:
     """Record the configuration's parameters as approved by ``approval``, made by ``by``: the new ones.  Refused
-    (journaled, ``ParametersRefused``) on an open table, a link, or a limit not above the meter."""
+    (journaled, ``ParametersRefused``) on an open table, or a limit not above the meter; on a linked table
+    ``on_link()`` makes the change on the link first (None when made, else why not: a table of the link not
+    closed, a limit not above the link's meter, the link not answering), none given: refused."""
     new = parameters(cfg)
     old = last_parameters(journal) or {}
     why = problem(journal, cfg, state, old) if by.strip() and approval.strip() else "who and the approval are needed"
+    if why is None and cfg.progressive.link is not None:
+        why = ("a linked table's parameters change only through its link (NY 9 NYCRR 5321.18(b)(4))"
+               if on_link is None else on_link())
     if why is not None:
         journal.record(ev.ParametersChangeRefused(by=by, approval=approval, reason=why, old=old, new=new), who=by)
         raise ParametersRefused(why)

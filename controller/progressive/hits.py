@@ -145,6 +145,12 @@ def record_validation(journal: Journal, round_id: str, todo: list[Hit], who: str
                                          amount=h.amount, meter=h.meter), who=who)
 
 
+def reserve_drawn(held: Decimal, kept: Decimal) -> Decimal:
+    """What a hit draws from the reserve ``held`` when the reset floor ``kept`` the meter above what the hit left
+    (R4): that, as far as the reserve holds (N.J.A.C. 13:69E-1.39A(a)5, P114); on a link too (``link.store``)."""
+    return min(kept, held) if kept > 0 and held > 0 else Decimal(0)
+
+
 def reserve_after(journal: Journal, h: Hit) -> Decimal | None:
     """The meter's reserve after ``h`` when the reset floor kept the meter above what the hit left (R4): the
     reserve funds that, as far as it holds (N.J.A.C. 13:69E-1.39A(a)5, P114); None when it does not move."""
@@ -152,7 +158,7 @@ def reserve_after(journal: Journal, h: Hit) -> Decimal | None:
     if h.meter is None or h.before is None or h.after is None or held <= 0:
         return None
     kept = h.after - (h.before - h.amount)  # what the reset floor put back on the meter
-    return held - min(kept, held) if kept > 0 else None
+    return held - reserve_drawn(held, kept) if kept > 0 else None
 
 
 # ---------------------------------------------------------------------- tablectl progressive

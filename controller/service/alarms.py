@@ -6,7 +6,8 @@ when its condition ends; each of the three is journaled (``AlarmRaised``, ``Alar
 ``AlarmCleared``).  The conditions: a progressive win held for validation, a device not answering or answering
 with errors, a device's fault episode (``faults.FaultEpisodes``), the irregularity menu open, a round halted,
 a write the disk refuses, progressive wagers disabled, the lock-out lost, a linked hit awaiting its supervisor
-elsewhere.  ``KINDS`` says each kind; ``PRIORITIES`` their order.
+elsewhere, an unreasonable progressive contribution refused (latched until acknowledged, P120).  ``KINDS``
+says each kind; ``PRIORITIES`` their order.
 
 Acknowledgement (P105): the floor supervisor's key turned while the dealer's next action needs no key
 acknowledges every unacknowledged alarm, named as P93 names a supervisor; a held win's validation
@@ -59,10 +60,11 @@ KINDS: dict[str, str] = {
     "protection_streak": "A streak a fair game almost never makes",
     "program_refused": "Program not verified: play refused",
     "clock_unsynchronised": "Table open with its clock not synchronised",
+    "contribution_unreasonable": "Unreasonable progressive contribution refused: check the wagers and the meters",
 }
 #: the kinds latched (``Alarms.latch``): raised by a finding, not by a state the table is in; each stays until a
 #: supervisor acknowledges it, then clears (its finding stays in the journal: ``tablectl protection report``)
-LATCHED = frozenset(k for k in KINDS if k.startswith("protection_"))
+LATCHED = frozenset(k for k in KINDS if k.startswith("protection_")) | {"contribution_unreasonable"}
 #: the priorities, highest first, in words
 PRIORITIES: dict[str, str] = {"high": "High", "medium": "Medium", "low": "Low"}
 #: the words a screen says them in (web/words.py): qualified, as an alarm's kind shares its code with what the
@@ -145,6 +147,7 @@ class Alarms:
         self._sources: list[Callable[[], dict[str, Condition]]] = []  # parts built after the alarms (issue 28)
         s.journal.checkpoint_parts["alarms"] = self.checkpoint
         progressive.on_validated(self.validated)
+        progressive.on_unreasonable(self.unreasonable)
 
     # ------------------------------------------------------------------ the journal
 
@@ -262,6 +265,12 @@ class Alarms:
         is ``protection:<the finding's journal seq>`` (the report joins them by it)."""
         assert condition.kind in LATCHED, condition.kind
         self.latched[key] = condition
+
+    def unreasonable(self, meter: str) -> None:
+        """An unreasonable contribution to ``meter`` refused: a high alarm for the floor until a named supervisor
+        acknowledges it (N.J.A.C. 13:69E-1.39A(a)6, P120); refused again meanwhile, the same alarm."""
+        self.latched[f"contribution_unreasonable:{meter}"] = Condition(
+            "contribution_unreasonable", "high", ("N.J.A.C. 13:69E-1.39A(a)6", "P120"))
 
     def refresh(self) -> None:
         """Raise the alarms whose condition began, clear those whose condition ended (each journaled)."""

@@ -76,6 +76,7 @@ class Life:
         of_deck = deck or step_deck or None
         if s.life.required[1:] or s.life.state is TableState.OPEN:
             s.life.record(done, who=who)
+            self.progressive.table_state_changed()  # the first step: opening; a linked table tells its link (P120)
             s.tell(f"{name.replace('_', ' ')} ({where}) by {who}",
                    told("table_step", cause=kind_of_step, clauses=[where], deck=of_deck,
                         counts={"shuffler": count} if count is not None else None))
@@ -83,6 +84,7 @@ class Life:
                 return
         else:  # the last step and the table opened: one fact (a crash between them wedged the table)
             s.life.record_many([done, ev.TableOpened()], who=who)
+            self.progressive.table_state_changed()  # a linked table tells its link (P120)
             s.tell(f"{name.replace('_', ' ')} ({where}) by {who}: table open",
                    told("table_step", cause=kind_of_step, clauses=[where], deck=of_deck,
                         counts={"shuffler": count} if count is not None else None,
@@ -135,6 +137,7 @@ class Life:
             s.tell(f"table idle ({idle}): first {step[0].replace('_', ' ')}, then the opening steps of {opening}",
                    told("table_idle", clauses=[idle, opening]))
         s.round = None
+        self.progressive.table_state_changed()  # a linked table tells its link (P120)
 
     async def recut(self) -> None:
         """A floor supervisor requires the cards cut again (UTH ch.5 §G, HCF ch.5 §F, RET ch.5 §E)."""

@@ -60,6 +60,7 @@ class ProgressiveSystem:
         self.link: LinkedMeters | None = None
         # told of each validation (round, the hits, who): the alarms it acknowledges (P105)
         self._on_validated: list[Callable[[str, list[prog.Hit], str], None]] = []
+        self._on_unreasonable: list[Callable[[str], None]] = []  # the floor's alarm (P120)
         self._link_until: float | None = None  # when this no more bets stops waiting on the link (P98)
         if prog.linked(s.cfg.progressive) is not None:  # psycopg is loaded on a linked table only
             from controller.progressive.link.meters import LinkedMeters
@@ -67,6 +68,7 @@ class ProgressiveSystem:
             self.link = s.meters if isinstance(s.meters, LinkedMeters) else None
         if self.link is not None:
             self.link.on_change = self.link_changed  # a change anywhere on the link: the signs within a second
+            self.link.table_state = lambda: s.life.state.value  # told the link (P120)
         self.off = s.journal.progressive_off()  # disabled when the daemon stopped: they stay so (issue 14)
         devices.on_health_of(PROGRESSIVE_SYSTEM, self.on_health)
 
@@ -78,6 +80,10 @@ class ProgressiveSystem:
     def on_validated(self, listener: Callable[[str, list[prog.Hit], str], None]) -> None:
         """Call ``listener(round, hits, who)`` when a floor supervisor validates held wins."""
         self._on_validated.append(listener)
+
+    def on_unreasonable(self, listener: Callable[[str], None]) -> None:
+        """Call ``listener(meter)`` when an unreasonable contribution to ``meter`` is refused."""
+        self._on_unreasonable.append(listener)
 
     def new_round(self) -> None:
         self.validation = []
@@ -134,6 +140,19 @@ class ProgressiveSystem:
             if why is not None:
                 self.s.log.error("progressive link not reached at start", reason=why)
             await self.show_signs()
+
+    def table_state_changed(self) -> None:
+        """The table opened, went idle or closed: a linked table tells its link now (a change of the link's
+        parameters needs every table closed, P120); a link away is told at its next pass."""
+        if self.link is not None and self.link.state_untold:
+            from controller.progressive.link.meters import LINK_WAIT_S
+
+            link = self.link
+
+            async def tell() -> None:
+                await link.sync(wait=LINK_WAIT_S)
+
+            self.s.spawn(tell())
 
     async def link_changed(self) -> None:
         """The link's meters changed (another table's contribution or hit): the signs and the status."""
@@ -202,7 +221,7 @@ class ProgressiveSystem:
 
     def refuse_unreasonable(self, split: Split) -> None:
         """A round's contribution to a meter above its ``unreasonable`` amount is refused: journaled, the dealer
-        told, the no more bets refused (N.J.A.C. 13:69E-1.39A(a)6, P114)."""
+        told, the floor alarmed, the no more bets refused (N.J.A.C. 13:69E-1.39A(a)6, P114, P120)."""
         s = self.s
         for m, c in s.cfg.progressive.meters.items():
             if c.unreasonable is not None and split.total(m) > c.unreasonable:
@@ -210,6 +229,8 @@ class ProgressiveSystem:
                 s.journal.record(ev.ContributionRefused(round=r.round_id if r else None, meter=m,
                                                         amount=split.total(m), unreasonable=c.unreasonable))
                 s.log.error("unreasonable progressive contribution refused", meter=m, amount=str(split.total(m)))
+                for listener in self._on_unreasonable:  # the floor's alarm, besides the dealer told (P120)
+                    listener(m)
                 raise Refused(f"the progressive contribution to {m} ({split.total(m)}) is above its unreasonable "
                               f"amount {c.unreasonable}: call the floor (N.J.A.C. 13:69E-1.39A(a)6)")
 

@@ -42,7 +42,9 @@ DEFAULT_WAIT_S = 10.0
 def round_rows(events: Iterable[Any], unit: Decimal) -> list[Contribution]:
     """A round's contribution rows from its journal events: per seat of its no more bets, the round's
     ``meter_add`` split to the cent (the first seats take any odd cent); each later negative
-    ``meter_add`` (wagers returned, R7a) is one 'returned' row per meter, keyed -1, -2, ...."""
+    ``meter_add`` (wagers returned, R7a) is one 'returned' row per meter, keyed -1, -2, ....  Each row is the
+    whole contribution (onto the meter, the reserve and the overflow as the table journaled it): the link
+    splits it again by its own meter, parameters and order (migrations/004, P114)."""
     seats: list[int] = []
     rows: list[Contribution] = []
     added = False
@@ -52,7 +54,9 @@ def round_rows(events: Iterable[Any], unit: Decimal) -> list[Contribution]:
         if e.kind == "no_more_bets":
             seats = sorted(e.data.get("progressive_seats") or ())
         elif e.kind == METER_ADD:
-            meters = {m: Decimal(str(v)) for m, v in e.data["meters"].items()}
+            meters = {m: Decimal(str(v)) + sum((Decimal(str((e.data.get(account) or {}).get(m, 0)))
+                                                for account in ("reserve", "overflow")), Decimal(0))
+                      for m, v in e.data["meters"].items()}
             if not added and seats and all(v >= 0 for v in meters.values()):
                 added = True
                 for m, total in meters.items():
@@ -92,6 +96,10 @@ class LinkedMeters(Meters):
         self._drain: asyncio.Task[str | None] | None = None  # the one pass talking to the link for the outbox
         self._retry: asyncio.Task[None] | None = None  # a lost link tried again in the background
         self._refused = False  # reached but its meters are configured otherwise: not retried in the background
+        # the table's state now (``TableState``'s value, set by the daemon): told the link at every pass that
+        # finds it changed, so that a change of the link's parameters sees every table closed (P120)
+        self.table_state: Callable[[], str] | None = None
+        self._state_told: str | None = None
 
     # ------------------------------------------------------------------ Meters
 
@@ -110,6 +118,13 @@ class LinkedMeters(Meters):
         if p.unit is None:
             raise ValueError("progressive.unit is not configured")
         return {m: round_cents(c.rate * p.unit) * wagers for m, c in p.meters.items()}
+
+    def _hidden(self, wagers: int) -> dict[str, Decimal]:
+        """Each wager's hidden share, as its contribution, by its seat: the hidden rate x unit to the cent, times
+        ``wagers`` (the link's ``link_contribute`` computes each row's so, P114)."""
+        p = self.cfg.progressive
+        unit = p.unit or Decimal(0)
+        return {m: round_cents(c.hidden_rate * unit) * wagers for m, c in p.meters.items()}
 
     # ------------------------------------------------------------------ the outbox (P98)
 
@@ -214,8 +229,9 @@ class LinkedMeters(Meters):
             if full:
                 await self._call(self.store.open())
                 p = self.cfg.progressive
-                await self._call(self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()}))
-                differ = self.configured_otherwise(await self._call(self.store.resets()))
+                await self._call(self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()},
+                                                    {m: (c.hidden_rate, c.limit) for m, c in p.meters.items()}))
+                differ = self.configured_otherwise(await self._call(self.store.parameters()))
                 if differ is not None:
                     await self._call(self.store.close())
                     return self.refused(differ)
@@ -238,6 +254,7 @@ class LinkedMeters(Meters):
                     await self._call(self.store.contribute(self.table_id, rid, rows))
                     if self.outbox.get(rid) is rows:
                         del self.outbox[rid]
+            await self._tell_state()
             await self.refresh()
         except LinkError as e:
             self.store.abandon()  # tried again with new connections
@@ -266,15 +283,34 @@ class LinkedMeters(Meters):
             if await self._run(full=True, wait=CALL_DEADLINE_S * 8) is None and self.on_change is not None:
                 await self.on_change()
 
-    def configured_otherwise(self, installed: Mapping[str, tuple[Decimal, Decimal]]) -> str | None:
+    @property
+    def state_untold(self) -> bool:
+        """The table's state changed since the link was told it."""
+        return self.table_state is not None and self.table_state() != self._state_told
+
+    async def _tell_state(self) -> None:
+        """The table's state told the link when it changed since it was last told (P120)."""
+        state = self.table_state() if self.table_state is not None else None
+        if state is not None and state != self._state_told:
+            await self._call(self.store.tell_state(self.table_id, state))
+            self._state_told = state
+
+    def configured_otherwise(self, installed: Mapping[str, Mapping[str, Decimal | None]]) -> str | None:
         """Why this table may not share the link's meters: a meter installed on the link with another
-        initial or reset amount than this table's configuration (the players of every linked table are
-        offered one meter, by one rule: R4), named by its configuration key; None when they agree."""
+        initial or reset amount, hidden rate or limit than this table's configuration (the players of every
+        linked table are offered one meter, by one rule: R4; the link's parameters change only through the
+        link, P120), named by its configuration key; None when they agree."""
         for m, c in self.cfg.progressive.meters.items():
-            if m in installed and installed[m] != (c.initial, c.reset):
-                initial, reset = installed[m]
-                return (f"progressive.meters.{m}: initial {c.initial}, reset {c.reset} here, but {initial}, "
-                        f"{reset} on link '{self.store.link}'")
+            on_link = installed.get(m)
+            if on_link is None:
+                continue
+            if (on_link["initial"], on_link["reset"]) != (c.initial, c.reset):
+                return (f"progressive.meters.{m}: initial {c.initial}, reset {c.reset} here, but "
+                        f"{on_link['initial']}, {on_link['reset']} on link '{self.store.link}'")
+            for key in ("hidden_rate", "limit"):
+                if on_link[key] != getattr(c, key):
+                    return (f"progressive.meters.{m}.{key}: {getattr(c, key)} here, but {on_link[key]} on link "
+                            f"'{self.store.link}' (tablectl parameters change)")
         return None
 
     def refused(self, why: str) -> str:
@@ -342,6 +378,20 @@ class LinkedMeters(Meters):
         if self.on_change is not None:
             await self.on_change()
 
+    async def _reparameterised(self) -> None:
+        """The link's parameters changed: a table configured otherwise takes no progressive wager on them
+        until its configuration (and its journal's approved parameters) agree (P120)."""
+        try:
+            differ = self.configured_otherwise(await self._call(self.store.parameters()))
+        except LinkError as e:
+            self.lost(e)
+            self._retry_later()
+            return
+        if differ is not None:
+            self.refused(differ)
+            if self.on_change is not None:
+                await self.on_change()
+
     async def _listen(self) -> None:
         """Every change anywhere on the link refreshes the meters and the signs (within a second)."""
         def ready() -> None:  # listening again: what changed while not listening is read now
@@ -351,7 +401,7 @@ class LinkedMeters(Meters):
 
         while True:
             try:
-                await self.store.listen(self._changed, ready=ready)
+                await self.store.listen(self._changed, ready=ready, reparameterised=self._reparameterised)
             except LinkError as e:
                 self.lost(e)
                 self._retry_later()

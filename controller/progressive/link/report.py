@@ -28,8 +28,11 @@ def journal_totals(journal: Journal) -> dict[str, dict[str, Decimal]]:
     out: dict[str, dict[str, Decimal]] = defaultdict(_zero)
     for e in journal.iter_events():
         if e.kind == METER_ADD and e.round_id is not None:
-            for m, v in e.data["meters"].items():
-                out[m]["contributions"] += Decimal(str(v))
+            # the whole contribution, onto the meter, the reserve and the overflow: the link splits it again by
+            # its own meter and order (P114, P120)
+            for account in ("meters", "reserve", "overflow"):
+                for m, v in (e.data.get(account) or {}).items():
+                    out[m]["contributions"] += Decimal(str(v))
         elif e.kind == METER_PAID:
             paid = Decimal(str(e.data["paid"]))
             out[e.data["meter"]]["paid"] += paid
@@ -46,6 +49,7 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
         installed = await store.resets()
         totals = await store.totals()
         hits = await store.hits()
+        accounts = await store.accounts()
     finally:
         await store.close()
     meters: dict[str, Any] = {}
@@ -53,16 +57,19 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
     contributed = {m: sum((t["contributions"] for t in by.values()), Decimal(0)) for m, by in totals.items()}
     taken = {m: sum((t["taken"] for t in by.values()), Decimal(0)) for m, by in totals.items()}
     off = invariant(initial, values, contributed, taken)
+    given = {m: sum((t["contributions"] + t["reserve"] + t["overflow"] for t in by.values()), Decimal(0))
+             for m, by in totals.items()}
     for m, value in values.items():
         by_table = totals.get(m, {})
         meters[m] = {"current": value, "initial": installed[m][0], "reset": installed[m][1],
                      "tables": by_table, "invariant_difference": off[m],
                      # the meters regulators name (N.J.A.C. 13:69E-1.39A(b); P114), the link's own: every table
-                     # reads these same rows; a link has no reserve nor overflow yet (refused at configuration)
-                     "regulated": {"in": contributed.get(m, Decimal(0)), "current": value,
+                     # reads these same rows; its reserve and overflow as the link split them (P120)
+                     "regulated": {"in": given.get(m, Decimal(0)), "current": value,
                                    "hits": sum(int(t["hits"]) for t in by_table.values()),
                                    "wins": sum((t["paid"] for t in by_table.values()), Decimal(0)),
-                                   "overflow": Decimal(0), "reserve": Decimal(0)}}
+                                   "overflow": accounts["overflow"].get(m, Decimal(0)),
+                                   "reserve": accounts["reserve"].get(m, Decimal(0))}}
     validated: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
     for h in hits:
         if h.state == "validated":
@@ -77,8 +84,9 @@ async def link_report(url: str, link: str, journals: Mapping[str, Journal]) -> d
             paid = validated.get((table, m), Decimal(0))
             # "settled": what the table's settlements computed for the hits the link paid (P68, P80): a
             # difference there is the link's order (another table's contribution or hit in between), named
+            given_here = sum((db.get(k, Decimal(0)) for k in ("contributions", "reserve", "overflow")), Decimal(0))
             for what, in_journal, in_link in (
-                    ("contributions", j["contributions"], db.get("contributions", Decimal(0))),
+                    ("contributions", j["contributions"], given_here),
                     ("paid", j["paid"], paid), ("settled", j["settled"], paid)):
                 rows.append({"meter": m, "what": what, "journal": in_journal, "link": in_link,
                              "difference": in_journal - in_link})

@@ -27,11 +27,14 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 from psycopg_pool import AsyncConnectionPool
 
+from controller.progressive.hits import reserve_drawn
 from games.money import round_cents
 
 CHANNEL = "link_meters"
+PARAMETERS = ":parameters"  # the notification's payload after the link's, when its parameters changed
 # a link that does not answer within this is lost for this operation: the table plays on without it
 CONNECT_TIMEOUT_S = 2
 # the server's own limit on a statement: it holds only while the server runs (a stopped or stalled server
@@ -47,6 +50,13 @@ KEEPALIVE: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 5, "keepalives_
 
 #: what the link raises: any failure to reach the database or to finish a transaction there
 LinkError = (psycopg.Error, TimeoutError, OSError)
+#: a meter's regulated parameters as the link holds them (migrations/004): the configuration's key of each
+REGULATED = ("initial", "reset", "hidden_rate", "limit")
+
+
+class ChangeRefused(ValueError):
+    """A change of the link's parameters refused by the link (a table of the link not closed, a limit not
+    above the meter now, a base that is installed already): one line, naming the table or the meter's key."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,7 @@ class LinkHit:
     state: str
     at: datetime
     validated_by: str | None = None
+    drawn: Decimal = Decimal(0)  # what the reset floor drew from the reserve (P114)
 
     def public(self) -> dict[str, Any]:
         return {k: (str(v) if isinstance(v, Decimal | datetime) else v) for k, v in self.__dict__.items()}
@@ -134,14 +145,121 @@ class LinkStore:
 
     # ------------------------------------------------------------------ meters
 
-    async def install(self, meters: Mapping[str, tuple[Decimal, Decimal]]) -> None:
-        """Install each meter (name: (initial, reset)) the link does not have yet; an installed meter is
-        never set again from a table's configuration (the first table installs it)."""
+    async def install(self, meters: Mapping[str, tuple[Decimal, Decimal]],
+                      regulated: Mapping[str, tuple[Decimal, Decimal | None]] | None = None) -> None:
+        """Install each meter (name: (initial, reset); ``regulated``: name: (hidden rate, limit), none: none)
+        the link does not have yet; an installed meter is never set again from a table's configuration (the
+        first table installs it; ``change_parameters`` changes it)."""
         async with self.pool.connection() as conn, conn.transaction():
             for name, (initial, reset) in meters.items():
+                hidden, limit = (regulated or {}).get(name, (Decimal(0), None))
                 await conn.execute(
-                    "INSERT INTO link_meter (link, meter, value, reset, initial) VALUES (%s, %s, %s, %s, %s) "
-                    "ON CONFLICT (link, meter) DO NOTHING", (self.link, name, initial, reset, initial))
+                    "INSERT INTO link_meter (link, meter, value, reset, initial, hidden_rate, meter_limit) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (link, meter) DO NOTHING",
+                    (self.link, name, initial, reset, initial, hidden, limit))
+
+    async def parameters(self) -> dict[str, dict[str, Decimal | None]]:
+        """Each meter's regulated parameters as the link holds them (``REGULATED``, the configuration's keys)."""
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute(
+                "SELECT meter, initial, reset, hidden_rate, meter_limit FROM link_meter WHERE link = %s",
+                (self.link,))).fetchall()
+        return {m: dict(zip(REGULATED, (Decimal(i), Decimal(r), Decimal(h), None if lim is None else Decimal(lim)),
+                            strict=True)) for m, i, r, h, lim in rows}
+
+    async def accounts(self) -> dict[str, dict[str, Decimal]]:
+        """The reserve and overflow meters now: ``{"reserve": {meter: amount}, "overflow": {...}}`` (P114)."""
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute("SELECT meter, reserve, overflow FROM link_meter WHERE link = %s",
+                                              (self.link,))).fetchall()
+        return {"reserve": {m: Decimal(r) for m, r, _ in rows}, "overflow": {m: Decimal(o) for m, _, o in rows}}
+
+    # ------------------------------------------------------------------ the tables' states, parameters changed
+
+    async def tell_state(self, table_id: str, state: str) -> None:
+        """The table's state now (``TableState``'s value): a change of parameters needs every table closed."""
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "INSERT INTO link_table (link, table_id, state) VALUES (%s, %s, %s) ON CONFLICT (link, table_id) "
+                "DO UPDATE SET state = excluded.state, at = now()", (self.link, table_id, state))
+
+    async def states(self) -> dict[str, str]:
+        async with self.pool.connection() as conn:
+            rows = await (await conn.execute("SELECT table_id, state FROM link_table WHERE link = %s",
+                                              (self.link,))).fetchall()
+        return {t: s for t, s in rows}
+
+    async def change_parameters(self, table_id: str, by: str, approval: str,
+                                new: Mapping[str, Mapping[str, Decimal | None]]) -> list[dict[str, Any]]:
+        """Set each meter's regulated parameters to ``new`` (meter: ``REGULATED`` key: value) from ``table_id``
+        (closed: it says so here), made by ``by`` with ``approval``; each meter that changes is recorded in
+        ``link_parameter_change`` with its old and new values (returned).  One transaction: the tables' rows
+        locked, so no table is told open meanwhile.  ``ChangeRefused`` when a table of the link is not
+        closed (NY 9 NYCRR 5321.18(b)(4)), a limit is not above the meter now (COMAR 36.05.03.24 C), or a
+        base differs from the one installed (the meter's value counts from it: a correction sets a meter)."""
+        changed: list[dict[str, Any]] = []
+        async with self.pool.connection() as conn, conn.transaction():
+            await conn.execute("LOCK TABLE link_table IN SHARE ROW EXCLUSIVE MODE")  # no state told meanwhile
+            await conn.execute(
+                "INSERT INTO link_table (link, table_id, state) VALUES (%s, %s, 'closed') ON CONFLICT (link, "
+                "table_id) DO UPDATE SET state = 'closed', at = now()", (self.link, table_id))
+            open_ = await (await conn.execute(
+                "SELECT table_id, state FROM link_table WHERE link = %s AND state <> 'closed' ORDER BY table_id",
+                (self.link,))).fetchall()
+            if not open_:  # a table that played on the link but never told it its state counts as open (fail closed)
+                open_ = await (await conn.execute(
+                    "SELECT DISTINCT c.table_id, 'of unknown state' FROM link_contribution c WHERE c.link = %s AND "
+                    "NOT EXISTS (SELECT 1 FROM link_table t WHERE t.link = c.link AND t.table_id = c.table_id) "
+                    "ORDER BY c.table_id LIMIT 1", (self.link,))).fetchall()
+            if open_:
+                raise ChangeRefused(f"table {open_[0][0]} of link '{self.link}' is {open_[0][1]}: a link's "
+                                    "parameters change only with every table closed (NY 9 NYCRR 5321.18(b)(4))")
+            for meter, want in sorted(new.items()):
+                row = await (await conn.execute(
+                    "SELECT initial, reset, hidden_rate, meter_limit, value FROM link_meter WHERE link = %s AND "
+                    "meter = %s FOR NO KEY UPDATE", (self.link, meter))).fetchone()
+                if row is None:
+                    await conn.execute(
+                        "INSERT INTO link_meter (link, meter, value, reset, initial, hidden_rate, meter_limit) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s)", (self.link, meter, want["initial"], want["reset"],
+                                                                want["initial"], want["hidden_rate"], want["limit"]))
+                    old: dict[str, Decimal | None] = {}
+                else:
+                    initial, reset, hidden, limit, value = row
+                    old = dict(zip(REGULATED, (Decimal(initial), Decimal(reset), Decimal(hidden),
+                                               None if limit is None else Decimal(limit)), strict=True))
+                    if want == old:
+                        continue
+                    if want["initial"] != old["initial"]:
+                        raise ChangeRefused(f"progressive.meters.{meter}.initial: the link's meter was installed "
+                                            f"at {old['initial']}: its base is not changed (a meter correction "
+                                            "sets a meter)")
+                    lim = want["limit"]
+                    if lim is not None and lim != old["limit"] and lim <= Decimal(value):
+                        raise ChangeRefused(f"progressive.meters.{meter}.limit: a new limit ({lim}) must be above "
+                                            f"the link's meter now ({value})")
+                    await conn.execute("UPDATE link_meter SET reset = %s, hidden_rate = %s, meter_limit = %s "
+                                       "WHERE link = %s AND meter = %s",
+                                       (want["reset"], want["hidden_rate"], lim, self.link, meter))
+                text = {k: None if v is None else str(v) for k, v in want.items()}
+                was = {k: None if v is None else str(v) for k, v in old.items()}
+                await conn.execute(
+                    "INSERT INTO link_parameter_change (link, meter, table_id, by, approval, old, new) VALUES "
+                    "(%s, %s, %s, %s, %s, %s, %s)", (self.link, meter, table_id, by, approval, Jsonb(was),
+                                                     Jsonb(text)))
+                changed.append({"meter": meter, "old": was, "new": text})
+            if changed:  # every table checks its configuration against them (``listen``'s ``reparameterised``)
+                await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.link + PARAMETERS))
+        return changed
+
+    async def parameter_changes(self) -> list[dict[str, Any]]:
+        """Every change of the link's parameters, in order."""
+        async with self.pool.connection() as conn:
+            cur = conn.cursor(row_factory=dict_row)
+            rows = await (await cur.execute(
+                "SELECT id, meter, table_id, by, approval, old, new, at FROM link_parameter_change WHERE link = %s "
+                "ORDER BY id", (self.link,))).fetchall()
+        return [dict(r) for r in rows]
 
     async def values(self) -> dict[str, Decimal]:
         async with self.pool.connection() as conn:
@@ -186,7 +304,7 @@ class LinkStore:
         async with self.pool.connection() as conn, conn.transaction():
             cur = conn.cursor(row_factory=dict_row)
             row = await (await cur.execute(
-                "SELECT value, reset FROM link_meter WHERE link = %s AND meter = %s FOR NO KEY UPDATE",
+                "SELECT value, reset, reserve FROM link_meter WHERE link = %s AND meter = %s FOR NO KEY UPDATE",
                 (self.link, meter))).fetchone()
             if row is None:
                 raise psycopg.DataError(f"link {self.link} has no meter {meter!r}")
@@ -198,13 +316,16 @@ class LinkStore:
             before, reset = Decimal(row["value"]), Decimal(row["reset"])
             paid = round_cents(percent * before / 100)  # R4: p x meter, half up to the cent
             after = max(reset, before - paid)  # R4: never below the reset amount
-            await conn.execute("UPDATE link_meter SET value = %s WHERE link = %s AND meter = %s",
-                               (after, self.link, meter))
+            # the reset floor's part drawn on the reserve, as on a stand-alone table (P114)
+            drawn = reserve_drawn(Decimal(row["reserve"]), after - (before - paid))
+            await conn.execute("UPDATE link_meter SET value = %s, reserve = reserve - %s WHERE link = %s AND "
+                               "meter = %s", (after, drawn, self.link, meter))
             new = await (await cur.execute(
                 "INSERT INTO link_hit (link, meter, table_id, asset, round_id, hit, seat, line, percent, before, "
-                "paid, taken, after) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
+                "paid, taken, after, drawn) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "RETURNING *",
                 (self.link, meter, table_id, asset, round_id, hit, seat, line, percent, before, paid,
-                 before - after, after))).fetchone()
+                 before - after, after, drawn))).fetchone()
             await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.link))
             assert new is not None
             return _hit(new)
@@ -228,20 +349,22 @@ class LinkStore:
         return [_hit(r) for r in rows]
 
     async def totals(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """Per meter, per table: coin-in, contributions (net of those taken back), hits, paid, taken."""
+        """Per meter, per table: coin-in, contributions onto the meter (net of those taken back), to the reserve
+        and to the overflow, hits, paid, taken."""
         out: dict[str, dict[str, dict[str, Any]]] = {}
 
         def row(meter: str, table: str) -> dict[str, Any]:
             return out.setdefault(meter, {}).setdefault(table, {
                 "coin_in": Decimal(0), "contributions": Decimal(0), "hits": 0, "paid": Decimal(0),
-                "taken": Decimal(0)})
+                "taken": Decimal(0), "reserve": Decimal(0), "overflow": Decimal(0)})
 
         async with self.pool.connection() as conn:
-            for meter, table, coin_in, amount in await (await conn.execute(
-                    "SELECT meter, table_id, sum(coin_in), sum(amount) FROM link_contribution WHERE link = %s "
-                    "GROUP BY meter, table_id", (self.link,))).fetchall():
+            for meter, table, coin_in, amount, reserve, overflow in await (await conn.execute(
+                    "SELECT meter, table_id, sum(coin_in), sum(amount), sum(reserve), sum(overflow) FROM "
+                    "link_contribution WHERE link = %s GROUP BY meter, table_id", (self.link,))).fetchall():
                 r = row(meter, table)
                 r["coin_in"], r["contributions"] = Decimal(coin_in), Decimal(amount)
+                r["reserve"], r["overflow"] = Decimal(reserve), Decimal(overflow)
             for meter, table, n, paid, taken in await (await conn.execute(
                     "SELECT meter, table_id, count(*), sum(paid), sum(taken) FROM link_hit WHERE link = %s "
                     "GROUP BY meter, table_id", (self.link,))).fetchall():
@@ -251,9 +374,11 @@ class LinkStore:
 
     # ------------------------------------------------------------------ every table told
 
-    async def listen(self, changed: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None) -> None:
+    async def listen(self, changed: Callable[[], Awaitable[None]], ready: Callable[[], None] | None = None,
+                     reparameterised: Callable[[], Awaitable[None]] | None = None) -> None:
         """Call ``changed()`` after every change on the link, until the connection fails (it raises then:
-        the caller reconnects).  ``ready()`` once listening."""
+        the caller reconnects).  ``ready()`` once listening; ``reparameterised()`` after a change of the
+        link's parameters."""
         conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
                                                      **KEEPALIVE)
         async with conn:
@@ -263,6 +388,29 @@ class LinkStore:
             async for n in conn.notifies():
                 if n.payload == self.link:
                     await changed()
+                elif n.payload == self.link + PARAMETERS and reparameterised is not None:
+                    await reparameterised()
+
+
+async def change_from_table(url: str, link: str, table_id: str, by: str, approval: str,
+                            new: Mapping[str, Mapping[str, Decimal | None]]) -> str | None:
+    """``tablectl parameters change`` on a linked table (its daemon stopped, its journal closed): the link's
+    parameters set to ``new``; None when done, else why not in one line (a link not answering refuses it:
+    fail closed)."""
+    store = LinkStore(url, link, pool_size=1)
+    try:
+        await deadline(store.open(), CONNECT_TIMEOUT_S * 2)
+        await deadline(store.change_parameters(table_id, by, approval, new), STATEMENT_TIMEOUT_MS / 1000 * 2)
+    except ChangeRefused as e:
+        return str(e)
+    except LinkError as e:
+        return f"the progressive link '{link}' is not answering ({type(e).__name__}): nothing changed"
+    finally:
+        try:
+            await deadline(store.close(), CONNECT_TIMEOUT_S)
+        except LinkError:
+            store.abandon()
+    return None
 
 
 async def meter_values(conn: psycopg.AsyncConnection[Any], link: str) -> dict[str, Decimal]:
