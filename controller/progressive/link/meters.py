@@ -223,6 +223,7 @@ class LinkedMeters(Meters):
                 await self._call(self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()}))
                 differ = self.configured_otherwise(await self._call(self.store.resets()))
                 if differ is None:
+                    self._anchor_checked = False  # compared again at every link reached (P120)
                     differ = await self._check_anchor()
                 if differ is not None:
                     await self._call(self.store.close())
