@@ -45,6 +45,7 @@ from controller.events import JournalEvent, JournalFault
 from controller.irregularities import clause
 from controller.journal.store import Journal
 from controller.paths import heartbeat_file, status_file
+from controller.progressive.hits import linked
 from controller.round.machine import Phase, RoundController
 from controller.service import clock
 from controller.service.alarms import Alarms
@@ -103,6 +104,10 @@ class TableDaemon:
         if not cfg.devices.panel:
             raise SystemExit(f"{cfg.id}: devices.panel is needed: the dealer drives the table from it")
         with Journal(cfg.journal) as journal:  # P90: a broken or foreign journal is refused before it is read
+            if linked(cfg.progressive) is not None:  # the link's head of the journal first: nothing written yet
+                from controller.progressive.link.anchor import check_at_start as second_anchor
+
+                second_anchor(cfg, journal)  # (P121: a link that does not answer is not waited for)
             try:
                 journal.check_at_start(cfg.id, cfg.game, archive_dir=cfg.journal_options.archive_dir)
             except sqlite3.OperationalError as e:

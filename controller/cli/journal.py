@@ -10,7 +10,7 @@ import sqlite3
 import time
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from controller import events as ev
 from controller.cli.table import (
@@ -27,6 +27,9 @@ from controller.journal import trust
 from controller.journal.store import Journal, JournalError
 from controller.paths import add_table_options, status_file
 from controller.supervisors import SupervisorList
+
+if TYPE_CHECKING:
+    from controller.progressive.link.store import LinkAnchor  # psycopg only on a linked table
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -178,6 +181,10 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
         except trust.JournalTrustError:
             old = None  # an anchor that does not read: replaced, and said so by the reason
         was = f"{old.seq}:{old.hash}" if old is not None else None
+        link = _link_head(cfg)  # the link's database reached first: nothing is done on a link that does not answer
+        if isinstance(link, str):
+            return _refuse(args, link, stderr)
+        link_was = f"{link[0].seq}:{link[0].hash}" if link and link[0] is not None else None
         exists = Path(cfg.journal).is_file() and Path(cfg.journal).stat().st_size > 0
         if exists and args.keep:
             _verify_whole(cfg)
@@ -188,7 +195,7 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
             if head[0] == 0:
                 journal.claim(cfg.id, cfg.game)
                 journal.record(trust.JournalBegun(table=cfg.id, game=cfg.game, by=by, reason=args.reason,
-                                                  replaces=was), who=by)
+                                                  replaces=was, link_was=link_was), who=by)
                 said = "begun"
             elif not args.keep:
                 return _refuse(args, f"the journal {cfg.journal} holds {head[0]} events: move it aside to begin "
@@ -202,14 +209,49 @@ def cmd_journal_init(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, st
                                    "rewritten or another table's; it cannot be kept", stderr)
                 journal._unsealed_ok = True
                 journal.record(trust.JournalAnchored(table=cfg.id, game=cfg.game, by=by, reason=args.reason,
-                                                     was=was), who=by)
+                                                     was=was, link_was=link_was), who=by)
                 said = "taken as it is"
             head = journal.head()
-            trust.write_anchor(trust.anchor_file(cfg.journal), trust.Anchor(cfg.id, cfg.game, *head), key)
+            anchor = trust.Anchor(cfg.id, cfg.game, *head)
+            trust.write_anchor(trust.anchor_file(cfg.journal), anchor, key)
     except (JournalError, sqlite3.Error, OSError) as e:
         return _refuse(args, e, stderr)
-    stdout.write(f"{cfg.journal}: {said} by {by} at seq {head[0]}; anchored ({trust.anchor_file(cfg.journal)})\n")
+    also = ""
+    if link is not None:  # the link's head set anew, with who and why (P121)
+        from controller.progressive.link.anchor import INIT_DEADLINE_S, reset_now
+        from controller.progressive.link.store import LinkError
+
+        p = cfg.progressive
+        assert p.link is not None and p.link_id is not None
+        try:
+            reset_now(p.link, p.link_id, anchor, by, args.reason, INIT_DEADLINE_S)
+        except LinkError as e:
+            return _refuse(args, f"{cfg.journal}: {said} at seq {head[0]} and anchored here, but the link's anchor "
+                           f"was not set ({type(e).__name__}): run tablectl journal init --table {cfg.id} --keep "
+                           "--reason TEXT when the link answers", stderr)
+        also = f" and on link '{p.link_id}'"
+    stdout.write(f"{cfg.journal}: {said} by {by} at seq {head[0]}; anchored ({trust.anchor_file(cfg.journal)})"
+                 f"{also}\n")
     return EXIT_OK
+
+
+def _link_head(cfg: TableConfig) -> tuple[LinkAnchor | None] | str | None:
+    """On a linked table, ``(the link's head of the table or None,)``; None off a link; why not when the link's
+    database does not answer (``journal init`` then does nothing: the start would refuse the new journal)."""
+    from controller.progressive.hits import linked
+
+    if linked(cfg.progressive) is None:
+        return None
+    from controller.progressive.link.anchor import INIT_DEADLINE_S, read_now
+    from controller.progressive.link.store import LinkError
+
+    p = cfg.progressive
+    assert p.link is not None and p.link_id is not None
+    try:
+        return (read_now(p.link, p.link_id, cfg.id, INIT_DEADLINE_S),)
+    except LinkError as e:
+        return (f"the link's database (link '{p.link_id}') does not answer ({type(e).__name__}): its anchor of table "
+                f"{cfg.id} could not be set anew, so nothing was done (the table would refuse the journal at start)")
 
 
 def cmd_journal_key(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:

@@ -73,6 +73,7 @@ class JournalBegun(events.JournalEvent):
     by: str | None = optional()
     reason: str | None = optional()
     replaces: str | None = optional()
+    link_was: str | None = optional()  # the head (``seq:hash``) the link's database held, set anew (P121)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class JournalAnchored(events.JournalEvent):
     by: str | None = optional()
     reason: str | None = optional()
     was: str | None = optional()
+    link_was: str | None = optional()  # the head (``seq:hash``) the link's database held, set anew (P121)
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,7 @@ WORDS: dict[str, str] = {
     "event.segment_sealed": "Segment sealed", "field.supervisors": "Supervisors", "field.was": "Was",
     "field.replaces": "Replaces", "field.name": "File", "field.first": "First", "field.last": "Last",
     "field.sha256": "SHA-256", "field.size": "Bytes",
+    "field.link_was": "Link's anchor was",
 }
 
 

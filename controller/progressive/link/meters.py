@@ -14,10 +14,13 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
+import psycopg
 import structlog
 
 from controller.config.table import TableConfig
 from controller.journal.store import METER_ADD, Journal
+from controller.journal.trust import JournalTrustError
+from controller.progressive.link.anchor import compare
 from controller.progressive.link.store import Contribution, LinkError, LinkHit, LinkStore, deadline
 from controller.table import Meters
 from games.money import CENT, round_cents
@@ -100,6 +103,9 @@ class LinkedMeters(Meters):
         # finds it changed, so that a change of the link's parameters sees every table closed (P120)
         self.table_state: Callable[[], str] | None = None
         self._state_told: str | None = None
+        self._anchor_checked = False  # the journal compared with the link's head of it (P121)
+        self._anchor_written: tuple[int, str] | None = None  # the head the link holds from this table
+        self._anchor_said = False  # a failed write logged once until one succeeds
 
     # ------------------------------------------------------------------ Meters
 
@@ -232,6 +238,9 @@ class LinkedMeters(Meters):
                 await self._call(self.store.install({m: (c.initial, c.reset) for m, c in p.meters.items()},
                                                     {m: (c.hidden_rate, c.limit) for m, c in p.meters.items()}))
                 differ = self.configured_otherwise(await self._call(self.store.parameters()))
+                if differ is None:
+                    self._anchor_checked = False  # compared again at every link reached (P121)
+                    differ = await self._check_anchor()
                 if differ is not None:
                     await self._call(self.store.close())
                     return self.refused(differ)
@@ -248,6 +257,9 @@ class LinkedMeters(Meters):
                         del self.outbox[rid]
                 await self._validations()
             else:
+                differ = await self._check_anchor()
+                if differ is not None:
+                    return self.refused(differ)
                 while self.outbox:
                     rid = min(self.outbox)
                     rows = self.outbox[rid]
@@ -256,6 +268,7 @@ class LinkedMeters(Meters):
                         del self.outbox[rid]
             await self._tell_state()
             await self.refresh()
+            await self._write_anchor()
         except LinkError as e:
             self.store.abandon()  # tried again with new connections
             self._retry_later()
@@ -270,6 +283,53 @@ class LinkedMeters(Meters):
         if self._listener is None or self._listener.done():
             self._listener = asyncio.ensure_future(self._listen())
         return None
+
+    # ------------------------------------------------------------------ the journal's second anchor (P121)
+
+    async def _check_anchor(self) -> str | None:
+        """Once per link reached: the journal compared with the head the link holds for this table (a table that
+        started without the link is checked here, P121); why the link may not be used, or None.  A link without
+        the head's table (migration 003 not applied) or a failed read leaves it to the next pass."""
+        if self._anchor_checked:
+            return None
+        try:
+            held = await self._call(self.store.anchor(self.table_id))
+        except LinkError as e:
+            if not isinstance(e, psycopg.errors.UndefinedTable):
+                raise
+            if not self._anchor_said:
+                log.warning("link: no table of journal heads (tablectl link migrate)", table=self.table_id)
+            self._anchor_said = True
+            return None
+        if held is not None:
+            try:
+                compare(self.journal, held, self.table_id, self.cfg.game, self.cfg.journal_options.archive_dir)
+            except JournalTrustError as e:
+                log.error("link: the journal is not the chain the link's anchor holds", table=self.table_id,
+                          cause=e.cause, error=str(e))
+                return f"the journal is not the one the link's anchor holds ({e.cause}): {e}"
+        self._anchor_checked = True
+        return None
+
+    async def _write_anchor(self) -> None:
+        """The journal's head to the link, after the pass's contributions (a keyed table's only: an unkeyed
+        journal is development, unanchored).  Not a gate on play: a failure is logged and the next pass writes
+        the head of then (P121)."""
+        if self.journal._key is None or not self._anchor_checked:
+            return
+        head = self.journal.head()
+        if head == self._anchor_written:
+            return
+        try:
+            await self._call(self.store.advance_anchor(self.table_id, self.cfg.game, *head))
+        except LinkError as e:
+            if not self._anchor_said:
+                log.warning("link: the journal's head not written to the link (the next pass writes it)",
+                            table=self.table_id, error=f"{type(e).__name__}: {str(e)[:200]}")
+            self._anchor_said = True
+            return
+        self._anchor_written = head
+        self._anchor_said = False
 
     def _retry_later(self) -> None:
         if self._retry is None or self._retry.done():

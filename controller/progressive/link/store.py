@@ -14,6 +14,8 @@ lock stands in for them:
   ``seq`` records the order.  A replay of the same hit (table, round, hit) returns the hit already taken.
 * every change is announced with ``NOTIFY link_meters, '<link>'`` (delivered at commit): ``listen``
   wakes every table of the link to read the meters again.
+* ``advance_anchor``: the table's journal head, the journal's second anchor (migrations/003, P121); it only
+  moves forward (``controller.progressive.link.anchor`` reads it at start and sets it anew on purpose).
 """
 
 from __future__ import annotations
@@ -98,6 +100,19 @@ class LinkHit:
     def public(self) -> dict[str, Any]:
         return {k: (str(v) if isinstance(v, Decimal | datetime) else v) for k, v in self.__dict__.items()}
 
+
+@dataclass(frozen=True)
+class LinkAnchor:
+    """A table's journal head as the link's database holds it (migrations/003, P121)."""
+
+    table_id: str
+    game: str
+    seq: int
+    hash: str
+    updated: datetime
+
+
+ANCHOR_COLUMNS = "table_id, game, seq, hash, updated"
 
 # migrations/002_contribute_function.sql: one statement, one round trip, its own transaction
 _CONTRIBUTE = ("SELECT link_contribute(%(link)s, %(table)s, %(round)s, %(seats)s::integer[], %(meters)s::text[], "
@@ -295,6 +310,23 @@ class LinkStore:
                 "SELECT round_id, seat, meter, kind FROM link_contribution WHERE link = %s AND table_id = %s",
                 (self.link, table_id))).fetchall()
         return {(r, s, m, k) for r, s, m, k in rows}
+
+    # ------------------------------------------------------------------ the journal's second anchor (P121)
+
+    async def anchor(self, table_id: str) -> LinkAnchor | None:
+        """``table_id``'s journal head as the link holds it; None when the table never wrote one."""
+        async with self.pool.connection() as conn:
+            row = await (await conn.execute(f"SELECT {ANCHOR_COLUMNS} FROM link_anchor WHERE link = %s AND "
+                                            "table_id = %s", (self.link, table_id))).fetchone()
+        return LinkAnchor(*row) if row is not None else None
+
+    async def advance_anchor(self, table_id: str, game: str, seq: int, digest: str) -> bool:
+        """The table's journal head moved forward to (seq, digest) (never back: migrations/003); True when the
+        link holds it now."""
+        async with self.pool.connection() as conn:
+            row = await (await conn.execute("SELECT link_anchor_advance(%s, %s, %s, %s, %s)",
+                                            (self.link, table_id, game, seq, digest))).fetchone()
+        return bool(row and row[0])
 
     # ------------------------------------------------------------------ hits
 
