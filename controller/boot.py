@@ -58,7 +58,7 @@ def journal_of(argv: list[str]) -> Path | None:
 
 
 def changed_modules(problems: tuple[str, ...]) -> list[str]:
-    """The program's modules the check names changed or added (a path ``games/cards.py`` is the module ``games.cards``): the
+    """The program's modules the check names changed or added (a path ``games/cards.py``: ``games.cards``): the
     daemon may import one only later (a game's rules at the configuration), so each is tried here."""
     out = []
     for problem in problems:
