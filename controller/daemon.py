@@ -271,9 +271,17 @@ class TableDaemon:
         the clearance is journaled here, at the start that finds it."""
         s = self.session
         cfg = s.base_cfg
-        c = await asyncio.to_thread(program.check, self.release)
+        boot = program.take_boot_check(self.release) if at_start else None  # made before the import (P122)
+        c = boot if boot is not None else await asyncio.to_thread(program.check, self.release)
         kept = program.read_refusal(cfg.journal)
         try:
+            if kept is not None and kept.get("journaled") is False:  # kept by a start that could not journal (P122)
+                s.journal.record(ev.ProgramChecked(
+                    state=str(kept.get("state") or program.MISMATCH), release=kept.get("release"),
+                    digest=kept.get("digest"), problems=tuple(kept.get("problems") or ())[:50] or None,
+                    refused_at=kept.get("at"), not_started=kept.get("not_started")))
+                kept["journaled"] = True
+                program.write_refusal(cfg.journal, kept)
             if kept is not None and kept.get("cleared") and not c.refuses and at_start:
                 cleared = kept["cleared"]
                 by = str(cleared.get("by") or "unknown")

@@ -551,6 +551,10 @@ class ProgramChecked(JournalEvent):
     files: int | None = optional()
     problems: tuple[str, ...] | None = optional()
     config_digest: str | None = optional()  # SHA-256 of the table's configuration file
+    # a check made at an earlier start, before the program's modules were imported, that could not journal it
+    # (controller/boot.py, P122): when it was made and why the daemon did not start
+    refused_at: str | None = optional()
+    not_started: str | None = optional()
 
 
 @dataclass(frozen=True)

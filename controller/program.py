@@ -6,25 +6,34 @@ directory, beside the release's virtual environment (``installed``).  ``check`` 
 with it: a file changed, missing, or added inside a package is a mismatch (NY 9 NYCRR 5321.18(b)(3)(iv):
 authenticate the software at power-up; N.J.A.C. 13:69E-1.28(c): what runs is what was approved).
 
-``stream`` is the one byte sequence both digests are taken over, file by file in the manifest's order: the
-path's UTF-8 bytes, one 0x00 byte, the content's length as 8 bytes big-endian, the content.  The release's
+The stream is the one byte sequence both digests are taken over, file by file in the manifest's order (then
+each distribution's files in its RECORD's): the path's UTF-8 bytes, 0x00, the length as 8 bytes big-endian,
+the content.  The release's
 digest is SHA-256 of it; ``tablectl verify-program --seed HEX`` gives HMAC-SHA256 of it keyed by the seed's
 bytes (docs/compliance.md says the same for a regulator's tool).
 
+The dependencies (numpy, pydantic, ...: every wheel of the artefact but pip's) are checked too (P122): the
+manifest's ``distributions`` name each with its version and ``record_sha256``, SHA-256 of the entries of its
+RECORD the wheel installs in site-packages; each file RECORD lists is checked against its RECORD hash (the
+binary distribution format's digests; PEP 376/627), a ``*.py`` or ``*.pth`` RECORD does not list is unexpected.
 A source checkout (the packages imported from outside the interpreter's prefix: ``make run``, the tests) has
-no manifest and plays as a development copy, said in the status and the journal; a copy installed in a
-virtual environment (a release: deploy/install.py) with no manifest refuses play, and a manifest found is
-always checked (P115).
+no manifest and plays as a development copy; a copy installed in a virtual environment (a release:
+deploy/install.py) with no manifest refuses play, and a manifest found is always checked (P115).
 """
 
 from __future__ import annotations
 
+import base64
+import csv
 import hashlib
 import hmac
+import io
 import json
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from email.parser import HeaderParser
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +55,14 @@ def _ordered(paths: Any) -> list[str]:
     return sorted(paths, key=lambda p: p.encode("utf-8"))
 
 
-def manifest_of(files: dict[str, bytes], release: str) -> dict[str, Any]:
-    """The manifest of ``files`` (path under the packages' directory -> content), for the release named."""
+def manifest_of(files: dict[str, bytes], release: str,
+                distributions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The manifest of ``files`` (path under the packages' directory -> content), for the release named, and of
+    the dependencies' ``distributions`` (``distribution_of`` each; by their names' UTF-8 bytes)."""
     return {"format": FORMAT, "release": release, "algorithm": "sha256", "order": "path utf-8 bytes",
             "files": [{"path": p, "sha256": hashlib.sha256(files[p]).hexdigest(), "size": len(files[p])}
-                      for p in _ordered(files)]}
+                      for p in _ordered(files)],
+            "distributions": sorted(distributions or [], key=lambda d: normalized(d["name"]).encode("utf-8"))}
 
 
 @dataclass(frozen=True)
@@ -86,27 +98,6 @@ def present(root: Path) -> Iterator[str]:
                 yield f.relative_to(root).as_posix()
 
 
-def stream(root: Path, paths: list[str]) -> Iterator[bytes]:
-    """The documented byte sequence over ``paths`` in their order (module docstring)."""
-    for p in paths:
-        content = (root / p).read_bytes()
-        yield p.encode("utf-8") + b"\x00" + len(content).to_bytes(8, "big") + content
-
-
-def release_digest(root: Path, paths: list[str]) -> str:
-    h = hashlib.sha256()
-    for chunk in stream(root, paths):
-        h.update(chunk)
-    return h.hexdigest()
-
-
-def seeded_digest(root: Path, paths: list[str], seed: bytes) -> str:
-    h = hmac.new(seed, digestmod=hashlib.sha256)
-    for chunk in stream(root, paths):
-        h.update(chunk)
-    return h.hexdigest()
-
-
 def config_digest(path: Path | None) -> str | None:
     """SHA-256 of the table's configuration file as read (None: no file, a configuration from elsewhere)."""
     try:
@@ -119,18 +110,137 @@ def config_digest(path: Path | None) -> str | None:
 class Check:
     state: str  # VERIFIED, DEVELOPMENT, MISMATCH, NO_MANIFEST
     release: str | None = None
-    digest: str | None = None  # SHA-256 of ``stream`` over the manifest's files, as installed now
+    digest: str | None = None  # SHA-256 of the stream over the manifest's files, as installed now
     files: int = 0
     problems: tuple[str, ...] = field(default=())  # "changed: games/cards.py", "missing: ...", "unexpected: ..."
+    distributions: int = 0  # the dependencies the manifest names (P122)
+    dependency_files: int = 0  # their files checked
+    seeded: str | None = None  # HMAC-SHA256 of the stream keyed by the seed given to ``check``
 
     @property
     def refuses(self) -> bool:
         return self.state in (MISMATCH, NO_MANIFEST)
 
 
-def check(release: Release) -> Check:
+# -- the dependencies: each distribution's RECORD (P122) ------------------------------------------------------
+
+OWN = "table-controller"  # the program's own distribution: its files are the manifest's ``files``
+#: what the installer writes into a dist-info beside the wheel's files (PEP 376 INSTALLER/REQUESTED, PEP 610
+#: direct_url.json) and RECORD itself (no hash of its own): not in the wheel's RECORD, not in the digest
+_WRITTEN_AT_INSTALL = {"INSTALLER", "REQUESTED", "RECORD", "direct_url.json"}
+
+
+def normalized(name: str) -> str:
+    """A distribution's name as PEP 503 compares it."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def record_entries(text: str) -> list[tuple[str, str]]:
+    """(path, hash) of each file a RECORD lists with a hash inside site-packages, by the paths' UTF-8 bytes.
+
+    Left out, the same whether the RECORD is the wheel's or the installed one: files outside site-packages
+    (``../`` installed, ``NAME.data/`` in the wheel: scripts whose first line the installer rewrites), the
+    interpreter's caches, and what ``_WRITTEN_AT_INSTALL`` names."""
+    out = set()
+    for row in csv.reader(io.StringIO(text)):
+        if len(row) < 2 or not row[1] or row[0].startswith(("/", "../")):
+            continue
+        parts = row[0].split("/")
+        if parts[0].endswith(".data") or "__pycache__" in parts or (
+                parts[0].endswith(".dist-info") and len(parts) == 2 and parts[1] in _WRITTEN_AT_INSTALL):
+            continue
+        out.add((row[0], row[1]))
+    return sorted(out, key=lambda e: e[0].encode("utf-8"))
+
+
+def record_digest(entries: list[tuple[str, str]]) -> str:
+    """SHA-256 of one line ``path,hash`` + LF per entry, in ``record_entries``' order."""
+    return hashlib.sha256("".join(f"{p},{h}\n" for p, h in entries).encode("utf-8")).hexdigest()
+
+
+def distribution_of(name: str, version: str, record: str) -> dict[str, Any]:
+    """The manifest's entry of one distribution from its wheel's METADATA name and version and its RECORD."""
+    entries = record_entries(record)
+    return {"name": name, "version": version, "record_sha256": record_digest(entries), "files": len(entries)}
+
+
+def record_hash(algorithm_value: str, content: bytes) -> bool:
+    """Whether ``content`` has the RECORD's hash ``ALGORITHM=URLSAFE-BASE64-NOPAD`` (a weak one never does)."""
+    algorithm, _, value = algorithm_value.partition("=")
+    if algorithm not in ("sha256", "sha384", "sha512"):  # the format requires sha256 or better
+        return False
+    got = base64.urlsafe_b64encode(hashlib.new(algorithm, content).digest()).rstrip(b"=").decode("ascii")
+    return hmac.compare_digest(got, value)
+
+
+def installed_distributions(root: Path) -> dict[str, tuple[Path, str, str]]:
+    """Every distribution in ``root``: normalized name -> (its dist-info directory, its name, its version)."""
+    out = {}
+    for d in sorted(root.glob("*.dist-info")):
+        try:
+            meta = HeaderParser().parsestr((d / "METADATA").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            meta = None
+        name, version = (meta["Name"], meta["Version"]) if meta is not None else (d.name, "?")
+        out[normalized(str(name))] = (d, str(name), str(version))
+    return out
+
+
+def _dependencies(root: Path, listed: list[dict[str, Any]], digest: Any) -> tuple[list[str], int]:
+    """The problems of the dependencies in ``root`` against the manifest's ``distributions``, each file read
+    once and fed to ``digest`` (the stream, in the manifest's order of distributions then RECORD's order);
+    and how many files were checked."""
+    problems: list[str] = []
+    found = installed_distributions(root)
+    recorded: set[str] = set()
+    tops: set[str] = set()
+    files = 0
+    for d in listed:
+        got = found.pop(normalized(d["name"]), None)
+        if got is None:
+            problems.append(f"missing: distribution {d['name']} {d['version']}")
+            continue
+        where, name, version = got
+        if version != d["version"]:
+            problems.append(f"version: {name} {version} (release: {d['version']})")
+        try:
+            entries = record_entries((where / "RECORD").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            problems.append(f"missing: {where.name}/RECORD")
+            continue
+        if record_digest(entries) != d["record_sha256"]:
+            problems.append(f"changed: {where.name}/RECORD")
+        for path, hashed in entries:
+            recorded.add(path)
+            tops.add(path.split("/")[0])
+            try:
+                content = (root / path).read_bytes()
+            except OSError:
+                problems.append(f"missing: {path}")
+                continue
+            files += 1
+            digest(path, content)
+            if not record_hash(hashed, content):
+                problems.append(f"changed: {path}")
+    problems += [f"unexpected: distribution {name} {version}" for n, (_, name, version) in sorted(found.items())
+                 if n != normalized(OWN)]
+    # code RECORD does not list: inside a distribution's directories, and at the top (a .pth runs at start)
+    added = [f.relative_to(root).as_posix() for top in sorted(tops) if (root / top).is_dir() and
+             not top.endswith(".dist-info") for f in (root / top).rglob("*.py")
+             if "__pycache__" not in f.relative_to(root).parts]
+    added += [f.name for f in root.iterdir() if f.suffix in (".py", ".pth") and f.is_file()]
+    problems += [f"unexpected: {p}" for p in _ordered(set(added) - recorded)]
+    return problems, files
+
+
+def _chunk(path: str, content: bytes) -> bytes:
+    return path.encode("utf-8") + b"\x00" + len(content).to_bytes(8, "big") + content
+
+
+def check(release: Release, seed: bytes | None = None) -> Check:
     """The installed files against the manifest; a manifest found is always checked (a source checkout with
-    none is a development copy, P115)."""
+    none is a development copy, P115).  Every file is read once: its hash and the stream's digest (with
+    ``seed``: the seeded one, ``Check.seeded``) from the same bytes."""
     if not release.manifest.is_file():
         return Check(DEVELOPMENT if release.checkout else NO_MANIFEST,
                      problems=() if release.checkout else (f"missing: {release.manifest}",))
@@ -139,19 +249,50 @@ def check(release: Release) -> Check:
     except (OSError, ValueError) as e:
         return Check(MISMATCH, problems=(f"unreadable: {e}",))
     root, problems = release.root, []
+    h = hashlib.sha256()
+    keyed = hmac.new(seed, digestmod=hashlib.sha256) if seed is not None else None
+
+    def feed(path: str, content: bytes) -> None:
+        chunk = _chunk(path, content)
+        h.update(chunk)
+        if keyed is not None:
+            keyed.update(chunk)
+
     listed = {f["path"]: f["sha256"] for f in m["files"]}
     for p in _ordered(listed):
         try:
-            got = hashlib.sha256((root / p).read_bytes()).hexdigest()
+            content = (root / p).read_bytes()
         except OSError:
             problems.append(f"missing: {p}")
             continue
-        if got != listed[p]:
+        feed(p, content)
+        if hashlib.sha256(content).hexdigest() != listed[p]:
             problems.append(f"changed: {p}")
     problems += [f"unexpected: {p}" for p in _ordered(set(present(root)) - set(listed))]
-    paths = [p for p in _ordered(listed) if (root / p).is_file()]
-    return Check(MISMATCH if problems else VERIFIED, release=str(m.get("release")),
-                 digest=release_digest(root, paths), files=len(listed), problems=tuple(problems))
+    deps = m.get("distributions") or []
+    dep_problems, dep_files = _dependencies(root, deps, feed) if isinstance(deps, list) else (
+        ["unreadable: the manifest's distributions"], 0)
+    problems += dep_problems
+    return Check(MISMATCH if problems else VERIFIED, release=str(m.get("release")), digest=h.hexdigest(),
+                 files=len(listed), problems=tuple(problems), distributions=len(deps), dependency_files=dep_files,
+                 seeded=keyed.hexdigest() if keyed is not None else None)
+
+
+#: the check ``controller.boot`` made before the program's modules were imported, for the daemon's start to
+#: take instead of reading every file again (``take_boot_check``)
+_boot: tuple[Release, Check] | None = None
+
+
+def keep_boot_check(release: Release, c: Check) -> None:
+    global _boot
+    _boot = (release, c)
+
+
+def take_boot_check(release: Release) -> Check | None:
+    """The bootstrap's check of this release, once (a later check reads the files again)."""
+    global _boot
+    kept, _boot = _boot, None
+    return kept[1] if kept is not None and kept[0] == release else None
 
 
 # -- the refusal kept beside the journal until a technician clears it (AGCO: survives a power cycle) ----------

@@ -139,9 +139,25 @@ def from_cache(cache: Path, wheelhouse: Path, deps: Path, own: Path) -> bool:
     return True
 
 
-def write_manifest(wheel: Path, dest: Path, release: str) -> None:
+def dependency(wheel: Path) -> dict[str, Any]:
+    """The manifest's entry of one dependency (P122): its name and version (METADATA) and its RECORD's digest,
+    from the wheel itself, what the installer installs."""
+    import zipfile
+    from email.parser import HeaderParser
+
+    sys.path.insert(0, str(ROOT))
+    from controller import program
+
+    with zipfile.ZipFile(wheel) as z:
+        (info,) = {n.split("/", 1)[0] for n in z.namelist() if n.split("/", 1)[0].endswith(".dist-info")}
+        meta = HeaderParser().parsestr(z.read(f"{info}/METADATA").decode("utf-8"))
+        return program.distribution_of(meta["Name"], meta["Version"], z.read(f"{info}/RECORD").decode("utf-8"))
+
+
+def write_manifest(wheel: Path, dest: Path, release: str, dependencies: list[Path] | None = None) -> None:
     """MANIFEST.json: every file the program's wheel installs under its packages, from the wheel itself (what
-    is installed is exactly that), SHA-256 each, in the order controller/program.py states (P115)."""
+    is installed is exactly that), SHA-256 each, in the order controller/program.py states (P115); and each
+    dependency's wheel (``dependency``; P122)."""
     import zipfile
 
     sys.path.insert(0, str(ROOT))
@@ -150,7 +166,8 @@ def write_manifest(wheel: Path, dest: Path, release: str) -> None:
     with zipfile.ZipFile(wheel) as z:
         files = {n: z.read(n) for n in z.namelist()
                  if n.split("/", 1)[0] in program.PACKAGES and not n.endswith("/") and "__pycache__" not in n}
-    dest.write_text(json.dumps(program.manifest_of(files, release), indent=1) + "\n")
+    dest.write_text(json.dumps(program.manifest_of(files, release, [dependency(w) for w in dependencies or []]),
+                               indent=1) + "\n")
 
 
 def build(out: Path, commit: str, cache: Path, python_version: str | None, platform: str | None) -> Path:
@@ -174,7 +191,6 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         wheelhouse.mkdir(parents=True)
         own_wheel(src, wheelhouse, cache)
         (own,) = wheelhouse.glob("table_controller-*.whl")
-        write_manifest(own, stage / "MANIFEST.json", f"{version}-{commit}")
         deps = Path(tmp) / "deps"
         if python_version or platform:
             target = [f"--python-version={python_version}"] if python_version else []
@@ -194,6 +210,10 @@ def build(out: Path, commit: str, cache: Path, python_version: str | None, platf
         for w in deps.glob("*.whl"):
             if not (wheelhouse / w.name).exists():
                 shutil.copy2(w, wheelhouse / w.name)
+        # every wheel the installer installs into the release's venv: all but the program's (its files are
+        # listed one by one) and pip's (run from its wheel, never installed: deploy/install.py)
+        installed = sorted(w for w in wheelhouse.glob("*.whl") if not w.name.startswith(("table_controller-", "pip-")))
+        write_manifest(own, stage / "MANIFEST.json", f"{version}-{commit}", installed)
         for dest, source in shipped().items():
             s, d = ROOT / source, stage / dest
             d.parent.mkdir(parents=True, exist_ok=True)

@@ -335,6 +335,7 @@ def test_a_limit_only_above_the_meter_now(tmp_path, monkeypatch):
 
 
 @pytest.mark.requirement(NO_CHANGE_ON_LINK)
+@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(c)")
 def test_a_linked_tables_parameters_change_only_through_its_link(tmp_path, monkeypatch):
     from controller.progressive import control
     from controller.table import TableState
@@ -348,6 +349,7 @@ def test_a_linked_tables_parameters_change_only_through_its_link(tmp_path, monke
 
 
 @pytest.mark.requirement(CHANGES)
+@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(d)")
 def test_a_meter_correction_needs_two_different_supervisors(tmp_path, monkeypatch):
     from controller.service.session import Session
     from controller.supervisors import hash_id
@@ -388,6 +390,7 @@ def test_a_meter_correction_needs_two_different_supervisors(tmp_path, monkeypatc
 
 @pytest.mark.requirement(NJ_PARAMS)
 @pytest.mark.requirement(NY_METERS)
+@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(b)")
 def test_a_linked_hit_keeps_the_meters_the_same_at_every_table():
     import asyncio
 

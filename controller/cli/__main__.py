@@ -1,7 +1,7 @@
-"""``python -m controller.cli``: the same as ``tablectl``."""
+"""``python -m controller.cli``: the same as ``tablectl`` (its entry point: controller/boot.py)."""
 
 import sys
 
-from controller.cli.main import main
+from controller.boot import main
 
 sys.exit(main())

@@ -63,8 +63,9 @@ def cmd_verify_program(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
     if args.clear and (cfg is None or not (args.by or "").strip() or not (args.reason or "").strip()):
         return _refuse("--clear needs the table (--table), --by NAME and --reason TEXT", stderr)
     release = program.installed()
-    c = program.check(release)
+    c = program.check(release, seed)
     out: dict[str, Any] = {"state": c.state, "release": c.release, "digest": c.digest, "files": c.files,
+                           "distributions": c.distributions, "dependency_files": c.dependency_files,
                            "problems": list(c.problems), "manifest": str(release.manifest)}
     if cfg is not None:
         out["config_digest"] = program.config_digest(config_file(args.table) if args.table else
@@ -72,10 +73,7 @@ def cmd_verify_program(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
         out["refused"] = program.read_refusal(cfg.journal)
     if seed is not None:
         out["seed"] = seed.hex()
-        out["seeded"] = None
-        if c.state == program.VERIFIED:
-            paths = [f["path"] for f in program.read_manifest(release.manifest)["files"]]
-            out["seeded"] = program.seeded_digest(release.root, paths, seed)
+        out["seeded"] = c.seeded if c.state == program.VERIFIED else None
     if args.clear:
         assert cfg is not None
         kept = out["refused"]
@@ -91,7 +89,8 @@ def cmd_verify_program(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, 
         stdout.write(json.dumps(out, indent=1) + "\n")
     else:
         stdout.write(f"release {c.release or '-'}: {program.WORDS[c.state]}\n"
-                     f"digest (SHA-256, {c.files} files): {c.digest or '-'}\n")
+                     f"digest (SHA-256, {c.files} files, {c.distributions} dependencies' "
+                     f"{c.dependency_files} files): {c.digest or '-'}\n")
         if "config_digest" in out:
             stdout.write(f"configuration digest (SHA-256): {out['config_digest'] or '-'}\n")
         if seed is not None:
