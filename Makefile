@@ -148,8 +148,9 @@ PACE := --pace $(if $(FAST),fast,table)
 # LINK=1: two tables on one linked progressive, on a throwaway PostgreSQL (LINK=postgresql://...: that
 # database); docs/linked-progressive.md
 LINK ?=
-# SHUFFLE=KIND: the simulated shuffler shuffles so (fair, shelf10, shelf20, riffle1-3, preset: issue 28; the shuffle
-# monitor's alarms show on the floor's pages and in tablectl protection report)
+# SHUFFLE=KIND: the simulated shuffler shuffles so (fair, shelf10, shelf20, shelf10r and shelf20r: the shelves
+# stacked in a random order, riffle1-3, preset: issue 28; the shuffle monitor's alarms show on the floor's pages
+# and in tablectl protection report)
 SHUFFLE ?= fair
 # PIT=N: N simulated tables (up to 20; the four games in turn) and the pit that shows them (docs/pit.md)
 PIT ?=

@@ -5,8 +5,9 @@ The simulated shuffler (``simulators.shuffler --shuffle KIND``) and the shuffle 
 
 * ``fair``       every order equally likely;
 * ``shelf``      one pass of a shelf shuffler with ``m`` shelves: each card, in the order fed, goes to a shelf
-                 chosen at random, on top of it or under it, and the shelves are stacked in order (Diaconis,
-                 Fulman and Holmes, Ann. Appl. Probab. 23(4), 2013, §1);
+                 chosen at random, on top of it or under it, and the shelves are stacked in order, or in a random
+                 order as the paper's machine assembles them (``shelf10r``, ``shelf20r``; Diaconis, Fulman and
+                 Holmes, Ann. Appl. Probab. 23(4), 2013, §1: the two give every order the same chance, P123);
 * ``riffle``     ``passes`` Gilbert-Shannon-Reeds riffles: a binomial cut, then cards drop from each half with
                  chance proportional to its size (Bayer and Diaconis, Ann. Appl. Probab. 2(2), 1992);
 * ``preset``     the same order again (a replay), or a stacked order given.
@@ -22,7 +23,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-KINDS = ("fair", "shelf10", "shelf20", "riffle1", "riffle2", "riffle3", "preset")
+KINDS = ("fair", "shelf10", "shelf20", "shelf10r", "shelf20r", "riffle1", "riffle2", "riffle3", "preset")
 
 
 def fair(rng: random.Random, order: Sequence[T]) -> list[T]:
@@ -31,14 +32,18 @@ def fair(rng: random.Random, order: Sequence[T]) -> list[T]:
     return out
 
 
-def shelf(rng: random.Random, order: Sequence[T], shelves: int) -> list[T]:
+def shelf(rng: random.Random, order: Sequence[T], shelves: int, random_order: bool = False) -> list[T]:
     # Each card's shelf and side is one of 2m equally likely labels; top placements end above every bottom
     # placement of their shelf, the later on top, the bottom ones in the order they came (the paper's §1).
+    # ``random_order``: the shelves then stacked in a random order (a uniform permutation of the shelves).
+    place = list(range(shelves))
     keyed = []
     for i, card in enumerate(order):
         label = rng.randrange(2 * shelves)
-        keyed.append(((label, -i if label % 2 == 0 else i), card))
-    keyed.sort(key=lambda kc: kc[0])
+        keyed.append(((label // 2, label % 2, -i if label % 2 == 0 else i), card))
+    if random_order:
+        rng.shuffle(place)
+    keyed.sort(key=lambda kc: (place[kc[0][0]], kc[0][1], kc[0][2]))
     return [card for _, card in keyed]
 
 
@@ -72,7 +77,7 @@ def shuffle(kind: str, rng: random.Random, order: Sequence[T], previous: Sequenc
     if kind == "fair":
         return fair(rng, order)
     if kind.startswith("shelf"):
-        return shelf(rng, order, int(kind[5:]))
+        return shelf(rng, order, int(kind[5:].rstrip("r")), random_order=kind.endswith("r"))
     if kind.startswith("riffle"):
         return riffle(rng, order, int(kind[6:]))
     if kind == "preset":

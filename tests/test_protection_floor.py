@@ -46,7 +46,8 @@ def _journal(path: Path) -> str:
     return alarm
 
 
-async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True, post: bool = False) -> tuple[int, str]:
+async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True, post: bool = False,
+               protection: dict[str, object] | None = None) -> tuple[int, str]:
     from controller.config.table import load_config
     from controller.paths import heartbeat_file, status_file
     from web.app import floor_app
@@ -58,6 +59,8 @@ async def _get(path: Path, tmp: Path, role: str, *, fresh: bool = True, post: bo
         floor_accounts(users)
     cfg = load_config(UTH).model_copy(update={"journal": path})
     cfg = cfg.model_copy(update={"web": cfg.web.model_copy(update={"users": users})})
+    if protection:
+        cfg = cfg.model_copy(update={"protection": cfg.protection.model_copy(update=protection)})
     audit = Audit(audit_dir(path))
     app = floor_app(cfg, StatusFeed(status_file(path), heartbeat_file(path)), audit)
     name = {"auditor": AUDITOR, "supervisor": SUPERVISOR}.get(role, "tech")
@@ -96,6 +99,21 @@ def test_the_protection_page_shows_each_finding_and_each_wagers_band(tmp_path):
     assert (rows["base"]["per"], rows["trips"]["per"]) == ("ante", "stake")  # the base game's figures are per Ante
     assert "card_switched" not in re.sub(r"<[^>]*>", "", text)  # the codes are in words
     assert "Card switched" in text and "Outside its band" in text
+    (band,) = [_attrs(t) for t in re.findall(r'<p id="band"[^>]*>', text)]
+    assert (band["gaming-day-starts"], band["shift-hours"]) == ("06:00", "8")
+
+
+def test_the_page_takes_the_gaming_day_and_shifts_from_the_configuration(tmp_path):
+    path = tmp_path / "t.journal"
+    _journal(path)  # every round at 12:00 UTC
+    status, text = asyncio.run(_get(path, tmp_path, "auditor",
+                                    protection={"gaming_day_starts": "13:00", "shift_hours": 12}))
+    assert status == 200, text[:500]
+    (band,) = [_attrs(t) for t in re.findall(r'<p id="band"[^>]*>', text)]
+    assert (band["gaming-day-starts"], band["shift-hours"]) == ("13:00", "12")
+    # 12:00 is the end of the gaming day that began at 13:00 the day before: its second shift
+    assert re.findall(r"<h3>Gaming day ([0-9-]+)</h3>", text) == ["2026-11-26"]
+    assert re.findall(r"<h3>Shift (\d+)</h3>", text) == ["2"]
 
 
 def test_a_technician_may_not_open_it(tmp_path):

@@ -24,6 +24,7 @@ import pytest
 import structlog
 
 from controller import events as ev
+from controller.config.protection import ProtectionConfig
 from controller.journal.rows import Event
 from controller.journal.store import Journal
 from controller.protection import hold
@@ -113,6 +114,48 @@ def test_gaming_days_and_shifts_begin_at_their_hours():
     assert hold.periods("2026-11-27T22:30:00Z") == ("2026-11-27", "2026-11-27/3")
 
 
+def test_the_gaming_day_and_shifts_come_from_the_configuration(tmp_path, monkeypatch):
+    from controller.config.table import ConfigError, load_config
+    from daemon_harness import ROOT
+
+    cal = hold.Calendar.of(ProtectionConfig(gaming_day_starts="04:30", shift_hours=12))
+    assert hold.periods("2026-11-27T04:29:59Z", cal) == ("2026-11-26", "2026-11-26/2")
+    assert hold.periods("2026-11-27T04:30:00Z", cal) == ("2026-11-27", "2026-11-27/1")
+    assert hold.periods("2026-11-27T16:30:00Z", cal) == ("2026-11-27", "2026-11-27/2")
+    r = report(_rows(_fair(10, 1)), UTH, calendar=cal)["hold"]
+    assert (r["gaming_day_starts"], r["shift_hours"]) == ("04:30", 12) and list(r["shifts"]) == ["2026-11-27/1"]
+    for name in list(__import__("os").environ):
+        if name.startswith("TABLE_"):
+            monkeypatch.delenv(name)
+    base = (ROOT / "config" / "high_card_flush.toml").read_text()
+    path = tmp_path / "t.toml"
+    path.write_text(base + '\n[protection]\ngaming_day_starts = "05:15"\nshift_hours = 6\n')
+    assert load_config(path).protection == ProtectionConfig(gaming_day_starts="05:15", shift_hours=6)
+    path.write_text(base)
+    assert hold.Calendar.of(load_config(path).protection) == hold.DEFAULT_CALENDAR  # absent: 06:00, 8 hours
+    for section, key in (('gaming_day_starts = "24:00"', "protection.gaming_day_starts"),
+                         ("shift_hours = 7", "protection.shift_hours"), ("shift_hours = 0", "protection.shift_hours"),
+                         ("shifts = 3", "protection.shifts")):
+        path.write_text(base + f"\n[protection]\n{section}\n")
+        with pytest.raises(ConfigError) as e:
+            load_config(path)
+        assert any(p.startswith(key) for p in e.value.problems), e.value.problems
+
+
+def test_the_band_is_computed_in_decimal_money():
+    f = hold.Figures(Fraction(-1, 3), 2.5, 0.5, "test")
+    tally = hold.Tally()
+    for n in range(3):
+        tally.add(hold.Result(f"r{n}", "2026-11-27T12:00:00Z", 1, "trips", "A", Decimal("5.00"), Decimal(0), False))
+    row = tally.row(UTH, "trips", lambda game, wager, letter: f)
+    # expected 15/3 = 5.00 exactly; half-width 3 x 2.5 x sqrt(75) = 64.951905283832898...
+    assert row["expected"] == "5.00" and row["band"] == ["-59.95", "69.95"] and row["state"] == "within"
+    tally.add(hold.Result("r3", "2026-11-27T12:00:00Z", 1, "trips", "A", Decimal("0.10"), Decimal(0), False))
+    row = tally.row(UTH, "trips", lambda game, wager, letter: hold.Figures(Fraction(-1, 30), 0.0, 0.5, "test"))
+    # 15.10 / 30 = 0.50333...: rounded to the cent, and a house result of 0 is outside a band of width 0
+    assert row["expected"] == "0.50" and row["band"] == ["0.50", "0.50"] and row["state"] == "outside"
+
+
 def test_the_binomial_tail_is_exact():
     p = 0.15
     for k in (0, 1, 7, 40):
@@ -170,7 +213,8 @@ def test_the_daemon_part_journals_a_streak_latches_its_alarm_and_rebuilds_from_t
 
     def part(j: Journal) -> tuple[Protection, _Settling, _Alarms]:
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
-                            life=SimpleNamespace(last_shuffled="A"), cfg=SimpleNamespace(automated_shuffler=True))
+                            life=SimpleNamespace(last_shuffled="A"), cfg=SimpleNamespace(automated_shuffler=True),
+                            base_cfg=SimpleNamespace(protection=ProtectionConfig()))
         settling, alarms = _Settling(), _Alarms()
         return Protection(s, settling, alarms, None), settling, alarms  # type: ignore[arg-type]
 
@@ -201,7 +245,8 @@ def test_the_daemon_part_finds_a_hold_outside_its_band_once_a_gaming_day(tmp_pat
 
     with Journal(tmp_path / "t.journal") as j:
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
-                            life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False))
+                            life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False),
+                            base_cfg=SimpleNamespace(protection=ProtectionConfig()))
         settling, alarms = _Settling(), _Alarms()
         Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         rows = _rows(["three_of_a_kind"] * (hold.MIN_ROUNDS + 5))
@@ -224,7 +269,8 @@ def test_two_royal_flushes_put_a_fair_day_outside_its_band_but_are_no_finding(tm
     assert {r["wager"]: r for r in report(_rows(outcomes), UTH)["hold"]["table"]}["trips"]["state"] == "outside"
     with Journal(tmp_path / "t.journal") as j:
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
-                            life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False))
+                            life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False),
+                            base_cfg=SimpleNamespace(protection=ProtectionConfig()))
         settling, alarms = _Settling(), _Alarms()
         Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         rows = _rows(outcomes)

@@ -61,6 +61,52 @@ def test_simulated_shuffles() -> None:
     assert shuffles.shuffle("preset", rng, order, previous=out) == out
 
 
+class _Scripted(random.Random):
+    """Gives ``shelf`` the labels and the shelves' order to use, for enumerating the model."""
+
+    def __init__(self, labels: tuple[int, ...], place: tuple[int, ...]) -> None:
+        super().__init__(0)
+        self.labels, self.place = iter(labels), list(place)
+
+    def randrange(self, *args: object, **kwargs: object) -> int:  # type: ignore[override]
+        return next(self.labels)
+
+    def shuffle(self, x: list[int]) -> None:  # type: ignore[override]
+        x[:] = self.place
+
+
+def test_shelves_assembled_in_a_random_order_give_every_order_the_same_chance() -> None:
+    # the shelves' contents are exchangeable (each card's shelf uniform, independent): stacking them in a random
+    # order leaves the deck's distribution as it is, so the monitor's likelihood ratio is exact for both (P123)
+    n, m = 5, 3
+    order = list(range(n))
+    in_order: dict[tuple[int, ...], float] = defaultdict(float)
+    shuffled: dict[tuple[int, ...], float] = defaultdict(float)
+    perms = list(itertools.permutations(range(m)))
+    for labels in itertools.product(range(2 * m), repeat=n):
+        w = (2 * m) ** -n
+        in_order[tuple(shuffles.shelf(_Scripted(labels, tuple(range(m))), order, m))] += w
+        for place in perms:
+            out = shuffles.shelf(_Scripted(labels, place), order, m, random_order=True)
+            shuffled[tuple(out)] += w / len(perms)
+    assert set(in_order) == set(shuffled) and len(in_order) > 60
+    assert all(math.isclose(in_order[k], shuffled[k], rel_tol=1e-12) for k in in_order)
+    rng = random.Random(4)
+    assert shuffles.shuffle("shelf20", random.Random(4), DECK) == shuffles.shelf(rng, DECK, 20)  # as before
+    assert sorted(shuffles.shuffle("shelf10r", rng, DECK)) == sorted(DECK)
+
+
+def test_a_shoe_table_observes_a_replayed_deck_without_the_order_fed() -> None:
+    # no shuffler (P124): the shoe reads the deck's prefix in dealt order; the order the cards went back is not
+    # known, so only the tests that need none run (a replay, the card-by-position counts)
+    monitor, rng = ShuffleMonitor(), random.Random(8)
+    fair = [tuple(rng.sample(DECK, 19)) for _ in range(300)]
+    assert [f for d in fair for f in monitor.observe(DeckObservation("shoe", d))] == []
+    assert monitor.cusum == dict.fromkeys(monitor.cusum, 0.0) and monitor.fed == {}
+    found = monitor.observe(DeckObservation("shoe", fair[17]))
+    assert [(f.finding, f.evidence["decks_ago"]) for f in found] == [("replayed_deck", 283)]
+
+
 def test_replayed_deck_at_its_first_repeat() -> None:
     monitor, rng = ShuffleMonitor(), random.Random(5)
     order = rng.sample(DECK, 52)

@@ -90,6 +90,7 @@ def floor_app(cfg: TableConfig, feed: StatusFeed, audit: Audit, throttle: LoginT
     app = web.Application(middlewares=[security_headers, guard.guard, floor.journal_guard],
                           client_max_size=cfg.web.max_body_kb * 1024)
     app[keys.WEB] = cfg.web
+    app[keys.PROTECTION] = cfg.protection
     app[keys.TABLE] = f"{cfg.id} · {cfg.name}"
     app[keys.FEED] = feed
     app[keys.AUDIT] = audit

@@ -8,6 +8,7 @@ from pathlib import Path
 from aiohttp import web
 
 from controller.config.progressive import ProgressiveConfig
+from controller.config.protection import ProtectionConfig
 from controller.config.table import WebConfig
 from web.audit import Audit, LoginThrottle
 from web.auth import Login, Sessions, Users
@@ -23,6 +24,7 @@ METER_NAMES = web.AppKey("meter_names", list[str])
 PROGRESSIVE = web.AppKey("progressive", ProgressiveConfig)  # a linked table's page reads the link's meters
 USERS = web.AppKey("users", Users)  # the users file as it is now (re-read when it changes)
 WEB = web.AppKey("web", WebConfig)  # the configuration's [web] section
+PROTECTION = web.AppKey("protection", ProtectionConfig)  # the gaming day and shifts of the hold (issue 28)
 SESSIONS = web.AppKey("sessions", Sessions)
 CHECK = web.AppKey("check", JournalCheck)  # the journal's verification, kept incrementally (web/verified.py)
 

@@ -18,6 +18,7 @@ from aiohttp import web
 from controller.journal.segments import open_for_reading
 from controller.journal.store import Journal
 from controller.protection import requests
+from controller.protection.hold import DEFAULT_CALENDAR, Calendar
 from controller.protection.report import report
 from web import guard, keys
 from web.words import local_time, money, say
@@ -26,13 +27,14 @@ e = html.escape
 Page = Callable[[web.Request, str, str], web.Response]
 
 
-def _report(path: Any) -> dict[str, Any]:
+def _report(path: Any, calendar: Calendar = DEFAULT_CALENDAR) -> dict[str, Any]:
     with Journal.read_only(path) as j:
         owner = j.owner()
     game = owner[1] if owner else ""
     with open_for_reading(path) as j:
-        return report(j.iter_events(), game) if game else {"alarms": [], "hold": {"table": [], "days": {},
-                                                                                  "shifts": {}, "z": 0}}
+        if not game:
+            return {"alarms": [], "hold": {"table": [], "days": {}, "shifts": {}, "z": 0}}
+        return report(j.iter_events(), game, calendar=calendar)
 
 
 def _p(p: float | None) -> str:
@@ -66,7 +68,9 @@ def hold_table(rows: list[dict[str, Any]], what: str) -> str:
 
 
 async def protection(request: web.Request, page: Page) -> web.Response:
-    r = await asyncio.to_thread(_report, request.app[keys.JOURNAL_PATH])
+    protection_cfg = request.app.get(keys.PROTECTION)
+    calendar = Calendar.of(protection_cfg) if protection_cfg is not None else DEFAULT_CALENDAR
+    r = await asyncio.to_thread(_report, request.app[keys.JOURNAL_PATH], calendar)
     findings = "".join(
         f'<tr data-finding="{e(str(a["kind"]))}" data-round="{e(a["round_id"] or "")}" '
         f'data-p-value="{"" if a["p_value"] is None else a["p_value"]}" '
@@ -82,8 +86,12 @@ async def protection(request: web.Request, page: Page) -> web.Response:
     body = (
         f'<h2>Findings</h2><table id="findings"><tr><th>When</th><th>What</th><th>Round</th><th>Evidence</th>'
         f"<th>Probability</th><th>Acknowledged by</th></tr>{findings or '<tr><td colspan=6>none</td></tr>'}</table>"
-        f'<h2>Hold against theoretical</h2><p id="band" data-z="{hold["z"]}">Each band is the expected house '
-        f'result plus or minus {hold["z"]} standard deviations.</p>'
+        f'<h2>Hold against theoretical</h2><p id="band" data-z="{hold["z"]}" '
+        f'data-gaming-day-starts="{e(str(hold.get("gaming_day_starts", "")))}" '
+        f'data-shift-hours="{hold.get("shift_hours", "")}">Each band is the expected house '
+        f'result plus or minus {hold["z"]} standard deviations. '
+        + (f'A gaming day begins at {e(str(hold["gaming_day_starts"]))} UTC; its shifts are '
+           f'{hold["shift_hours"]} hours each.' if hold.get("shift_hours") else "") + '</p>'
         f"<h3>The table</h3>{hold_table(hold['table'], 'table')}"
         + (f'<h3>Gaming day {e(last)}</h3>{hold_table(hold["days"][last], "day")}' if last else "")
         + "".join(f'<h3>Shift {e(s.rpartition("/")[2])}</h3>{hold_table(hold["shifts"][s], "shift")}' for s in shifts)

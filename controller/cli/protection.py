@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_report(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     from controller.cli.table import _config_with_journal, _open_journal
+    from controller.protection.hold import Calendar
     from controller.protection.report import lines, report
 
     cfg = _config_with_journal(args, stderr)
@@ -38,7 +39,7 @@ def cmd_report(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: 
     if journal is None:
         return EXIT_REFUSED
     with journal:
-        r = report(journal.iter_events(), cfg.game)
+        r = report(journal.iter_events(), cfg.game, calendar=Calendar.of(cfg.protection))
     if args.json:
         stdout.write(json.dumps(r, indent=2, default=str) + "\n")
     else:

@@ -44,6 +44,7 @@ from controller.config.problems import (
     with_env,
 )
 from controller.config.progressive import MeterConfig, ProgressiveConfig, check_progressive
+from controller.config.protection import ProtectionConfig
 from controller.config.values import STRICT, Hours, Money, Rate, TableId
 from controller.config.wagers import WagerConfig, check_wagers, limits, paytable_letters
 from controller.supervisors import entry_problem
@@ -232,6 +233,7 @@ class TableConfig(BaseSettings):
     journal_options: JournalOptionsConfig = Field(default_factory=JournalOptionsConfig)
     program: ProgramConfig = Field(default_factory=ProgramConfig)
     logs: LogsConfig = Field(default_factory=LogsConfig)
+    protection: ProtectionConfig = Field(default_factory=ProtectionConfig)
     log_format: Literal["json", "console", "journald", "auto"] = "auto"
     # UTH ch.7 §C(2) (JHE, HCF alike), RET ch.7 §B(3): a player's wagers abandoned mid-round "may" be treated as losing;
     # the facility chooses (P42).  "returned" gives them back, a progressive contribution included.

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -47,7 +47,7 @@ MIN_ROUNDS = 30  # fewer settled rounds than this: no hold finding (the normal b
 HOLD_ALPHA = 1e-6
 WINDOW = 40  # a seat's last hands at one side wager
 STREAK_ALPHA = 1e-6  # the binomial tail below which a window is a finding
-GAMING_DAY_STARTS = 6  # hours after midnight UTC; shifts of SHIFT_HOURS from it
+GAMING_DAY_STARTS = 6  # hours after midnight UTC; shifts of SHIFT_HOURS from it (the configuration's defaults)
 SHIFT_HOURS = 8
 COUNTS_FILE = Path(__file__).with_name("side_counts.json")
 NO_FIGURES = frozenset({"progressive", "envy", "bad_beat"})  # the meters' return, or simulated only
@@ -133,14 +133,31 @@ def base_letter(game: str, paytables: Mapping[str, str]) -> str | None:
     return None
 
 
-def periods(at: str) -> tuple[str, str]:
+@dataclass(frozen=True)
+class Calendar:
+    """When a gaming day begins (minutes after midnight UTC) and each shift's length in hours (a divisor of 24):
+    the configuration's ``[protection]`` section (``of``)."""
+
+    day_starts: int = GAMING_DAY_STARTS * 60
+    shift_hours: int = SHIFT_HOURS
+
+    @classmethod
+    def of(cls, protection: Any) -> Calendar:
+        """From a ``ProtectionConfig`` (controller/config/protection.py)."""
+        return cls(protection.day_starts_minutes, protection.shift_hours)
+
+
+DEFAULT_CALENDAR = Calendar()
+
+
+def periods(at: str, calendar: Calendar = DEFAULT_CALENDAR) -> tuple[str, str]:
     """The gaming day (the date it began) and its shift ("<day>/<n>") of a journal time."""
     moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    since = moment.astimezone(UTC) - timedelta(hours=GAMING_DAY_STARTS)
+    since = moment.astimezone(UTC) - timedelta(minutes=calendar.day_starts)
     day = since.date().isoformat()
-    return day, f"{day}/{since.hour // SHIFT_HOURS + 1}"
+    return day, f"{day}/{since.hour // calendar.shift_hours + 1}"
 
 
 # ------------------------------------------------------------------ the settlements, from the journal
@@ -239,31 +256,45 @@ class Tally:
         f = figures_of(game, wager, self.letter)
         if f is None:
             return out
-        expected = -float(f.mean) * float(self.units)
-        half = z * f.sd * math.sqrt(float(self.squared))
-        low, high = expected - half, expected + half
-        cents = Decimal("0.01")
-        out.update(expected=str(Decimal(expected).quantize(cents)),
-                   band=[str(Decimal(low).quantize(cents)), str(Decimal(high).quantize(cents))],
-                   state="within" if low <= float(actual) <= high else "outside", source=f.source,
-                   edge=f"{-float(f.mean):.6f}", sd=f"{f.sd:.6f}")
+        # money in Decimal: the expected result exactly (the mean is a Fraction), the band's half-width from the
+        # sd (a statistic, a float: its exact binary value) and the square root of the squared units, to 28 digits
+        with localcontext() as ctx:
+            ctx.prec = 28
+            expected = _decimal(-f.mean * Fraction(self.units))
+            half = Decimal(z) * Decimal(f.sd) * self.squared.sqrt()
+            low, high = expected - half, expected + half
+            edge = _decimal(-f.mean)
+        out.update(expected=str(expected.quantize(CENTS)), band=[str(low.quantize(CENTS)), str(high.quantize(CENTS))],
+                   state="within" if low <= actual <= high else "outside", source=f.source,
+                   edge=f"{edge:.6f}", sd=f"{f.sd:.6f}")
         return out
 
 
-def hold(results_: Iterable[Result], game: str, figures_of: FiguresOf = figures) -> dict[str, Any]:
+CENTS = Decimal("0.01")
+
+
+def _decimal(x: Fraction) -> Decimal:
+    """A Fraction as a Decimal to the context's precision."""
+    return Decimal(x.numerator) / Decimal(x.denominator)
+
+
+def hold(results_: Iterable[Result], game: str, figures_of: FiguresOf = figures,
+         calendar: Calendar = DEFAULT_CALENDAR) -> dict[str, Any]:
     """Per table, gaming day and shift, per wager: ``{"table": [rows], "days": {day: [rows]}, "shifts": {..}}``."""
     table: dict[str, Tally] = {}
     days: dict[str, dict[str, Tally]] = {}
     shifts: dict[str, dict[str, Tally]] = {}
     for r in results_:
-        day, shift = periods(r.at)
+        day, shift = periods(r.at, calendar)
         for tallies in (table, days.setdefault(day, {}), shifts.setdefault(shift, {})):
             tallies.setdefault(r.wager, Tally()).add(r)
 
     def rows(tallies: dict[str, Tally]) -> list[dict[str, Any]]:
         return [tallies[w].row(game, w, figures_of) for w in sorted(tallies, key=lambda w: (w != "base", w))]
 
-    return {"z": Z, "table": rows(table), "days": {d: rows(t) for d, t in sorted(days.items())},
+    return {"z": Z, "gaming_day_starts": f"{calendar.day_starts // 60:02d}:{calendar.day_starts % 60:02d}",
+            "shift_hours": calendar.shift_hours, "table": rows(table),
+            "days": {d: rows(t) for d, t in sorted(days.items())},
             "shifts": {s: rows(t) for s, t in sorted(shifts.items())}}
 
 

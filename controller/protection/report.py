@@ -4,7 +4,8 @@
 streaks'), each with ``kind`` (the finding's code), ``round_id``, ``evidence``, ``p_value`` (or null), ``at``
 (when journaled) and ``acknowledged_by`` (who acknowledged its alarm, ``protection:<seq>``, or null).  ``hold``:
 per wager, the house's actual result, the expected one and its band, for the table, each gaming day and shift
-(``controller.protection.hold``).  Nothing is read from a device or a round in play: the journal's findings
+(``controller.protection.hold``; the gaming day and shifts of the configuration's
+``[protection]``).  Nothing is read from a device or a round in play: the journal's findings
 name no unseen card, and the settlements are of rounds settled.
 """
 
@@ -17,7 +18,8 @@ from controller import events as ev
 from controller.protection import hold
 
 
-def report(events: Iterable[Any], game: str, figures_of: hold.FiguresOf = hold.figures) -> dict[str, Any]:
+def report(events: Iterable[Any], game: str, figures_of: hold.FiguresOf = hold.figures,
+           calendar: hold.Calendar = hold.DEFAULT_CALENDAR) -> dict[str, Any]:
     """The report from journal rows (``seq``, ``at``, ``round_id``, ``kind``, ``data``), in the journal's order."""
     rows = list(events)
     acknowledged: dict[int, str] = {}  # by the finding's seq: the key ``protection:<seq>`` (Alarms.latch)
@@ -42,7 +44,8 @@ def report(events: Iterable[Any], game: str, figures_of: hold.FiguresOf = hold.f
                        "seat": d.get("seat"), "wager": d.get("wager"), "deck": d.get("deck"),
                        "acknowledged_by": acknowledged.get(e.seq) or by_round.get((str(d.get("round")),
                                                                                     str(d.get("finding"))))})
-    return {"game": game, "alarms": alarms, "hold": hold.hold(hold.settled_results(rows, game), game, figures_of)}
+    return {"game": game, "alarms": alarms, "hold": hold.hold(hold.settled_results(rows, game), game, figures_of,
+                                                                      calendar)}
 
 
 def lines(r: dict[str, Any]) -> list[str]:

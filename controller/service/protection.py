@@ -36,6 +36,7 @@ class Protection:
         self.alarms = alarms
         self.remedies = remedies  # a device taken out of service from the floor's pages
         self.game = s.game.name
+        self.calendar = hold.Calendar.of(s.base_cfg.protection)  # the gaming day's start
         self.figures_of = cache(hold.figures)
         self.streaks = hold.Streaks(self.game, self.figures_of)
         self.day: str | None = None
@@ -58,7 +59,7 @@ class Protection:
                 self.held_outside.add((str(t.evidence.get("day")), t.wager))
 
     def _tally(self, r: hold.Result) -> None:
-        day, _ = hold.periods(r.at)
+        day, _ = hold.periods(r.at, self.calendar)
         if day != self.day:
             self.day, self.today = day, {}
         self.today.setdefault(r.wager, hold.Tally()).add(r)

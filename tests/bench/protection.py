@@ -85,6 +85,8 @@ def run(fair_decks: int = 100_000, trials: int = 200) -> list[dict[str, Any]]:
                     "stat": "mean", "what": f"the pure monitor over {fair_decks} fair decks"})
     for kind, name in (("shelf10", "protection.shelf_one_pass.decks_to_alarm.shelves_10"),
                        ("shelf20", "protection.shelf_one_pass.decks_to_alarm.shelves_20"),
+                       ("shelf10r", "protection.shelf_one_pass.decks_to_alarm.shelves_10_random_order"),
+                       ("shelf20r", "protection.shelf_one_pass.decks_to_alarm.shelves_20_random_order"),
                        ("riffle1", "protection.riffle.decks_to_alarm.riffles_1"),
                        ("riffle2", "protection.riffle.decks_to_alarm.riffles_2"),
                        ("riffle3", "protection.riffle.decks_to_alarm.riffles_3"),
