@@ -218,27 +218,32 @@ class Status:
         return view
 
     def on_written(self, listener: Callable[[str], None]) -> None:
-        """``listener`` is given every status written, as written (the file is read by other processes)."""
+        """``listener`` is given each published status as the file then holds it (other processes read the file)."""
         self._written.append(listener)
 
     def publish(self) -> None:
         """Write the status file, atomically.  A write the disk refuses does not stop the daemon (P104): the
         reserve is given up when the disk is full and the write tried once more; a status still not written
         halts the table (the dealer's screen would show an older one) until one is, on the next press or timer."""
-        for _ in range(3):
-            text = json.dumps(self.status(), default=str)
-            try:
-                write_status(self.path, text)
-            except OSError as e:
-                self.storage.status_failed(self.path, e)
-                continue
-            for listener in self._written:
-                listener(text)
-            said_failed = self.storage.status_fault is not None
-            self.storage.status_written()
-            if not said_failed:
-                return
-            # the status just written says its write failed: written once more, as the table is now
+        written: str | None = None
+        try:
+            for _ in range(3):
+                text = json.dumps(self.status(), default=str)
+                try:
+                    write_status(self.path, text)
+                except OSError as e:
+                    self.storage.status_failed(self.path, e)
+                    continue
+                written = text
+                said_failed = self.storage.status_fault is not None
+                self.storage.status_written()
+                if not said_failed:
+                    return
+                # the status just written says its write failed: written once more, as the table is now
+        finally:
+            if written is not None:  # what the file holds now: the last status written
+                for listener in self._written:
+                    listener(written)
 
 
 def write_status(path: Path, text: str) -> None:
