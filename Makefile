@@ -71,11 +71,11 @@ KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 # (--maxschedchunk=1).  With 2, xdist's queue for a worker grows by one at each test it finishes, up
 # to a sixteenth of those left: a worker was left alone for 50 s at the end on the hundred slow
 # irregularity tests queued for it while the others had finished.  CPU_REPORT=file records each test's CPU (python tests/cpu_report.py file).
-# While lint runs (one core), one collection writes the rewritten test modules' bytecode (the other), so
-# the workers start from it instead of each rewriting every module on a fresh clone.
+# One collection first writes the rewritten test modules' bytecode, so the workers start from it instead of
+# each rewriting every module on a fresh clone.  Lint (ruff, mypy strict) is its own target, run by CI
+# (.ci/run) before make test: the tests alone take make test's five minutes on 2 cores.
 test: $(STAMP) chromium postgresql
-	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 & warm=$$!; \
-	  $(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status
+	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
 	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install and not timing"
 	$(PY) -m pytest -q -p no:xdist -m timing
