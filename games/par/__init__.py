@@ -85,14 +85,19 @@ def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, 
     """The base game with each side wager of one Ante, one shape for every game: those of the sheet
     (counted in the enumeration: ``exact``) and those of games.par.combine (``exact``, ``simulation``
     with its 95 % intervals, or ``not computed``).  Figures per Ante, decimal strings."""
+    from decimal import ROUND_HALF_UP, Decimal
     from fractions import Fraction
+
+    def nine(x: str) -> str:
+        f = Fraction(x)
+        return str((Decimal(f.numerator) / Decimal(f.denominator)).quantize(Decimal("1e-9"), ROUND_HALF_UP))
 
     out: list[dict[str, Any]] = []
     for c in sheet.get("combinations", []):
         side = _first(c, "side_return_per_ante", "side_wager_return", "side_return")
         out.append({
             "side_wager": c["side_wager"], "paytable": c["paytable"], "method": "exact",
-            "side_return": None if side is None else f"{float(Fraction(side)):.9f}",
+            "side_return": None if side is None else nine(side),
             "side_std_dev": _first(c, "side_std_dev_per_ante", "side_wager_std_dev", "side_std_dev"),
             "covariance": c["covariance_decimal"], "std_dev": c["std_dev_per_ante"],
         })
