@@ -104,6 +104,7 @@ soak: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests/soak_par_hcf.py
 	$(PY) -m pytest -q tests/soak_par.py
 	$(PY) -m pytest -q tests/soak_par_jret.py
+	$(PY) -m pytest -q tests/soak_par_combine.py
 	OPERATOR_TOOLS_EXAMPLES=3000 $(PY) -m pytest -n 2 -q tests/test_operator_tools.py \
 	  -k "hostile_argument or settle_text or mutated_configuration"
 	WEB_DEALER_GAMES=all SCREEN_SIZES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py tests/test_dealer_screen.py

@@ -541,6 +541,8 @@ def exact_base(game: str, letter: str | None, strategy: str, recompute: bool,
         "wagers": {k: v["return_share_decimal"] for k, v in sheet["parts"].items()},
         "published": sheet.get("published", []),
         "computed": sheet.get("computed"),
+        # the base game with each side wager of one Ante: its std dev, the covariance, the method of each
+        "combinations": par.combinations(game, letter, strategy, sheet),
     }
 
 

@@ -128,3 +128,12 @@ def test_stored_states_recounted(strategy: str, index: int) -> None:
     assert (str(bet3), str(cont)) == (state["bet_3x_sum"], state["continue_sum"])
     if strategy == "optimal":
         assert state["decision"] == ("bet_3x" if bet3 > cont else "check")
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "posted"])
+def test_stored_sheet_names_the_current_code(strategy: str) -> None:
+    """A kernel changed without recomputing the sheets (make soak: tests/soak_par_jret.py) fails here."""
+    from pathlib import Path
+
+    version = j.code_version([Path(jhe.__file__), Path(j.__file__)])
+    assert j.load(jhe.GAME, "A", strategy)["computed"]["code_version"] == version  # type: ignore[index]

@@ -126,3 +126,12 @@ def test_stored_starting_hands_recounted(strategy: str, hand: str) -> None:
     value, k1 = ret.recount_hand(hand, strategy)
     assert Fraction(value, ret.PER_HOLE) == Fraction(stored["ev"])
     assert stored["decision"] == (f"first_run_{k1}x" if k1 else "fold")
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "posted"])
+def test_stored_sheet_names_the_current_code(strategy: str) -> None:
+    """A kernel changed without recomputing the sheets (make soak: tests/soak_par_jret.py) fails here."""
+    from pathlib import Path
+
+    version = j.code_version([Path(ret.__file__), Path(j.__file__)])
+    assert j.load(ret.GAME, "A", strategy)["computed"]["code_version"] == version  # type: ignore[index]

@@ -229,3 +229,12 @@ def test_stored_sheet_adds_up(letter: str, strategy: str) -> None:
         for h in hands:
             cards = [DECK[i] for i in par_uth.starting_hands()[0][[x["hand"] for x in hands].index(h["hand"])]]
             assert (h["decision"] == "bet_4x") == uth_raise_4x(cards)
+
+
+@pytest.mark.parametrize(("letter", "strategy"), [("A", "optimal"), ("A", "posted"), ("B", "optimal"), ("B", "posted")])
+def test_stored_sheet_names_the_current_code(letter: str, strategy: str) -> None:
+    """A kernel changed without recomputing the sheets (make soak: tests/soak_par.py) fails here."""
+    from games.par import kernel
+
+    assert stored(par_uth.GAME, letter, strategy)["computed"]["code_version"] == \
+        kernel.code_version("uth.py", "uth_kernel.py")

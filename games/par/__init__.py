@@ -6,6 +6,8 @@ imported by name only when asked (numba compiles on first use).  A sheet is one 
 docs/analysis.md, "The exact base games"): exact figures as "p/q" fraction strings beside a decimal
 string, the distribution of the round's net result, the decisions, the outcomes, each starting
 hand's value and decision, and the combination with a side wager where the enumeration sees its cards.
+``combinations(...)`` adds the other side wagers' (games.par.combine, stored beside the sheets), each
+with the method of its figures.
 """
 
 from __future__ import annotations
@@ -73,3 +75,42 @@ def compute(game: str, letter: str | None, strategy: str,
         raise ParError(f"no module {MODULES[game]} computes {game}'s exact sheet yet") from None
     sheet: dict[str, Any] = module.compute(letter, strategy, progress)
     return sheet
+
+
+def _first(entry: dict[str, Any], *keys: str) -> Any:
+    return next((entry[k] for k in keys if k in entry), None)
+
+
+def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, Any]) -> list[dict[str, Any]]:
+    """The base game with each side wager of one Ante, one shape for every game: those of the sheet
+    (counted in the enumeration: ``exact``) and those of games.par.combine (``exact``, ``simulation``
+    with its 95 % intervals, or ``not computed``).  Figures per Ante, decimal strings."""
+    from decimal import ROUND_HALF_UP, Decimal
+    from fractions import Fraction
+
+    def nine(x: str) -> str:
+        f = Fraction(x)
+        return str((Decimal(f.numerator) / Decimal(f.denominator)).quantize(Decimal("1e-9"), ROUND_HALF_UP))
+
+    out: list[dict[str, Any]] = []
+    for c in sheet.get("combinations", []):
+        side = _first(c, "side_return_per_ante", "side_wager_return", "side_return")
+        out.append({
+            "side_wager": c["side_wager"], "paytable": c["paytable"], "method": "exact",
+            "side_return": None if side is None else nine(side),
+            "side_std_dev": _first(c, "side_std_dev_per_ante", "side_wager_std_dev", "side_std_dev"),
+            "covariance": c["covariance_decimal"], "std_dev": c["std_dev_per_ante"],
+        })
+    ref = resources.files("games.par").joinpath("data", f"{game}.{letter or 'base'}.{strategy}.combinations.json")
+    if ref.is_file():
+        extra: dict[str, Any] = json.loads(ref.read_text(encoding="utf-8"))
+        for c in extra["combinations"]:
+            entry = {"side_wager": c["side_wager"], "paytable": c["paytable"], "method": c["method"],
+                     "side_return": c["side_return_per_ante_decimal"], "side_std_dev": c["side_std_dev_per_ante"],
+                     "covariance": c.get("covariance_decimal"), "std_dev": c.get("std_dev_per_ante")}
+            for k, new in (("covariance_ci95", "covariance_ci95"), ("std_dev_per_ante_ci95", "std_dev_ci95"),
+                           ("rounds", "rounds"), ("seed", "seed"), ("meters", "meters"), ("why", "why")):
+                if k in c:
+                    entry[new] = c[k]
+            out.append(entry)
+    return out

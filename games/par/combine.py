@@ -1,0 +1,549 @@
+"""The base game combined with each side wager its exact sheet leaves out (issue 27), as data.
+
+The exact sheets combine the base game with the side wagers the enumeration sees (UTH Trips, HCF Flush
+and Straight Flush Bonus, JHE Player Bonus, RET Ultimate Pairs).  Here the others, each as one Ante-sized
+side wager beside the base game: var(base + side) = var(base) + var(side) + 2 cov.  var(base) is the
+stored sheet's, var(side) the side wager's exact count (games.analysis); the covariance is
+- exact for UTH Ultimate Pairs: a function of the player's two cards (and, paytable B's first line, of
+  the dealer's two: the showdown of AA against AA, every board counted), so the starting hands' exact
+  values carry it;
+- otherwise narrowed by simulation (the posted strategy, each round settled by the game's own code, the
+  side wager's payouts included), as the mean of (base - its exact mean) x (side - its exact mean),
+  with its 95 % interval; the optimal strategy cannot be played outside the enumeration, so for it these
+  figures are "not computed".
+A Progressive is taken at a stated meter: the rules' minimum reset amounts (R4) on a $1 unit, named in
+"meters"; the Envy Bonus has no stake of its own and is left out.  Stored as
+games/par/data/<game>.<letter or base>.<strategy>.combinations.json; docs/analysis.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Iterator
+from decimal import Decimal
+from fractions import Fraction
+from importlib import resources
+from itertools import combinations
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from games import batch
+from games.cards import DECK, Card
+from games.paytables import letters, paytable
+from games.progressive_return import line_return
+from games.registry import GAMES
+from games.round import Decision, Progressive, Round, Seat
+from games.strategy import (
+    FOLD,
+    RetStrategy,
+    jhe_first,
+    jhe_second,
+    jhe_third,
+    uth_flop,
+    uth_preflop,
+    uth_river,
+)
+
+UTH, JHE, HCF, RET = "ultimate_texas_holdem", "jackpot_holdem", "high_card_flush", "run_em_twice"
+#: the side wagers combined here, per game (the others are in the exact sheets' own "combinations")
+SIDES: dict[str, tuple[str, ...]] = {
+    UTH: ("ultimate_pairs", "six_card_bonus", "play_the_board", "bad_beat", "progressive"),
+    JHE: ("progressive",),
+    HCF: ("progressive",),
+    RET: ("five_card_bonus", "progressive"),
+}
+EXACT = {(UTH, "ultimate_pairs"), (HCF, "progressive")}
+#: the base paytable's wager (its letter is the sheet's) and the base game's parts, per game
+BASE = {UTH: "blind", JHE: "xtra_bonus", HCF: None, RET: "run"}
+PARTS = {UTH: ("ante", "blind", "play"), JHE: ("ante", "xtra_bonus", "play"), HCF: ("ante", "raise"),
+         RET: ("ante_1", "ante_2", "first_run", "second_run", "center")}
+ROUNDS = 200_000
+SEED = 27
+CHUNK = 5_000
+Z95 = 1.959963984540054
+ONE = Decimal(1)
+DATA = Path(__file__).with_name("data")
+
+
+def file_name(game: str, letter: str | None, strategy: str) -> str:
+    return f"{game}.{letter or 'base'}.{strategy}.combinations.json"
+
+
+def code_version() -> str:
+    """A hash of this module's source: the stored figures name the code that computed them."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+
+
+def stored(game: str, letter: str | None, strategy: str) -> dict[str, Any] | None:
+    ref = resources.files("games.par").joinpath("data", file_name(game, letter, strategy))
+    if not ref.is_file():
+        return None
+    out: dict[str, Any] = json.loads(ref.read_text(encoding="utf-8"))
+    return out
+
+
+def store(sheet: dict[str, Any]) -> Path:
+    path = DATA / file_name(sheet["game"], sheet["paytable"], sheet["strategy"])
+    path.write_text(json.dumps(sheet, indent=1) + "\n")
+    return path
+
+
+# -- the side wager alone: exact ------------------------------------------------------------------
+
+
+def meters_of(game: str, wager: str, letter: str) -> dict[str, Decimal]:
+    from games.analysis import parse_meters
+
+    return parse_meters(paytable(game, wager, letter), ())
+
+
+def side_moments(game: str, wager: str, letter: str) -> tuple[Fraction, Fraction]:
+    """The exact mean and variance of the net of a one-unit side wager (meters at their reset, $1 unit)."""
+    from games.analysis import _line_counts
+
+    table = paytable(game, wager, letter)
+    meters = meters_of(game, wager, letter)
+    space, counts, _ = _line_counts(table, None)
+    returns = [line_return(line.pays, meters) for line in table.lines]
+    mean = sum((n * r for n, r in zip(counts, returns, strict=True)), Fraction(0)) / space
+    second = sum((n * r * r for n, r in zip(counts, returns, strict=True)), Fraction(0)) / space
+    return mean - 1, second - mean * mean  # the net's variance is the return's
+
+
+# -- UTH Ultimate Pairs: exact --------------------------------------------------------------------
+
+
+def _class_of(cards: tuple[Card, Card]) -> str:
+    hi, lo = sorted(cards, key=lambda c: c.rank, reverse=True)
+    text = "23456789TJQKA"
+    if hi.rank == lo.rank:
+        return text[hi.rank - 2] * 2
+    return text[hi.rank - 2] + text[lo.rank - 2] + ("s" if hi.suit == lo.suit else "o")
+
+
+def aces_against_aces(blind_letter: str, boards: np.ndarray | None = None) -> Fraction:
+    """The base game's expected net in Antes when the player holds two aces and the dealer the other two:
+    bet 4x before the flop (both strategies; asserted by the caller), so only the showdown over the
+    C(48,5) boards counts (UTH ch.11 §F-§H; the Blind by its paytable, ch.12 §B).  ``boards``: (n, 5)
+    card indices instead (a test settles them one by one)."""
+    from games.par.uth import blind_net
+
+    aces = [c.index for c in DECK if c.rank == 14]
+    if boards is None:
+        rest = np.array([c.index for c in DECK if c.rank != 14], dtype=np.int64)
+        boards = rest[np.array(list(combinations(range(48), 5)), dtype=np.int64)]
+    player = np.concatenate([boards, np.tile(aces[:2], (len(boards), 1))], axis=1)
+    dealer = np.concatenate([boards, np.tile(aces[2:], (len(boards), 1))], axis=1)
+    rp, rd = batch.ranks(player), batch.ranks(dealer)
+    cat = batch.RANK_CATEGORY[rp]
+    blind = blind_net(blind_letter)
+    win = rp > rd
+    total = Fraction(-6 * int((rp < rd).sum()))  # a lost 4x round: Ante, Blind, Play (the dealer qualifies)
+    for c in range(10):
+        n = int((win & (cat == c)).sum())
+        total += n * (1 + 4 + blind[c])  # Ante 1 + Play 4 + the Blind's line; a tie pushes all
+    return total / len(boards)
+
+
+def ultimate_pairs_cross(sheet: dict[str, Any], letter: str) -> Fraction:
+    """E[base x Ultimate Pairs] from the starting hands' exact values (the side wager is settled on the
+    player's two cards, R22; paytable B's first line also on the dealer's: aces_against_aces)."""
+    from games.ultimate_pairs import ultimate_pairs_made
+
+    table = paytable(UTH, "ultimate_pairs", letter)
+    ev = {h["hand"]: Fraction(h["ev"]) for h in sheet["starting_hands"]}
+    decision = {h["hand"]: h["decision"] for h in sheet["starting_hands"]}
+    total = Fraction(0)
+    for player in combinations(DECK, 2):
+        line = table.line_for(ultimate_pairs_made(player))
+        net = line_return(line.pays, {}) - 1 if line is not None else Fraction(-1)
+        total += ev[_class_of(player)] * net
+    with_dealer = [line for line in table.lines if "dealer" in line.key]
+    if with_dealer and letter == "B":
+        assert decision["AA"] == "bet_4x"
+        top = line_return(with_dealer[0].pays, {}) - 1
+        aces = next(line for line in table.lines if line.key == "pair_of_aces")
+        extra = top - (line_return(aces.pays, {}) - 1)  # counted above at the pair of aces' pays
+        total += 6 * Fraction(1, comb(50, 2)) * extra * aces_against_aces(sheet["paytable"])
+    return total / comb(52, 2)
+
+
+# -- HCF Progressive: exact ----------------------------------------------------------------------
+
+
+_hcf_joint: dict[str, Any] = {}
+
+
+def hcf_progressive_cross(strategy: str, letter: str) -> tuple[Fraction, Fraction]:
+    """E[base x Progressive] for HCF: the Progressive is settled on the player's seven cards (HCF ch.12,
+    R17, R18) as the base game's kernel tallies them (its joint distribution of the round's net and the
+    longest straight-flush run, games.par.hcf); the suited 9-A line (R18), which the run does not tell,
+    is added hand by hand (the 180 hands holding it without a seven-card run).  Also the side wager's mean
+counted the same way, which the caller checks against games.analysis's count."""
+    from games.cards import parse_card
+    from games.par import hcf
+
+    if "joint" not in _hcf_joint:
+        _hcf_joint["joint"] = hcf.tally()[5]
+    joint = _hcf_joint["joint"][hcf.STRATEGIES.index(strategy)]
+    table = paytable(HCF, "progressive", letter)
+    meters = meters_of(HCF, "progressive", letter)
+
+    def net(made: frozenset[str]) -> Fraction:
+        line = table.line_for(made)
+        return Fraction(-1) if line is None else line_return(line.pays, meters) - 1
+
+    total = mean = Fraction(0)
+    for run in range(8):
+        s = net(frozenset(f"straight_flush_{k}" for k in range(3, run + 1)))
+        total += s * sum(int(joint[i, :, run, :].sum()) * hcf.NETS[i] for i in range(9))
+        mean += s * int(joint[:, :, run, :].sum())
+    total /= hcf.SPACE
+    mean /= hcf.SPACE
+    nine_up = net(frozenset({"suited_nine_ten_jack_queen_king_ace", *(f"straight_flush_{k}" for k in range(3, 7))}))
+    six = net(frozenset(f"straight_flush_{k}" for k in range(3, 7)))
+    if nine_up != six:
+        for suit in "cdhs":
+            top = [parse_card(r + suit) for r in "9TJQKA"]
+            for other in DECK:
+                if other in top or other == parse_card("8" + suit):
+                    continue
+                player = hcf.masks_of([*top, other])
+                value = hcf.raise_value(player, hcf.decide(player, strategy))
+                total += (nine_up - six) * value / hcf.PLAYER_HANDS
+                mean += (nine_up - six) / hcf.PLAYER_HANDS
+    return total, mean
+
+
+# -- the others: simulated ------------------------------------------------------------------------
+
+def _settle_all(game: str, base: dict[str, str], seat: Seat, sides: tuple[str, ...], **deal: Any,
+                ) -> tuple[Decimal, dict[tuple[str, str], Decimal]]:
+    """Settle the round once per letter index, every side wager with that letter on the seat beside the
+    base wagers, by the game's own code; the base game's net from the first settlement."""
+    rules = GAMES[game]
+    out: dict[tuple[str, str], Decimal] = {}
+    base_net: Decimal | None = None
+    for k in range(max(len(letters(game, w)) for w in sides)):
+        placed = {w: letters(game, w)[k] for w in sides if k < len(letters(game, w))}
+        progressive = None
+        if "progressive" in placed:
+            reset = meters_of(game, "progressive", placed["progressive"])
+            progressive = Progressive(unit=ONE, meters=reset, reset=reset)
+        s = Seat(seat=1, cards=seat.cards, wagers={**seat.wagers, **dict.fromkeys(placed, ONE)},
+                 decision=seat.decision)
+        settled = rules.settle(Round(game=game, paytables={**base, **placed}, seats=(s,), progressive=progressive,
+                                     **deal)).seats[0]
+        if base_net is None:
+            base_net = sum((settled.wagers[p].net for p in PARTS[game] if p in settled.wagers), Decimal(0))
+        for w, letter in placed.items():
+            out[(w, letter)] = settled.wagers[w].net
+    assert base_net is not None
+    return base_net, out
+
+
+#: where the side wager's cards lie in the dealt cards (_player's order), for drawing its rare hands
+SIDE_CARDS: dict[tuple[str, str], tuple[int, ...]] = {
+    (UTH, "six_card_bonus"): (0, 1, 9, 10, 11, 12),  # the two hole cards and the box (R21)
+    (UTH, "ultimate_pairs"): (0, 1),  # the hole cards (R22): no rare hand of two cards (a test simulates it)
+    (UTH, "play_the_board"): (4, 5, 6, 7, 8),  # the community cards (R23)
+    (UTH, "progressive"): (0, 1, 4, 5, 6),  # the hole cards and the flop (R24a)
+    (JHE, "progressive"): (0, 1, 4, 5, 6),  # the hole cards and the first three community cards (R24a)
+    (RET, "five_card_bonus"): (2, 3, 4, 5, 6),  # the cross (R29)
+    (RET, "progressive"): (0, 1, 2, 3, 4),  # the 1st Run hand: hole cards, left, center, right (R25, R29)
+}
+RARE_LINES = ("royal", "straight_flush", "four_of_a_kind")  # line keys drawn on purpose (key contains one)
+FORCED = 400  # rounds drawn with a rare hand in the side wager's cards, per group of rare hands (rare_groups)
+FEW = 30  # a stratum seen fewer times is bounded by the base game's least and greatest net
+
+
+_Play = Callable[[random.Random, dict[int, Card] | None], tuple[Decimal, dict[tuple[str, str], Decimal]]]
+
+
+def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None) -> _Play:
+    """The posted strategy of games.strategy, dealt as games.simulation deals it (plus UTH's bonus box);
+    ``forced``: cards placed at given positions of the deal, the rest drawn at random."""
+    sides = only or tuple(w for w in SIDES[game] if (game, w) not in EXACT)
+    wager = BASE[game]
+    base: dict[str, str] = {wager: letter} if wager and letter else {}
+    n = {UTH: 13, JHE: 9, HCF: 14, RET: 7}[game]
+
+    def deal(rng: random.Random, forced: dict[int, Card] | None) -> list[Card]:
+        if not forced:
+            return rng.sample(DECK, n)
+        rest = iter(rng.sample([c for c in DECK if c not in forced.values()], n - len(forced)))
+        return [forced[i] if i in forced else next(rest) for i in range(n)]
+
+    def holdem(rng: random.Random, forced: dict[int, Card] | None) -> tuple[Decimal, dict[tuple[str, str], Decimal]]:
+        cards = deal(rng, forced)
+        hole, dealer, board = tuple(cards[:2]), tuple(cards[2:4]), tuple(cards[4:9])
+        if game == UTH:
+            streets = (uth_preflop(hole), lambda: uth_flop(hole, board[:3]), lambda: uth_river(hole, board))
+        else:
+            streets = (jhe_first(hole, board[0]), lambda: jhe_second(hole, board[:3]), lambda: jhe_third(hole, board))
+        multiple = streets[0] or streets[1]() or streets[2]()
+        decision = Decision(fold=True) if multiple == FOLD else Decision(multiples=(multiple,))
+        seat = Seat(seat=1, cards=hole, wagers={"ante": ONE, str(BASE[game]): ONE}, decision=decision)
+        extra = {"bonus_cards": tuple(cards[9:13])} if game == UTH else {}
+        return _settle_all(game, base, seat, sides, dealer=dealer, community=board, **extra)
+
+    def ret(rng: random.Random, forced: dict[int, Card] | None) -> tuple[Decimal, dict[tuple[str, str], Decimal]]:
+        table = paytable(RET, "run", letter)
+        strategy = RetStrategy.for_table(table)
+        cards = deal(rng, forced)
+        hole, cross = tuple(cards[:2]), tuple(cards[2:])
+        left, center, right, top, bottom = cross
+        bets: list[int] = []
+        k = strategy.first(hole)
+        if k != FOLD:
+            bets.append(k)
+            k = strategy.second(hole, left, right, k)
+            if k != FOLD:
+                bets.append(k)
+                k = strategy.center(hole, (left, None, right, top, bottom), (bets[0], bets[1]))
+                if k != FOLD:
+                    bets.append(k)
+        seat = Seat(seat=1, cards=hole, wagers={"ante_1": ONE, "ante_2": ONE},
+                    decision=Decision(multiples=tuple(bets), fold=len(bets) < 3))
+        return _settle_all(game, base, seat, sides, community=cross)
+
+    return {UTH: holdem, JHE: holdem, RET: ret}[game]
+
+
+def rare_groups(k: int) -> dict[str, list[tuple[Card, ...]]]:
+    """Every k-card hand (k = 5 or 6) holding four of a kind or a straight flush, in groups every line of
+    the side wagers treats alike: four of a kind, straight flush, royal flush by suit, and (six cards)
+    9-A of one suit by suit (R21)."""
+    by_rank = {r: [c for c in DECK if c.rank == r] for r in range(2, 15)}
+    cores: set[frozenset[Card]] = set()
+    for r, four in by_rank.items():
+        cores.update(frozenset([*four, c]) for c in DECK if c.rank != r)
+    for suit in "cdhs":
+        for top in range(5, 15):
+            ranks = [14 if t == 1 else t for t in range(top - 4, top + 1)]
+            cores.add(frozenset(c for c in DECK if c.suit == suit and c.rank in ranks))
+    hands = cores if k == 5 else {h | {c} for h in cores for c in DECK if c not in h}
+    groups: dict[str, list[tuple[Card, ...]]] = {}
+    for h in sorted((tuple(sorted(h, key=lambda c: c.index)) for h in hands), key=lambda h: [c.index for c in h]):
+        rank = int(batch.ranks(batch.hand_indices([list(h)]))[0])
+        category = int(batch.RANK_CATEGORY[rank])
+        suits = {c.suit for c in h}
+        if k == 6 and len(suits) == 1 and {c.rank for c in h} == set(range(9, 15)):
+            key = f"super_royal_{h[0].suit}"
+        elif category == 9:  # ROYAL_FLUSH: its suit, the suit of five cards
+            key = "royal_" + max(suits, key=lambda x: sum(c.suit == x for c in h))
+        else:
+            key = {8: "straight_flush", 7: "four_of_a_kind"}[category]
+        groups.setdefault(key, []).append(h)
+    return groups
+
+
+def strata(game: str, wager: str, letter: str) -> tuple[dict[Fraction, Fraction], set[Fraction]]:
+    """The side wager's net values with their exact probabilities (games.analysis's counts), and those of
+    the rare lines (drawn on purpose); a rare line's net is never a common line's (asserted)."""
+    from games.analysis import _line_counts
+
+    table = paytable(game, wager, letter)
+    meters = meters_of(game, wager, letter)
+    space, counts, losing = _line_counts(table, None)
+    prob: dict[Fraction, Fraction] = {Fraction(-1): Fraction(losing, space)}
+    rare: set[Fraction] = set()
+    common = {Fraction(-1)}
+    for n, line in zip(counts, table.lines, strict=True):
+        v = line_return(line.pays, meters) - 1
+        prob[v] = prob.get(v, Fraction(0)) + Fraction(n, space)
+        (rare if any(r in line.key for r in RARE_LINES) else common).add(v)
+    if (game, wager) not in SIDE_CARDS:
+        rare = set()
+    assert not rare & common, (game, wager, letter)
+    return prob, rare
+
+
+def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
+                   side_means: dict[tuple[str, str], Fraction], rounds: int, seed: int,
+                   forced: int = FORCED) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Per side wager (and letter) the covariance with the base game, post-stratified on the side wager's
+    net: cov = sum over its net values v of P(v) (v - E side) (E[base | v] - E base), P(v) exact, E[base | v]
+    the mean of the simulated rounds with that net.  The rounds are ``rounds`` plain ones plus, for a
+    wager on fixed cards, FORCED rounds dealt with one of its rare hands (four of a kind or better, every
+    such hand equally likely, placed in its cards in random order), which alone estimate those strata.
+    The 95 % interval: the strata's normal intervals combined, widened by the whole range of the base
+    game's net (the sheet's) times P(v) |v - E side| for a stratum seen fewer than FEW times.  Chunk i of
+    the plain rounds draws from a generator seeded with (seed, i) only (games.simulation's convention).
+    A side wager counted exactly may be simulated too (a test compares the two)."""
+    play = _player(game, letter, tuple(sorted({w for w, _ in side_means})))
+    mb = Fraction(base_sheet["return_per_ante"]) - 1
+    support = [Fraction(x["net"]) for x in base_sheet["net"]]
+    low_b, high_b = min(support), max(support)
+    info = {key: strata(game, key[0], key[1]) for key in side_means}
+    sums: dict[tuple[str, str], dict[Fraction, list[float]]] = {key: {} for key in side_means}
+
+    groups: dict[tuple[str, str], dict[Any, tuple[Fraction, Fraction]]] = {key: {} for key in side_means}
+
+    def add(key: tuple[str, str], b: Decimal, s: Decimal, rare_only: bool,
+            group: tuple[str, Fraction] | None = None) -> None:
+        if key not in info:
+            return  # a letter not asked for
+        v = Fraction(s)
+        prob, rare = info[key]
+        assert v in prob, (key, v)
+        if (v in rare) != rare_only:
+            return  # a rare stratum is estimated from the forced rounds only, a common one from the plain
+        stratum: Any = v if group is None else group[0]
+        if group is not None:  # a group's net is one value (asserted), its probability the group's size
+            assert groups[key].setdefault(group[0], (v, group[1]))[0] == v, (key, group[0])
+        else:
+            groups[key][v] = (v, prob[v])
+        acc = sums[key].setdefault(stratum, [0, 0.0, 0.0])
+        db = float(Fraction(b) - mb)
+        acc[0] += 1
+        acc[1] += db
+        acc[2] += db * db
+
+    for index in range((rounds + CHUNK - 1) // CHUNK):
+        rng = random.Random(seed * 1_000_003 + index)
+        for _ in range(min(CHUNK, rounds - index * CHUNK)):
+            b, sides = play(rng, None)
+            for key, s in sides.items():
+                add(key, b, s, False)
+    for wager in sorted({w for w, _ in side_means}):
+        positions = SIDE_CARDS.get((game, wager))
+        if positions is None or len(positions) < 5:
+            continue
+        rng = random.Random(seed * 1_000_003 + 999_983)
+        space = comb(52, len(positions))
+        for name, hands in rare_groups(len(positions)).items():
+            for _ in range(forced):
+                hand = list(rng.choice(hands))
+                rng.shuffle(hand)
+                b, sides = play(rng, dict(zip(positions, hand, strict=True)))
+                for key, s in sides.items():
+                    if key[0] == wager:
+                        add(key, b, s, True, (name, Fraction(len(hands), space)))
+    out = {}
+    for key, ms in side_means.items():
+        prob, rare = info[key]
+        # every stratum: the common net values seen or not, the rare lines' groups drawn on purpose
+        table: dict[Any, tuple[Fraction, Fraction]] = {v: (v, p) for v, p in prob.items() if p and v not in rare}
+        table.update({g: vp for g, vp in groups[key].items() if not isinstance(g, Fraction)})
+        for v in rare:  # the groups of a rare net value add up to its exact probability
+            assert sum(p for w, p in table.values() if w == v) == prob[v], (key, v)
+        cov = var = 0.0
+        below = above = 0.0
+        for stratum, (v, p) in table.items():
+            weight = float(p * (v - ms))
+            n, s1, s2 = sums[key].get(stratum, [0, 0.0, 0.0])
+            mean = s1 / n if n else 0.0
+            cov += weight * mean
+            if n >= FEW:
+                var += weight * weight * max(0.0, (s2 - n * mean * mean) / (n - 1)) / n
+            else:  # too rare to estimate: its conditional mean lies somewhere in the base game's range
+                lo, hi = sorted((weight * float(low_b - mb), weight * float(high_b - mb)))
+                below += lo - weight * mean
+                above += hi - weight * mean
+        half = Z95 * math.sqrt(var)
+        out[key] = (cov, cov - half + below, cov + half + above)
+    return out
+
+
+# -- the stored data ------------------------------------------------------------------------------
+
+
+def _frac(x: Fraction) -> str:
+    return f"{x.numerator}/{x.denominator}"
+
+
+def _dec(x: Fraction | float, places: int = 9) -> str:
+    from decimal import ROUND_HALF_UP
+
+    d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else Decimal(repr(x))
+    return str(d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
+def _sqrt(x: Fraction | float) -> str:
+    from decimal import localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 40
+        d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else Decimal(repr(x))
+        return _dec(float(max(d, Decimal(0)).sqrt()))  # an interval's lower end may go below 0
+
+
+def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, Any],
+            rounds: int = ROUNDS, seed: int = SEED, cross: dict[tuple[str, str], tuple[float, float, float]]
+            | None = None) -> dict[str, Any]:
+    """The combinations of one stored base sheet (``base_sheet``); ``cross``: the simulated covariances
+    already computed for this game and letter (posted strategy), else simulated here."""
+    start, cpu = time.monotonic(), time.process_time()
+    base_mean = Fraction(base_sheet["return_per_ante"]) - 1
+    base_var = Fraction(base_sheet["variance_per_ante"])
+    moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)}
+    simulated = {k: v for k, v in moments.items() if (game, k[0]) not in EXACT}
+    if strategy == "posted" and cross is None and simulated:
+        cross = simulate_cross(game, letter, base_sheet, {k: v[0] for k, v in simulated.items()}, rounds, seed)
+    out = []
+    for (wager, x), (side_mean, side_var) in moments.items():
+        entry: dict[str, Any] = {"side_wager": wager, "paytable": x,
+                                 "side_return_per_ante": _frac(1 + side_mean),
+                                 "side_return_per_ante_decimal": _dec(1 + side_mean),
+                                 "side_variance_per_ante": _frac(side_var), "side_std_dev_per_ante": _sqrt(side_var)}
+        if wager == "progressive":
+            entry["meters"] = {m: str(v) for m, v in meters_of(game, wager, x).items()}
+            entry["meters_are"] = "the rules' minimum reset amounts (R4), a $1 unit"
+        if (game, wager) in EXACT:
+            if game == UTH:
+                cross_exact = ultimate_pairs_cross(base_sheet, x)
+            else:
+                cross_exact, counted_mean = hcf_progressive_cross(strategy, x)
+                assert counted_mean == side_mean, (x, counted_mean, side_mean)  # the two counts agree
+            cov = cross_exact - base_mean * side_mean
+            var = base_var + side_var + 2 * cov
+            entry.update({"method": "exact", "covariance": _frac(cov), "covariance_decimal": _dec(cov),
+                          "variance_per_ante": _frac(var), "variance_per_ante_decimal": _dec(var),
+                          "std_dev_per_ante": _sqrt(var)})
+        elif strategy == "posted" and cross is not None:
+            c, lo, hi = cross[(wager, x)]
+            fixed = float(base_var + side_var)
+            entry.update({"method": "simulation", "rounds": rounds, "seed": seed,
+                          "covariance_decimal": _dec(c), "covariance_ci95": [_dec(lo), _dec(hi)],
+                          "variance_per_ante_decimal": _dec(fixed + 2 * c),
+                          "variance_per_ante_ci95": [_dec(fixed + 2 * lo), _dec(fixed + 2 * hi)],
+                          "std_dev_per_ante": _sqrt(fixed + 2 * c),
+                          "std_dev_per_ante_ci95": [_sqrt(fixed + 2 * lo), _sqrt(fixed + 2 * hi)]})
+        else:
+            entry.update({"method": "not computed",
+                          "why": "the covariance needs the side wager's cards beside the base game's decisions: "
+                                 "the enumeration does not visit them and the simulation plays the posted "
+                                 "strategy only"})
+        out.append(entry)
+    return {"game": game, "paytable": letter, "strategy": strategy,
+            "base_variance_per_ante": base_sheet["variance_per_ante"],
+            "combinations": out,
+            "computed": {"seconds": round(time.monotonic() - start), "cpu_seconds": round(time.process_time() - cpu),
+                         "code_version": code_version()}}
+
+
+#: every stored base sheet: (game, letter)
+SHEETS = ((UTH, "A"), (UTH, "B"), (JHE, "A"), (HCF, None), (RET, "A"))
+
+
+def compute_all(rounds: int = ROUNDS, seed: int = SEED) -> Iterator[dict[str, Any]]:
+    """The combinations of every stored base sheet, both strategies, one after the other (make soak;
+    ``python -m games.par.combine`` writes each as it comes)."""
+    from games.par import stored as base_stored
+
+    for game, letter in SHEETS:
+        for strategy in ("optimal", "posted"):
+            yield compute(game, letter, strategy, base_stored(game, letter, strategy), rounds, seed)
+
+
+if __name__ == "__main__":  # pragma: no cover - the stored data's generator
+    for sheet in compute_all():
+        print(store(sheet), sheet["computed"], flush=True)
