@@ -814,6 +814,7 @@ WORDS: dict[str, str] = {
     "event.program_checked": "Program checked", "event.program_cleared": "Program refusal cleared",
     "field.release": "Release", "field.digest": "Digest", "field.files": "Files", "field.problems": "Problems",
     "field.config_digest": "Configuration digest", "field.refused_at": "Refused at",
+    "field.not_started": "Why the daemon did not start",
     "event.clock_checked": "Clock checked", "field.state": "State", "field.source": "Read from",
     "field.max_error": "Largest error",
     "event.round_opened": "Round opened", "event.wager": "Wager placed", "event.no_more_bets": "No more bets",
