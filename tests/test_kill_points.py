@@ -237,7 +237,7 @@ def test_an_unusable_journal_at_start_is_one_line(tmp_path):
     assert len(lines) == 1 and str(where) in lines[0]
 
 
-KILLS = int(os.environ.get("KILLS", "2"))  # SIGKILL points per game: make test 2 (8 in all), make soak more
+KILLS = int(os.environ.get("KILLS", "1"))  # SIGKILL points per game: make test 1 (4 in all), make soak 10
 SIGKILL_KINDS = ("no_more_bets", "card", "decision", "revealed", "settled", "round_closed")  # every round has them
 
 
