@@ -143,6 +143,7 @@ def linked_file(tmp_path: Path, url: str, major: str = "") -> Path:
 
 @pytest.mark.requirement(NO_CHANGE_ON_LINK)
 @pytest.mark.requirement(CHANGES)
+@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(b)(6), (c)")
 def test_a_links_parameters_change_with_every_table_closed(tmp_path, monkeypatch, link_url):
     journal = tmp_path / "t1.journal"
     monkeypatch.setenv("TABLE_JOURNAL", str(journal))

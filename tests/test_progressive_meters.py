@@ -335,7 +335,7 @@ def test_a_limit_only_above_the_meter_now(tmp_path, monkeypatch):
 
 
 @pytest.mark.requirement(NO_CHANGE_ON_LINK)
-@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(c)")
+@pytest.mark.requirement("N.J.A.C. 13:69E-1.39C(b)(6), (c)")
 def test_a_linked_tables_parameters_change_only_through_its_link(tmp_path, monkeypatch):
     from controller.progressive import control
     from controller.table import TableState
