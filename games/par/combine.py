@@ -18,6 +18,7 @@ games/par/data/<game>.<letter or base>.<strategy>.combinations.json; docs/analys
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import math
@@ -76,9 +77,19 @@ def file_name(game: str, letter: str | None, strategy: str) -> str:
     return f"{game}.{letter or 'base'}.{strategy}.combinations.json"
 
 
-def code_version() -> str:
-    """A hash of this module's source: the stored figures name the code that computed them."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+def code_version(source: str | None = None) -> str:
+    """A hash of this module's code (``source``: another version's text): the stored figures name the code that
+    computed them.  Its syntax tree without docstrings (and without this function, which computes no figure), so
+    a comment or docstring edited does not call for the seven minutes of a recomputation; a change to what runs
+    does."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8") if source is None else source)
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "code_version")]
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
 
 
 def stored(game: str, letter: str | None, strategy: str) -> dict[str, Any] | None:
@@ -131,7 +142,7 @@ def _class_of(cards: tuple[Card, Card]) -> str:
 def aces_against_aces(blind_letter: str, boards: np.ndarray | None = None) -> Fraction:
     """The base game's expected net in Antes when the player holds two aces and the dealer the other two:
     bet 4x before the flop (both strategies; asserted by the caller), so only the showdown over the
-    C(48,5) boards counts (UTH ch.11 §F-§H; the Blind by its paytable, ch.12 §B).  ``boards``: (n, 5)
+    C(48,5) boards counts (UTH ch.11 §F-§H; the Blind by its paytable, UTH ch.12 §B).  ``boards``: (n, 5)
     card indices instead (a test settles them one by one)."""
     from games.par.uth import blind_net
 
