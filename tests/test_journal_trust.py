@@ -94,6 +94,7 @@ def keyed(tmp_path, monkeypatch) -> Path:
 # -- finding 1: a deleted, emptied, older or foreign journal ------------------------------------------------
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(2)")
 @pytest.mark.parametrize("how", ["deleted", "zero bytes"])
 def test_a_deleted_or_emptied_journal_is_refused_not_begun_again(keyed, how):
     gone(keyed)

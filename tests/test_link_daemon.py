@@ -25,6 +25,7 @@ FIRST = ["2c", "3c", "4c", "5c", "Ts", "Js", "Qs", "7d", "2d", "8h", "8d", "As",
 ROYAL = FIRST + [c.text for c in DECK if c.text not in FIRST]
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(3)(ii)")
 def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, monkeypatch):
     url = pg.cluster().new_database()
     migrate(url)

@@ -182,6 +182,7 @@ async def _listening(m: LinkedMeters) -> None:
         await asyncio.sleep(0.02)
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(3)(iii)")
 def test_two_hits_at_once_each_journals_what_the_link_paid_and_the_difference_is_named(tmp_path, monkeypatch,
                                                                                        link_url):
     """P68, P80: two tables settle a royal flush (100% of the major meter, UTH ch.12 §D(3)(b)) from the
@@ -332,6 +333,7 @@ def test_a_link_needs_its_id_and_a_postgresql_url(tmp_path, monkeypatch):
     assert [p.split(":")[0].split(" (")[0] for p in e.value.problems] == ["progressive.link"]
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(2)")
 def test_a_table_configured_with_other_meter_amounts_takes_no_progressive_wager_on_the_link(
         tmp_path, monkeypatch, link_url):
     """The first table installs the link's meters; a second whose configuration gives a meter another reset

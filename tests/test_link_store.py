@@ -73,6 +73,7 @@ def test_migrate_applies_each_file_once_in_order(link_url):
     assert tablectl(["link", "migrate", "--link", unreachable], stdout=out, stderr=err) == 2
 
 
+@pytest.mark.requirement("NY 9 NYCRR 5321.18(b)(1)")
 def test_eight_tables_contribute_and_hit_concurrently(link_url):
     """Eight tables, rounds at once; two of them hit the same meter at the same moment: the database orders
     them, the first is paid the meter, the second what the first left (R4)."""
