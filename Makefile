@@ -17,7 +17,7 @@ unexport PYTHONDONTWRITEBYTECODE
 .PHONY: help setup chromium postgresql lint test test-install compliance contracts soak soak-kills bench screens run dist install clean
 
 help:
-	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N SHUFFLE=KIND)"
+	@echo "make run    - run the table daemon against the simulated devices, and the dealer's screen (demo; CONFIG=config/X.toml ROUNDS=N SHUFFLE=KIND PLAYER=informed)"
 	@echo "              a round every 10-20 s, as people play; FAST=1: at full speed"
 	@echo "              LINK=1: two tables on one linked progressive (a throwaway PostgreSQL)"
 	@echo "              PIT=N: N tables (up to 20) and the pit that shows them all (a throwaway PostgreSQL)"
@@ -153,6 +153,9 @@ LINK ?=
 # stacked in a random order, riffle1-3, preset: issue 28; the shuffle monitor's alarms show on the floor's pages
 # and in tablectl protection report)
 SHUFFLE ?= fair
+# PLAYER=informed: seat 3 bets the Trips only where the order (read from the simulated shuffler) makes it win; the
+# streak alarm shows on the floor's pages (issue 28; a UTH table)
+PLAYER ?= random
 # PIT=N: N simulated tables (up to 20; the four games in turn) and the pit that shows them (docs/pit.md)
 PIT ?=
 
@@ -161,7 +164,7 @@ run: $(STAMP)
 	  $(PY) -m demo.pit --tables $(PIT) --rounds $(ROUNDS) $(PACE); \
 	elif [ -n "$(LINK)" ]; then $(MAKE) --no-print-directory postgresql && \
 	  $(PY) -m demo.link --config $(CONFIG) --rounds $(ROUNDS) --link "$(LINK)" $(PACE); \
-	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) --shuffle $(SHUFFLE) $(PACE); fi
+	else $(PY) -m demo.run --config $(CONFIG) --rounds $(ROUNDS) --shuffle $(SHUFFLE) --player $(PLAYER) $(PACE); fi
 
 # dist: the artefact a technician carries to an offline table PC (wheelhouse, unit, udev rules, installer).
 dist: $(STAMP)

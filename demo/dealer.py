@@ -27,6 +27,8 @@ Status = dict[str, Any]  # the daemon's published status (JSON), or a simulator'
 
 # the floor supervisor whose key the simulated panel turns: on the example tables' allow-lists (P93)
 SUPERVISOR_ID = 4711
+PLAYERS = ("random", "informed")  # ``--player``: how the seats bet (``Dealer.place_bets``)
+INFORMED_SEAT = 3  # the informed player's seat (``--player informed``)
 
 
 @dataclass(frozen=True)
@@ -73,8 +75,10 @@ class Dealer:
     """
 
     def __init__(self, cfg: TableConfig, status_path: Path, controls: Mapping[str, Callable[..., Status]],
-                 rng: random.Random, pace: Pace | None = None) -> None:
+                 rng: random.Random, pace: Pace | None = None, player: str = "random") -> None:
         self.cfg, self.status_path, self.rng = cfg, status_path, rng
+        self.player = player  # "informed": seat INFORMED_SEAT knows the order (``informed_trips``)
+        self.shuffler = controls.get("shuffler")
         self.panel, self.progressive, self.shoe = controls["panel"], controls.get("progressive"), controls.get("shoe")
         self.game = cfg.game_rules
         self.areas = [w for w in self.game.wagers if w != "progressive"]
@@ -226,12 +230,22 @@ class Dealer:
         round_id = s["round"]["round_id"]
         if self.shoe is not None:  # a freshly shuffled deck in the shoe for every round (UTH ch.5 §A(2))
             self.shoe("load", seed=self.rng.randrange(2**31))
-        seats = sorted(self.rng.sample(range(1, self.cfg.seats + 1), self.rng.randint(1, self.cfg.seats)))
+        informed = self.player == "informed"
+        if informed:  # every seat taken: the stacks, and so the informed seat's cards, follow from the order alone
+            seats = list(range(1, self.cfg.seats + 1))
+        else:
+            seats = sorted(self.rng.sample(range(1, self.cfg.seats + 1), self.rng.randint(1, self.cfg.seats)))
         bets: dict[str, dict[str, int]] = {}
         for seat in seats:
             low, _ = self.cfg.limits(self.game.antes[0])
             ante = int(self.rng.choice([low, low * 2, low * 5]) * 100)
             areas = {str(self.areas.index(a)): ante for a in self.game.antes}
+            if informed and seat == INFORMED_SEAT:
+                trips = self.informed_trips(seats)
+                if trips:
+                    areas[str(self.areas.index("trips"))] = trips
+                bets[str(seat)] = areas
+                continue
             for w in self.cfg.wagers:
                 if w not in self.game.antes and self.rng.random() < 0.3:
                     if w == "six_card_bonus" and str(self.areas.index("trips")) not in areas:
@@ -253,6 +267,31 @@ class Dealer:
                         self.progressive("wager", seat=seat)
         self.bets_for = round_id
         print(f"round {round_id}: players at seats {seats}", flush=True)
+
+    def informed_trips(self, seats: list[int]) -> int:
+        """The informed player's Trips in cents: the largest allowed when the deck in play, read through the
+        simulated shuffler (``peek``: the leak of a shuffler's camera, Black Hat 2023), gives its seat a paid line,
+        else none (issue 28: ``simulators.players``; the order unknown, none either)."""
+        from games.cards import parse_cards
+        from games.dealing import stacks
+        from simulators.players import side_result
+
+        if self.shuffler is None:
+            return 0
+        deck = self.shuffler("peek")
+        if deck.get("position") != 0 or not deck.get("cards"):
+            return 0  # not a fresh deck: the order of what is left is not this round's
+        places = [p for st in stacks(self.game, seats, self.cfg.dealing.dealer_cards == "in_shuffler")
+                  for p in st.places]
+        at = dict(zip(places, parse_cards(deck["cards"]), strict=False))
+        hole = [at[("seat", INFORMED_SEAT, i)] for i in range(self.game.hole_cards)]
+        board = [at[p] for p in places if p[0] == "community"]
+        largest = self.cfg.limits("trips")[1]
+        net, line = side_result(hole, board, largest, self.cfg.paytable_letters().get("trips", "A"))
+        if line is None:
+            return 0
+        print(f"informed player at seat {INFORMED_SEAT}: Trips of {largest} (it knows the order)", flush=True)
+        return int(largest * 100)
 
     def _begin_round(self, seats: int) -> None:
         """The round's time (``Pace``), drawn now, from the last round's close (the first: from now), and the

@@ -7,8 +7,10 @@ daemon (``tablectl run``) with a fresh journal under ``var/demo/``, and a
 dealer script that works the simulated panel, bet sensors and progressive
 wagering devices exactly as people would: it opens the table, takes bets,
 presses no more bets, confirms, enters each player's decision and confirms
-the settlement.  It prints one readable line per event of the daemon.  ``--pace table`` (``make run``;
-``FAST=1 make run`` leaves it out) plays as people do, a round every 10-20 s (``demo.dealer.Pace``).
+the settlement.  It prints one readable line per event of the daemon.  ``--player informed`` (``PLAYER=``):
+seat 3 bets the Trips only where the order read from the simulated shuffler wins (issue 28).
+``--pace table`` (``make run``; ``FAST=1 make run`` leaves it out) plays as people do, a round every 10-20 s
+(``demo.dealer.Pace``).
 Ctrl-C, SIGTERM or SIGHUP stops everything; a port the table needs already in use is named as such.
 
 The dealer script reads the daemon's public status file to know whose turn it
@@ -33,7 +35,7 @@ from urllib.parse import urlsplit
 
 from controller.config.table import ConfigError, TableConfig, load_config
 from controller.paths import status_file
-from demo.dealer import TABLE_PACE, Control, Dealer
+from demo.dealer import PLAYERS, TABLE_PACE, Control, Dealer
 from drivers.device import DEVICES
 from simulators.control import parse_listening
 from simulators.shuffles import KINDS
@@ -178,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--shuffle", choices=KINDS, default=os.environ.get("SHUFFLE", "fair"),
                         help="how the simulated shuffler shuffles (issue 28)")
+    parser.add_argument("--player", choices=PLAYERS, default=os.environ.get("PLAYER", "random"),
+                        help="informed: seat 3 bets the Trips only where the order (read from the shuffler) wins")
     parser.add_argument("--state-dir", default=str(ROOT / "var" / "demo"), help="where the journal goes (emptied)")
     parser.add_argument("--pace", choices=("fast", "table"), default="fast",
                         help="table: seats bet one by one, a round every 10-20 s (make run); fast: at once")
@@ -191,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         cfg0 = load_config(args.config)
     except ConfigError as e:  # the reason, not a traceback under it (issue 30)
         print(f"demo: {e}", file=sys.stderr)
+        return 2
+    if args.player == "informed" and (cfg0.game != "ultimate_texas_holdem" or cfg0.devices.shuffler is None
+                                      or "trips" not in cfg0.wagers):
+        print("demo: --player informed needs an Ultimate Texas Hold 'Em table with a shuffler and the Trips",
+              file=sys.stderr)
         return 2
     journal = demo_journal(demo_dir, cfg0.id)
     for stale in demo_dir.glob(f"{cfg0.id}.*"):  # the journal, its anchor, its key, the web's audit: a throwaway
@@ -222,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         threading.Thread(target=show_lines, args=(daemon,), daemon=True).start()
         start_web(args, demo_dir / f"{cfg0.id}.users", procs)
         dealer = Dealer(cfg, status_file(journal), controls, random.Random(args.seed),
-                        pace=TABLE_PACE if args.pace == "table" else None)
+                        pace=TABLE_PACE if args.pace == "table" else None, player=args.player)
         try:
             played = dealer.play(args.rounds, daemon)
         except TimeoutError as e:

@@ -109,12 +109,17 @@ class Shoe(SerialDevice):
         self._seen: dict[str, int] = {}  # card -> position, since the shoe was loaded
         self._acks: set[asyncio.Task[None]] = set()
         self.loaded: int | None = None  # cards in the shoe at its last load
+        self.loads = 0  # loads reported since the driver started: which deck the positions are of
         self.add_health_listener(lambda health, reason: self._notify())
 
     @property
     def pending(self) -> int:
         """Cards drawn and reported that nobody has taken yet."""
         return sum(isinstance(item, CardDrawn) for item in self._reports)
+
+    def positions(self) -> dict[str, int]:
+        """Each card drawn since the shoe was loaded (``loads``): its position (1-based), as read."""
+        return dict(self._seen)
 
     def cards(self) -> AsyncIterator[CardDrawn]:
         """The cards as they are drawn (see the module docstring for errors)."""
@@ -190,6 +195,7 @@ class Shoe(SerialDevice):
         self._last_rid = rid
         if frame.type == SHOE_LOADED:
             self.loaded = payload[2]
+            self.loads += 1
             self._seen = {}
             # A new deck: cards of the old one that nobody took are not this deck's cards.
             stale = sum(isinstance(item, CardDrawn) for item in self._reports)

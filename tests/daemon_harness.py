@@ -139,10 +139,12 @@ SEAT = 2  # the seat a scripted round is played at unless a test says otherwise
 
 def next_round(t: SimulatedTable, old: str | None, *, load_shoe: bool = True) -> tuple[list[str], dict[str, Any]]:
     """Do every step the daemon requires (with the key where it says so) until a round other than
-    ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck."""
+    ``old`` takes wagers; return the steps done and that status.  A shoe table gets a fresh deck, another each
+    round (seed 11 the first, then 12, 13 ...: a deck loaded again would be a replay to the shuffle monitor)."""
     if load_shoe and "shoe" in t.controls:
         t.controls["shoe"]("clear")
-        t.controls["shoe"]("load", seed=11)
+        t.controls["shoe"]("load", seed=11 + t.shoe_decks)
+        t.shoe_decks += 1
     steps: list[str] = []
     for _ in range(30):
         assert t.daemon is not None and t.daemon.poll() is None, "the daemon exited"
@@ -264,6 +266,7 @@ class SimulatedTable:
     dealer: Dealer
     procs: list[subprocess.Popen[str]] = field(default_factory=list)
     daemon: Any = None  # a subprocess.Popen, or in process a DaemonTask (the same questions answered)
+    shoe_decks: int = 0  # the decks next_round loaded into the shoe: each round its own (a seed each)
 
     @property
     def journal_path(self) -> Path:

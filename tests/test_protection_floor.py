@@ -97,6 +97,14 @@ def test_the_protection_page_shows_each_finding_and_each_wagers_band(tmp_path):
     assert Decimal(rows["trips"]["actual"]) == -600 and rows["trips"]["band-low"] and rows["trips"]["band-high"]
     assert rows["base"]["state"] in ("within", "outside") and Decimal(rows["base"]["expected"]) > 0  # games/par
     assert (rows["base"]["per"], rows["trips"]["per"]) == ("ante", "stake")  # the base game's figures are per Ante
+    # only a wager outside its band has the attention colour (ISA-101), in every period's table
+    for _, table in tables:
+        for tag in re.findall(r"<tr data-wager[^>]*>", table):
+            a = _attrs(tag)
+            assert a["attention"] == ("true" if a["state"] == "outside" else "false"), a
+            assert ('class="attention"' in tag) == (a["state"] == "outside"), tag
+    css = (Path(__file__).resolve().parents[1] / "web/static/style.css").read_text()
+    assert re.search(r"body\.floor tr\.attention td \{[^}]*var\(--attention\)", css)
     assert "card_switched" not in re.sub(r"<[^>]*>", "", text)  # the codes are in words
     assert "Card switched" in text and "Outside its band" in text
     (band,) = [_attrs(t) for t in re.findall(r'<p id="band"[^>]*>', text)]

@@ -3,7 +3,8 @@
 A simulated shuffler that replays its decks (``shuffle`` kind ``preset``): two decks alternate, so the second
 round of a deck is the first repeat; the finding is journaled (``protection_finding``) with numbers only, raised as a
 ``protection_replay`` alarm, still open after a restart; the monitor rebuilt from the journaled observations
-is the one that wrote the last.  A fair shuffler's rounds: observed, no finding.
+is the one that wrote the last.  A fair shuffler's rounds: observed, no finding.  A table without a shuffler
+(P124): its shoe's deck observed once a load; the same deck loaded again is a replay, fresh decks are nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from controller.service.shuffle_watch import exact
 from daemon_harness import bet, confirm, deal, next_round, no_more_bets, phase, play_out, table_in_process
 
 GAME = "ultimate_texas_holdem"
+SHOE_GAME = "high_card_flush"  # a card-reading shoe and no shuffler
 
 
 def play(t: Any, rounds: int) -> None:
@@ -74,3 +76,44 @@ def test_a_fair_shuffler_is_observed_without_finding(tmp_path, monkeypatch):
         assert len(events(t.journal_path, ev.DeckObserved.kind)) == 3
         assert events(t.journal_path, ev.ProtectionFinding.kind) == []
         assert s["alarms"] == []
+
+
+def play_shoe(t: Any, rounds: int, seed: int | None = None) -> dict[str, Any]:
+    """``rounds`` rounds of a shoe table: each a deck of its own (next_round's), or the deck of ``seed`` again;
+    the status once the next round takes wagers (the opening steps a shoe table needs between rounds done)."""
+    rid = None
+    for n in range(rounds):
+        _, s = next_round(t, rid, load_shoe=seed is None and n > 0)
+        if seed is not None or n == 0:
+            t.controls["shoe"]("clear")
+            t.controls["shoe"]("load", seed=seed if seed is not None else 5)
+        rid = bet(t, s)
+        no_more_bets(t)
+        deal(t)
+        play_out(t)
+        confirm(t)
+    return next_round(t, rid, load_shoe=False)[1]
+
+
+def test_a_shoe_table_that_deals_the_same_deck_again_raises_the_replay_alarm(tmp_path, monkeypatch):
+    """A table without a shuffler (P124): the shoe's reads since each load are a deck; the same order loaded again
+    (a cold deck) is found at its first repeat, with no order fed (``collected`` empty)."""
+    with table_in_process(SHOE_GAME, tmp_path, monkeypatch) as t:
+        assert "shuffler" not in t.controls
+        t.start_daemon()
+        s = play_shoe(t, 2, seed=9)
+        observed = events(t.journal_path, ev.DeckObserved.kind)
+        assert [(o.deck, o.collected) for o in observed] == [("shoe", ())] * 2
+        assert observed[0].read == observed[1].read and len(observed[1].read) >= 6
+        found = events(t.journal_path, ev.ProtectionFinding.kind)
+        assert [(f.finding, f.deck) for f in found] == [("replayed_deck", "shoe")]
+        assert [a["kind"] for a in s["alarms"]] == ["protection_replay"]
+
+
+def test_a_shoe_table_with_a_fresh_deck_each_round_raises_nothing(tmp_path, monkeypatch):
+    with table_in_process(SHOE_GAME, tmp_path, monkeypatch) as t:
+        t.start_daemon()
+        s = play_shoe(t, 3)
+        observed = events(t.journal_path, ev.DeckObserved.kind)
+        assert len(observed) == 3 and len({o.read for o in observed}) == 3
+        assert events(t.journal_path, ev.ProtectionFinding.kind) == [] and s["alarms"] == []

@@ -52,12 +52,18 @@ def _wagered(row: dict[str, Any]) -> str:
     return f"{amount} in Antes" if row["wager"] == "base" else amount
 
 
+def _attention(row: dict[str, Any]) -> str:
+    """A wager outside its band needs the floor's attention: the row's class and ``data-attention`` say so (ISA-101:
+    colour only for what needs attention; a row within its band, or with no figures, stays grey)."""
+    return ' class="attention" data-attention="true"' if row["state"] == "outside" else ' data-attention="false"'
+
+
 def hold_table(rows: list[dict[str, Any]], what: str) -> str:
     body = "".join(
         f'<tr data-wager="{e(r["wager"])}" data-state="{e(r["state"])}" data-actual="{e(r["actual"])}" '
         f'data-expected="{e(r["expected"] or "")}" data-band-low="{e(r["band"][0] if r["band"] else "")}" '
         f'data-band-high="{e(r["band"][1] if r["band"] else "")}" data-rounds="{r["rounds"]}" '
-        f'data-per="{"ante" if r["wager"] == "base" else "stake"}">'
+        f'data-per="{"ante" if r["wager"] == "base" else "stake"}"{_attention(r)}>'
         f'<td>{e(say(r["wager"]))}</td><td>{r["rounds"]}</td><td>{e(_wagered(r))}</td>'
         f'<td>{e(_amount(r["actual"]))}</td><td>{e(_amount(r["expected"]))}</td>'
         f'<td>{e(_amount(r["band"][0]) + " to " + _amount(r["band"][1]) if r["band"] else "")}</td>'

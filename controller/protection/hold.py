@@ -298,6 +298,23 @@ def hold(results_: Iterable[Result], game: str, figures_of: FiguresOf = figures,
             "shifts": {s: rows(t) for s, t in sorted(shifts.items())}}
 
 
+def outside_band(tally: Tally, game: str, wager: str,
+                 figures_of: FiguresOf = figures) -> tuple[dict[str, Any], float] | None:
+    """A gaming day's side wager that is a hold finding (P112): after ``MIN_ROUNDS`` settled rounds, outside its band
+    and its count of wins as unlikely (binomial tail below ``HOLD_ALPHA``): (its row, that tail), else None.  The
+    base game (no chance of a win in its figures) is shown against its band and is never one."""
+    if len(tally.rounds) < MIN_ROUNDS:
+        return None
+    row = tally.row(game, wager, figures_of)
+    if row["state"] != "outside":
+        return None
+    f = figures_of(game, wager, tally.letter)
+    if f is None or not f.p_win:
+        return None
+    p = binomial_tail(tally.wins, tally.hands, f.p_win)
+    return (row, p) if p < HOLD_ALPHA else None
+
+
 # ------------------------------------------------------------------ streaks
 
 

@@ -102,18 +102,13 @@ class Protection:
         for r in results:
             self._tally(r)
         for wager in sorted({r.wager for r in results}):
-            tally = self.today[wager]
-            if len(tally.rounds) < hold.MIN_ROUNDS or (str(self.day), wager) in self.held_outside:
+            if (str(self.day), wager) in self.held_outside:
                 continue
-            row = tally.row(self.game, wager, self.figures_of)
-            if row["state"] != "outside":
+            # the base game: shown against its band, its heavy tail tested by no count (P112)
+            outside = hold.outside_band(self.today[wager], self.game, wager, self.figures_of)
+            if outside is None:
                 continue
-            f = self.figures_of(self.game, wager, tally.letter)
-            if f is None or not f.p_win:
-                continue  # the base game: shown against its band, its heavy tail tested by no count (P112)
-            p = hold.binomial_tail(tally.wins, tally.hands, f.p_win)
-            if p >= hold.HOLD_ALPHA:
-                continue
+            row, p = outside
             self.held_outside.add((str(self.day), wager))
             self.finding(ev.ProtectionFinding(finding=hold.HOLD, evidence={"day": self.day, **row}, round=round_id,
                                               wager=wager, p_value=Decimal(f"{p:.3g}")),

@@ -7,7 +7,9 @@ the round's cards in the order dealt) -- goes to the pure monitor (``controller.
 journaled (``DeckObserved``, with the monitor's small state) and each finding is journaled
 (``ProtectionFinding``) and raised as an alarm (``protection_shuffle``, ``protection_replay``) until a floor
 supervisor acknowledges it.  At start the monitor is rebuilt from the journaled observations, not replayed.
-Nothing is observed before the round is over, and no card is named in a finding.
+Nothing is observed before the round is over, and no card is named in a finding.  A table whose card-reading
+shoe reads the cards (no shuffler, or it out of order) observes the shoe's deck, each load once, with no order
+fed (P124): the replay index and the card-by-position counts.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from controller.service.session import Session
 ALARM_OF = {"replayed_deck": "protection_replay"}
 ALARMS = ("protection_shuffle", "protection_replay")
 CLAUSE = "P110"
+SHOE = "shoe"  # the deck of a table whose shoe reads the cards (no order fed known, P124)
 
 
 class ShuffleWatch:
@@ -38,6 +41,8 @@ class ShuffleWatch:
         self._round: str | None = None  # the round out, its deck and the positions read so far
         self._deck: str | None = None
         self._positions: dict[str, int] = {}
+        self._load: int | None = None  # a shoe's: the load the positions are of
+        self._observed_load: int | None = None  # the shoe's load last observed: one deck, one observation
         alarms.add_source(self.conditions)
 
     def start(self) -> None:
@@ -59,23 +64,32 @@ class ShuffleWatch:
                 for key, kind in self.raised.items()}
 
     def after_press(self) -> None:
-        shuffler = self.devices.shuffler
-        if shuffler is None:
+        devices = self.devices
+        shoe = devices.shoe if devices.shoe_reads_the_cards else None  # the device that reads the round's cards
+        source = shoe or devices.shuffler
+        if source is None:
             return
         r = self.s.round
         out = r is not None and r.phase is not Phase.COMPLETE and r.phase is not Phase.WAGERS
         if self._round is not None and (not out or r is None or r.round_id != self._round):
             self._observe(self._round, self._deck, self._positions)
-            self._round, self._deck, self._positions = None, None, {}
+            self._round, self._deck, self._positions, self._load = None, None, {}, None
         if out and r is not None:
-            positions = shuffler.positions()
+            positions = source.positions()
             if positions:
-                self._round, self._deck, self._positions = r.round_id, self.s.life.last_shuffled, positions
+                # a table without a shuffler (P124): the shoe's deck, the order it was shuffled in by hand unknown
+                deck = SHOE if shoe is not None else self.s.life.last_shuffled
+                self._round, self._deck, self._positions = r.round_id, deck, positions
+                self._load = shoe.loads if shoe is not None else None
 
     def _observe(self, round_id: str, deck: str | None, positions: dict[str, int]) -> None:
-        shuffler = self.devices.shuffler
-        if deck is None or shuffler is None:
+        if deck is None:
             return
+        if deck == SHOE:
+            # positions count from the shoe's load: a second round from one load is no deck of its own
+            if self._load == self._observed_load:
+                return
+            self._observed_load = self._load
         read: list[str] = []
         for card, pos in sorted(positions.items(), key=lambda cp: cp[1]):
             if pos != len(read) + 1:
@@ -83,11 +97,16 @@ class ShuffleWatch:
             read.append(card)
         if not read:
             return
-        dealt = [t.card for e in self.s.journal.events(round_id) if isinstance(t := e.typed, ev.CardDealt)]
-        back = [c for c in dict.fromkeys(dealt) if c in positions and positions[c] <= len(read)]
-        back += [c for c in read if c not in back]  # a card read but not dealt (face up, discarded) last
-        collected: list[str | None] = [None] * max(0, shuffler.deck_size - len(read))
-        collected += back
+        collected: list[str | None] = []  # a shoe's deck: not known (P124)
+        shuffler = self.devices.shuffler
+        if deck != SHOE:
+            if shuffler is None:
+                return
+            dealt = [t.card for e in self.s.journal.events(round_id) if isinstance(t := e.typed, ev.CardDealt)]
+            back = [c for c in dict.fromkeys(dealt) if c in positions and positions[c] <= len(read)]
+            back += [c for c in read if c not in back]  # a card read but not dealt (face up, discarded) last
+            collected = [None] * max(0, shuffler.deck_size - len(read))
+            collected += back
         findings = self.monitor.observe(DeckObservation(deck, tuple(read), tuple(collected), round_id))
         j = self.s.journal
         j.record(ev.DeckObserved(deck=deck, round=round_id, read=tuple(read), collected=tuple(collected),

@@ -3,7 +3,9 @@
 A six-player Ultimate Texas Hold 'Em table with a shuffler reads 19 cards a deck (the dealer's two, six hands,
 five community cards); the 33 of the stub are never read and go back first (UTH ch.10 §C(4)), the read cards
 after them in the order the procedure collects them (``COLLECTION``).  ``decks_to_alarm``: decks of one
-shuffle kind, from a fresh monitor, until its first finding.  ``python tests/bench/protection.py [--decks N]``.
+shuffle kind, from a fresh monitor, until its first finding.  ``informed.rounds_to_alarm``: rounds until a player
+who knows the order (``simulators.players``) raises the streak or hold alarm.
+``python tests/bench/protection.py [--decks N]``.
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from controller.protection import hold  # noqa: E402
 from controller.protection.shuffle import DeckObservation, ShuffleMonitor  # noqa: E402
 from simulators import shuffles  # noqa: E402
+from simulators.players import UTH, informed_rounds  # noqa: E402
 
 DECK = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 READ = 19  # six players: 2 + 6 x 2 + 5
@@ -69,6 +73,30 @@ def decks_to_alarm(kind: str, trials: int, seed: int = 2, limit: int = 400, read
     return out
 
 
+def informed_to_alarm(trials: int, seed: int = 3, limit: int = 2000) -> tuple[list[int], dict[str, int]]:
+    """Rounds of a six-seat UTH table with an informed player (``simulators.players``) until the daemon's hold and
+    streak monitor (``hold.Streaks``, and ``hold.outside_band`` over the gaming day, as controller/service/
+    protection.py runs them) raises its first alarm; and which test raised it, over the runs."""
+    out: list[int] = []
+    by: dict[str, int] = {}
+    for trial in range(trials):
+        streaks, today = hold.Streaks(UTH), hold.Tally()
+        for n, bets in enumerate(informed_rounds(random.Random(seed * 100_003 + trial)), 1):
+            results = [hold.Result(f"r{n}", "2026-11-27T12:00:00+00:00", b.seat, b.wager, "A", b.amount, b.net, b.won)
+                       for b in bets]
+            found = [hold.STREAK] * len(streaks.add(results))
+            for r in results:
+                today.add(r)
+            if hold.outside_band(today, UTH, "trips") is not None:
+                found.append(hold.HOLD)
+            if found or n >= limit:
+                for f in found:
+                    by[f] = by.get(f, 0) + 1
+                out.append(n)
+                break
+    return out, by
+
+
 def p95(values: list[int]) -> int:
     s = sorted(values)
     return s[min(len(s) - 1, int(0.95 * len(s)))]
@@ -95,6 +123,12 @@ def run(fair_decks: int = 100_000, trials: int = 200) -> list[dict[str, Any]]:
         what = f"{trials} runs from a fresh monitor, six players; 400 = not flagged within 400 decks"
         figures.append({"name": name, "value": statistics.median(n), "unit": "decks", "stat": "median", "what": what})
         figures.append({"name": name, "value": p95(n), "unit": "decks", "stat": "p95", "what": what})
+    n, by = informed_to_alarm(trials)
+    what = (f"{trials} runs, six-seat UTH: one seat bets the Trips ($100) only where the known order wins, five at $5 "
+            f"on 3 rounds in 10; the first alarm of the streak and hold tests (by test {by}); 2000 = none")
+    name = "protection.informed.rounds_to_alarm"
+    figures.append({"name": name, "value": statistics.median(n), "unit": "rounds", "stat": "median", "what": what})
+    figures.append({"name": name, "value": p95(n), "unit": "rounds", "stat": "p95", "what": what})
     return figures
 
 
