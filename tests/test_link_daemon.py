@@ -128,6 +128,8 @@ def test_link_lost_disables_progressive_wagers_until_it_returns(tmp_path, monkey
             assert told["counts"]["progressive_accepted"] == 0, told
         finally:
             cluster.start()
+        # the link reached again in the background (it is tried every second): the status says so
+        t.until(lambda s: s.get("link_down") is None, "the link reached again")
         t.press("confirm")
         s = t.press("bet_4x")
         assert phase(s) == "settled", s

@@ -197,6 +197,8 @@ class Status:
             "meters": {k: str(v) for k, v in s.meters.values().items()},
             # a linked progressive: every hit awaiting validation anywhere on the link (issue: linked tables)
             "link_pending": s.meters.pending_elsewhere(),
+            # a linked progressive's link not reached (why), None when reached or when the table has none (P98)
+            "link_down": p.progressive.link.down if p.progressive.link is not None else None,
             "round": self.round_view(),
             # progressive wins held until a floor supervisor validates them (public: the round is settled)
             "validation": [h.public() for h in p.progressive.validation],
