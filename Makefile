@@ -108,6 +108,7 @@ soak: $(STAMP)
 	OPERATOR_TOOLS_EXAMPLES=3000 $(PY) -m pytest -n 2 -q tests/test_operator_tools.py \
 	  -k "hostile_argument or settle_text or mutated_configuration"
 	WEB_DEALER_GAMES=all SCREEN_SIZES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py tests/test_dealer_screen.py
+	CRASH_GAMES=all $(PY) -m pytest -n 2 -q tests/test_daemon_crash.py
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)

@@ -354,8 +354,8 @@ def published_uth_house_edge_in_the_interval(rounds: int, widest: float, workers
     half-width of 1.96 * 4.9 / sqrt(n) Antes; the check is that the interval reaches the published
     optimum, allowing the simplified strategy up to 0.5 % more.  `make soak` plays 400,000 rounds
     (tests/soak_long.py; interval narrower than 3.2 %: any error in a Blind line, flush 3 to 2 instead
-    of 3 to 1 is 4 %, is outside it); `make test` plays none (a round's spread is three times HCF's:
-    a useful interval takes 100,000 rounds, 14 s of CPU), the HCF check below stands for both.
+    of 3 to 1 is 4 %, is outside it); `make test` plays none: the exact sheets (games/par, tests/test_par_*)
+    carry the published comparisons there, and the simulation's counts and intervals are checked above.
     """
     r = sim(UTH, "base", "A", rounds, seed=2024, workers=workers)
     low, high = (float(x) for x in r["ci95"])
@@ -372,19 +372,13 @@ def published_hcf_house_edge_in_the_interval(rounds: int, widest: float, workers
 
     Tolerance: the standard deviation of a round is about 1.6 Antes; n rounds give a 95 % half-width
     of 1.96 * 1.6 / sqrt(n); the interval must reach 2.6855 %, or the Mousseau figure at most 0.06 %
-    above it.  `make test` plays 25,000 rounds in one process (half-width about 2.0 %: an error moving
-    the edge by 4.5 % of the Ante or more is outside it),
-    `make soak` 400,000 (tests/soak_long.py; about 0.5 %).
+    above it.  `make soak` plays 400,000 rounds (tests/soak_long.py; half-width about 0.5 %); `make test`
+    none (HCF's exact sheet, tests/test_par_hcf.py, is compared with the published figures).
     """
     r = sim(HCF, "base", None, rounds, seed=2025, workers=workers)
     low, high = (float(x) for x in r["ci95"])
     assert high - low < widest
     assert low <= 0.026855 + 0.0006 and high >= 0.026855
-
-
-def test_published_hcf_house_edge_in_the_interval() -> None:
-    """The published HCF edge at 25,000 rounds, one process (make soak: UTH and HCF at 400,000, two)."""
-    published_hcf_house_edge_in_the_interval(rounds=25_000, widest=0.042, workers=1)
 
 
 # No published house edge was found for the JHE base game (X-tra Bonus A), nor for Run 'Em Twice, nor

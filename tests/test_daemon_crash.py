@@ -11,6 +11,7 @@ each other round's contributions added once.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import signal
 from decimal import Decimal
@@ -28,7 +29,12 @@ from games.money import round_cents
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("config", ["ultimate_texas_holdem", "run_em_twice"])
+#: make test: UTH (community cards, the Blind); make soak (CRASH_GAMES=all) RET too
+CRASH_GAMES = ["ultimate_texas_holdem", "run_em_twice"] if os.environ.get("CRASH_GAMES") == "all" else [
+    "ultimate_texas_holdem"]
+
+
+@pytest.mark.parametrize("config", CRASH_GAMES)
 def test_sigkill_at_random_points_loses_and_doubles_nothing(config, tmp_path, monkeypatch):
     rng = random.Random(20261126 + len(config))
     with simulated_table(config, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:

@@ -2,8 +2,8 @@
 
 The corpus of the daemon's own statuses (tests/screen_corpus.py: six seats playing every wager with the
 Progressive lit, each phase, a held jackpot, an irregularity, a halt, a device down) is served to the page
-by ``tablectl web`` and measured at the two tightest sizes, ``TIGHTEST`` (HCF and RET at the shortest, JHE's screen
-being UTH's; make soak: every game at all four, ``SCREEN_SIZES=all``): every element with text of its own has its box
+by ``tablectl web`` and measured at the two tightest sizes, ``TIGHTEST`` (make test: UTH; make soak: every game at
+all four, ``SCREEN_SIZES=all``): every element with text of its own has its box
 inside the viewport, not cut off by an ancestor that clips (overflow not visible), and no two overlap; no
 code (a snake_case identifier) is in the rendered text; axe-core finds no serious or critical violation
 (contrast included; once a status: colours and names do not change with the size, ``AXE_ALL``); the
@@ -97,10 +97,9 @@ TIGHTEST = [(800, 480), (1366, 768)]
 SHORTEST = [(800, 480)]
 
 
-#: the games drawn: make test leaves out JHE, whose screen is UTH's (two hole cards, five community cards, a dealer's
-#: two; its own wagers' words are checked by tests/test_words.py); make soak (SCREEN_SIZES=all) draws every game
-SCREEN_GAMES = list(REGISTRY) if os.environ.get("SCREEN_SIZES") == "all" else [
-    g for g in REGISTRY if g != "jackpot_holdem"]
+#: the games drawn: make test UTH's screen at its two tightest sizes (HCF's is drawn through a whole round by
+#: tests/test_web_dealer.py); make soak (SCREEN_SIZES=all) every game at every size
+SCREEN_GAMES = list(REGISTRY) if os.environ.get("SCREEN_SIZES") == "all" else ["ultimate_texas_holdem"]
 
 
 @pytest.mark.parametrize("game", SCREEN_GAMES)
