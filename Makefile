@@ -109,6 +109,7 @@ soak: $(STAMP)
 	  -k "hostile_argument or settle_text or mutated_configuration"
 	WEB_DEALER_GAMES=all SCREEN_SIZES=all $(PY) -m pytest -n 2 -q tests/test_web_dealer.py tests/test_dealer_screen.py
 	CRASH_GAMES=all $(PY) -m pytest -n 2 -q tests/test_daemon_crash.py
+	PIT_TABLES=20 DEMO_SIGNALS=all $(PY) -m pytest -n 2 -q tests/test_pit.py tests/test_operator_tools.py -k "many_tables or demo_stops"
 	$(MAKE) soak-kills
 
 soak-kills: $(STAMP)
