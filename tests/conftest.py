@@ -118,3 +118,30 @@ if _CPU_REPORT:
         }
         with open(_CPU_REPORT, "a") as f:
             f.write(json.dumps(row) + "\n")
+
+
+# --- one compile of each par kernel (issue 27's numba kernels) ----------------------------------------------
+# numba compiles a kernel at its first call and caches it on disk (games/par/__pycache__); on a fresh clone two
+# workers starting the same module's tests at once each compiled it (5 to 25 s of CPU each).  A module's first
+# test on each worker runs under a lock shared by the workers: the first compiles and caches, the others then
+# load the cache.
+_PAR_COMPILED: set[str] = set()
+
+
+@pytest.fixture(autouse=True)
+def _par_compiled_once(request, tmp_path_factory):
+    module = request.node.module.__name__ if request.node.module else ""
+    if not module.startswith("test_par_") or module in _PAR_COMPILED:
+        yield
+        return
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root  # the workers' common directory
+    with open(root / f"{module}.compile.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            _PAR_COMPILED.add(module)
+            fcntl.flock(lock, fcntl.LOCK_UN)
