@@ -73,11 +73,14 @@ def paused(cluster: Cluster) -> Iterator[None]:
     """The server stalled: every process of it stopped (SIGSTOP), its kernel still accepting and
     acknowledging connections; continued (SIGCONT) however the block ends."""
     pids = _server_pids(cluster)
-    for pid in pids:
-        os.kill(pid, signal.SIGSTOP)
     try:
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:  # a backend ending as its connection closed (a query just before)
+                pass
         yield
-    finally:
+    finally:  # every process stopped is continued, whatever ended the block (a stopped server would hang the rest)
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGCONT)
