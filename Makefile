@@ -7,6 +7,7 @@ PYTHON ?= $(shell /usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 &
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+KERNELS := $(VENV)/.kernels
 
 # Bytecode is written (some machines set PYTHONDONTWRITEBYTECODE): without it every pytest worker rewrites
 # every test module's asserts at each run and every daemon, simulator and tablectl a test starts
@@ -39,6 +40,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The par sheets' numba kernels compiled once into numba's cache (games/par/warm.py): on a fresh clone the
+# par tests otherwise spend about a minute of CPU compiling them; a kernel edited later compiles at its next call.
+$(KERNELS): $(STAMP) $(wildcard games/par/*.py)
+	$(PY) -m games.par.warm
+	touch $(KERNELS)
+
 # The browser tests drive Debian's Chromium (Playwright's own browser download is not used):
 # installed here when missing and we are root; otherwise the tests say how to get it.
 CHROMIUM ?= /usr/bin/chromium
@@ -60,7 +67,7 @@ postgresql:
 	  else echo "note: PostgreSQL's server is missing; the linked-progressive tests need it (as root: apt-get install postgresql)"; fi; \
 	fi
 
-setup: $(STAMP) chromium postgresql
+setup: $(KERNELS) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
@@ -74,7 +81,7 @@ KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 # One collection first writes the rewritten test modules' bytecode, so the workers start from it instead of
 # each rewriting every module on a fresh clone.  Lint (ruff, mypy strict) is its own target, run by CI
 # (.ci/run) before make test: the tests alone take make test's five minutes on 2 cores.
-test: $(STAMP) chromium postgresql
+test: $(KERNELS) chromium postgresql
 	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
 	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install and not timing"
@@ -97,7 +104,7 @@ lint: $(STAMP)
 # games), a round of every game watched on the dealer's screen (make test watches two) and every game's
 # screens at all four sizes (make test: UTH at the two tightest in ems, HCF and RET at the shortest, not JHE), then the kill-point sweeps at length (docs/reliability.md): KILLS_IN_PROCESS per game in process (260: 1,040
 # in all), KILLS per game as whole processes ended as by SIGKILL; the count and every violation printed.
-soak: $(STAMP)
+soak: $(KERNELS)
 	MATRIX=full $(PY) -m pytest -n 2 -q tests/test_config_matrix.py
 	$(PY) -m pytest -n 2 -q tests/soak_segments.py tests/soak_long.py tests/soak_faults.py tests/soak_link.py \
 	  tests/soak_storage.py tests/soak_meter.py
@@ -132,7 +139,7 @@ contracts: $(STAMP)
 	  CONTRACTS="$(CONTRACTS)" $(PY) -m pytest -q -p no:cacheprovider tests/contracts/contract_*.py; \
 	else echo "make contracts: skipped: no contracts at $(CONTRACTS) (they are kept beside the project, in ../shared)"; fi
 
-bench: $(STAMP)
+bench: $(KERNELS)
 	$(PY) tests/bench/run.py --out bench.json
 
 # the dealer's screen at each display size, for each game, from the daemon's own statuses (tests/screen_corpus.py)

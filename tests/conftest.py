@@ -129,10 +129,12 @@ if _CPU_REPORT:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):
-        wall0, cpu0, kids0 = time.perf_counter(), time.process_time(), _children_cpu()
+        start, wall0, cpu0, kids0 = time.time(), time.perf_counter(), time.process_time(), _children_cpu()
         yield
         row = {
             "nodeid": item.nodeid,
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", ""),
+            "start": round(start, 3),
             "wall": round(time.perf_counter() - wall0, 3),
             "cpu": round(time.process_time() - cpu0, 3),
             "children": round(_children_cpu() - kids0, 3),
