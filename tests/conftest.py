@@ -143,6 +143,16 @@ if _CPU_REPORT:
             f.write(json.dumps(row) + "\n")
 
 
+# --- a configuration read from its file alone ----------------------------------------------------------------
+@pytest.fixture
+def no_table_env(monkeypatch):
+    """No TABLE_* variable of the environment running the tests reaches the configuration a test loads
+    (pydantic-settings reads them over the TOML file)."""
+    for name in list(os.environ):
+        if name.upper().startswith("TABLE_"):
+            monkeypatch.delenv(name)
+
+
 # --- one compile of each par kernel (issue 27's numba kernels) ----------------------------------------------
 # numba compiles a kernel at its first call and caches it on disk (games/par/__pycache__); on a fresh clone two
 # workers starting the same module's tests at once each compiled it (5 to 25 s of CPU each).  A module's first

@@ -27,13 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "config").glob("*.toml"))
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for name in list(os.environ):
-        if name.upper().startswith("TABLE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_table_env")
 
 
 # -- building configurations -------------------------------------------------------------------

@@ -81,11 +81,7 @@ def _validation_candidates():
             yield c
 
 
-@pytest.fixture(autouse=True)
-def _no_table_env(monkeypatch):
-    for name in list(os.environ):
-        if name.upper().startswith("TABLE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_table_env")
 
 
 @pytest.mark.parametrize("game", tuple(GAMES))

@@ -20,14 +20,7 @@ from controller.daemon import TableDaemon
 from controller.round.machine import RoundRefused
 from drivers.health import Health
 
-
-@pytest.fixture(autouse=True)
-def _no_table_env(monkeypatch):
-    import os
-
-    for name in list(os.environ):
-        if name.upper().startswith("TABLE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_table_env")
 
 
 UTH_SIDE = m.side_wagers("ultimate_texas_holdem")

@@ -36,13 +36,7 @@ NO_CHANGE_ON_LINK = "NY 9 NYCRR 5321.18(b)(4)"
 CHANGES = "COMAR 36.05.03.24"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for name in list(os.environ):
-        if name.upper().startswith("TABLE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_table_env")
 
 
 @pytest.fixture

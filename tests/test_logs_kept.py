@@ -77,10 +77,7 @@ def test_the_daemon_writes_its_lines_to_the_files(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(("section", "key"), [("keep_days = 30", "logs.keep_days"), ("max_mb = 2", "logs.max_mb"),
                                               ("file_mb = 64\nmax_mb = 32", "logs")])
-def test_the_logs_section_refuses_too_few_days_or_a_file_past_the_cap(tmp_path, monkeypatch, section, key):
-    for name in list(__import__("os").environ):
-        if name.startswith("TABLE_"):
-            monkeypatch.delenv(name)
+def test_the_logs_section_refuses_too_few_days_or_a_file_past_the_cap(tmp_path, no_table_env, section, key):
     path = tmp_path / "t.toml"
     path.write_text((ROOT / "config" / "high_card_flush.toml").read_text() + f"\n[logs]\n{section}\n")
     with pytest.raises(ConfigError) as e:

@@ -36,13 +36,7 @@ NY_METERS = "NY 9 NYCRR 5320.8(b)"
 ODDS = "N.J.A.C. 13:69D-1.52"
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    for name in list(os.environ):
-        if name.upper().startswith("TABLE_"):
-            monkeypatch.delenv(name)
+pytestmark = pytest.mark.usefixtures("no_table_env")
 
 
 def uth(tmp_path: Path, major: str = "", minor: str = "", top: str = "") -> Path:

@@ -18,7 +18,6 @@ from decimal import Decimal
 from fractions import Fraction
 from math import comb
 from types import SimpleNamespace
-from typing import Any
 
 import pytest
 import structlog
@@ -31,6 +30,7 @@ from controller.protection import hold
 from controller.protection.report import lines, report
 from games import analysis
 from games.paytables import PAYTABLES
+from part_fakes import Alarms, Settling
 
 UTH = "ultimate_texas_holdem"
 TRIPS = hold.side_figures(UTH, "trips", "A")
@@ -114,7 +114,7 @@ def test_gaming_days_and_shifts_begin_at_their_hours():
     assert hold.periods("2026-11-27T22:30:00Z") == ("2026-11-27", "2026-11-27/3")
 
 
-def test_the_gaming_day_and_shifts_come_from_the_configuration(tmp_path, monkeypatch):
+def test_the_gaming_day_and_shifts_come_from_the_configuration(tmp_path, monkeypatch, no_table_env):
     from controller.config.table import ConfigError, load_config
     from daemon_harness import ROOT
 
@@ -124,9 +124,6 @@ def test_the_gaming_day_and_shifts_come_from_the_configuration(tmp_path, monkeyp
     assert hold.periods("2026-11-27T16:30:00Z", cal) == ("2026-11-27", "2026-11-27/2")
     r = report(_rows(_fair(10, 1)), UTH, calendar=cal)["hold"]
     assert (r["gaming_day_starts"], r["shift_hours"]) == ("04:30", 12) and list(r["shifts"]) == ["2026-11-27/1"]
-    for name in list(__import__("os").environ):
-        if name.startswith("TABLE_"):
-            monkeypatch.delenv(name)
     base = (ROOT / "config" / "high_card_flush.toml").read_text()
     path = tmp_path / "t.toml"
     path.write_text(base + '\n[protection]\ngaming_day_starts = "05:15"\nshift_hours = 6\n')
@@ -185,22 +182,6 @@ def test_a_streak_is_found_with_its_probability_in_words_and_fair_hands_raise_no
     assert hold.Streaks(UTH).add(_trips_hands([rng.random() < TRIPS.p_win for _ in range(20_000)])) == []
 
 
-class _Alarms:
-    def __init__(self) -> None:
-        self.latched: dict[str, Any] = {}
-
-    def latch(self, key: str, condition: Any) -> None:
-        self.latched[key] = condition
-
-
-class _Settling:
-    def on_irregular(self, listener: Any) -> None:
-        pass
-
-    def on_settled(self, listener: Any) -> None:
-        self.settled = listener
-
-
 def test_the_daemon_part_journals_a_streak_latches_its_alarm_and_rebuilds_from_the_journal(tmp_path):
     """controller/service/protection.py over a real journal: each settlement to the streaks; a streak journaled as a
     finding with its p-value and words and latched as ``protection:<seq>``; a restart replays the settlements (the
@@ -211,11 +192,11 @@ def test_the_daemon_part_journals_a_streak_latches_its_alarm_and_rebuilds_from_t
     won = [n % 3 != 2 for n in range(24)]
     outcomes = ["three_of_a_kind" if w else "lose" for w in won]
 
-    def part(j: Journal) -> tuple[Protection, _Settling, _Alarms]:
+    def part(j: Journal) -> tuple[Protection, Settling, Alarms]:
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled="A"), cfg=SimpleNamespace(automated_shuffler=True),
                             base_cfg=SimpleNamespace(protection=ProtectionConfig()))
-        settling, alarms = _Settling(), _Alarms()
+        settling, alarms = Settling(), Alarms()
         return Protection(s, settling, alarms, None), settling, alarms  # type: ignore[arg-type]
 
     with Journal(path) as j:
@@ -247,7 +228,7 @@ def test_the_daemon_part_finds_a_hold_outside_its_band_once_a_gaming_day(tmp_pat
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False),
                             base_cfg=SimpleNamespace(protection=ProtectionConfig()))
-        settling, alarms = _Settling(), _Alarms()
+        settling, alarms = Settling(), Alarms()
         Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         rows = _rows(["three_of_a_kind"] * (hold.MIN_ROUNDS + 5))
         for n in range(hold.MIN_ROUNDS + 5):
@@ -271,7 +252,7 @@ def test_two_royal_flushes_put_a_fair_day_outside_its_band_but_are_no_finding(tm
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled=None), cfg=SimpleNamespace(automated_shuffler=False),
                             base_cfg=SimpleNamespace(protection=ProtectionConfig()))
-        settling, alarms = _Settling(), _Alarms()
+        settling, alarms = Settling(), Alarms()
         Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         rows = _rows(outcomes)
         for n in range(len(outcomes)):

@@ -23,6 +23,7 @@ from controller.config.protection import ProtectionConfig
 from controller.journal.store import Journal
 from controller.protection import hold
 from games.cards import parse_cards
+from part_fakes import Alarms, Settling
 from simulators.players import UTH, Bet, informed_rounds, side_result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,22 +46,6 @@ def test_the_informed_player_bets_only_where_it_wins_and_at_the_largest():
     assert (net, line) == (Decimal(30), "three_of_a_kind")
 
 
-class _Alarms:
-    def __init__(self) -> None:
-        self.latched: dict[str, Any] = {}
-
-    def latch(self, key: str, condition: Any) -> None:
-        self.latched[key] = condition
-
-
-class _Settling:
-    def on_irregular(self, listener: Any) -> None:
-        pass
-
-    def on_settled(self, listener: Any) -> None:
-        self.settled = listener
-
-
 def _journal_round(j: Journal, rid: str, bets: list[Bet]) -> None:
     events: list[ev.JournalEvent] = [ev.RoundOpened(game=UTH, paytables={"blind": "A", "trips": "A"})]
     events += [ev.WagerPlaced(seat=b.seat, wager="trips", amount=b.amount) for b in bets]
@@ -78,7 +63,7 @@ def test_a_short_run_of_an_informed_player_raises_the_streak_alarm_at_its_seat(t
         s = SimpleNamespace(journal=j, game=SimpleNamespace(name=UTH), log=structlog.get_logger("test"),
                             life=SimpleNamespace(last_shuffled="A"), cfg=SimpleNamespace(automated_shuffler=True),
                             base_cfg=SimpleNamespace(protection=ProtectionConfig()))
-        settling, alarms = _Settling(), _Alarms()
+        settling, alarms = Settling(), Alarms()
         Protection(s, settling, alarms, None)  # type: ignore[arg-type]
         for n, bets in enumerate(islice(informed_rounds(random.Random(7), informed=4), ROUNDS)):
             _journal_round(j, f"r{n}", bets)
