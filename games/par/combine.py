@@ -26,6 +26,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -104,8 +105,10 @@ def stored(game: str, letter: str | None, strategy: str) -> dict[str, Any] | Non
 
 
 def store(sheet: dict[str, Any]) -> Path:
+    """Write the sheet, each value of a distribution on one line (thousands of them: a readable diff)."""
     path = DATA / file_name(sheet["game"], sheet["paytable"], sheet["strategy"])
-    path.write_text(json.dumps(sheet, indent=1) + "\n")
+    text = re.sub(r'\{\n\s*"net": [^{}]*\}', lambda m: json.dumps(json.loads(m.group(0))), json.dumps(sheet, indent=1))
+    path.write_text(text + "\n")
     return path
 
 
