@@ -182,3 +182,12 @@ def test_analyze_json_gives_the_distributions() -> None:
     assert {"net", "probability_decimal", "probability_ci95"} <= set(progressive["distribution"][0])
     assert by[("player_bonus", "A")]["distribution_method"] == "not computed"
     assert by[("player_bonus", "A")]["distribution_why"]
+
+
+def test_every_two_card_hand_has_its_class() -> None:
+    """The whole deck's 1,326 hands each stand for their class's histogram: as many as the class weighs."""
+    _, names, weights = par_uth.starting_hands()
+    hands = combine.uth_hands(names)
+    assert len(hands) == 1326
+    for q, w in enumerate(weights):
+        assert sum(1 for _, k in hands if k == q) == w, names[q]
