@@ -1,16 +1,29 @@
 """make soak: the base game combined with each side wager the exact sheets leave out (games.par.combine),
 recomputed whole and compared with the stored figures, the time taken aside; and the stratified
-simulation at its full length against UTH Ultimate Pairs' exact covariance.  About ten minutes of one core.
+simulation at its full length against UTH Ultimate Pairs' exact covariance; the distributions of base + side
+with them (UTH's exact Trips and Ultimate Pairs ones aside: they need its enumeration).  About ten minutes
+of one core.
 """
 
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from games import par
 from games.par import combine
 
 UTH = "ultimate_texas_holdem"
+
+
+def _without_enumerated(sheet: dict[str, Any]) -> None:
+    """UTH's exact distributions need its enumeration (python -m games.par.combine --uth-enumeration, 22
+    minutes), which this recomputation does not run: those fields are left out of the comparison."""
+    if sheet["game"] == UTH:
+        for c in [*sheet["combinations"], *sheet["sheet_combinations"]]:
+            if c["side_wager"] in ("trips", "ultimate_pairs"):
+                for k in [k for k in c if k.startswith("distribution")]:
+                    del c[k]
 
 
 def test_recomputed_combinations_are_the_stored_ones() -> None:
@@ -19,6 +32,8 @@ def test_recomputed_combinations_are_the_stored_ones() -> None:
         assert kept is not None
         fresh.pop("computed")
         kept.pop("computed")
+        _without_enumerated(fresh)
+        _without_enumerated(kept)
         assert fresh == kept, (fresh["game"], fresh["paytable"], fresh["strategy"])
 
 

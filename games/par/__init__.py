@@ -92,6 +92,9 @@ def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, 
         f = Fraction(x)
         return str((Decimal(f.numerator) / Decimal(f.denominator)).quantize(Decimal("1e-9"), ROUND_HALF_UP))
 
+    ref = resources.files("games.par").joinpath("data", f"{game}.{letter or 'base'}.{strategy}.combinations.json")
+    extra: dict[str, Any] = json.loads(ref.read_text(encoding="utf-8")) if ref.is_file() else {}
+    own = {(c["side_wager"], c["paytable"]): c for c in extra.get("sheet_combinations", [])}
     out: list[dict[str, Any]] = []
     for c in sheet.get("combinations", []):
         side = _first(c, "side_return_per_ante", "side_wager_return", "side_return")
@@ -100,10 +103,9 @@ def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, 
             "side_return": None if side is None else nine(side),
             "side_std_dev": _first(c, "side_std_dev_per_ante", "side_wager_std_dev", "side_std_dev"),
             "covariance": c["covariance_decimal"], "std_dev": c["std_dev_per_ante"],
+            **_distribution(own.get((c["side_wager"], c["paytable"]), {})),
         })
-    ref = resources.files("games.par").joinpath("data", f"{game}.{letter or 'base'}.{strategy}.combinations.json")
-    if ref.is_file():
-        extra: dict[str, Any] = json.loads(ref.read_text(encoding="utf-8"))
+    if extra:
         for c in extra["combinations"]:
             entry = {"side_wager": c["side_wager"], "paytable": c["paytable"], "method": c["method"],
                      "side_return": c["side_return_per_ante_decimal"], "side_std_dev": c["side_std_dev_per_ante"],
@@ -112,5 +114,12 @@ def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, 
                            ("rounds", "rounds"), ("seed", "seed"), ("meters", "meters"), ("why", "why")):
                 if k in c:
                     entry[new] = c[k]
-            out.append(entry)
+            out.append({**entry, **_distribution(c)})
     return out
+
+
+def _distribution(c: dict[str, Any]) -> dict[str, Any]:
+    """The distribution of base + side of a stored combination (games.par.combine), its fields as stored:
+    ``distribution_method`` (exact, simulation or not computed), ``distribution`` (net, probability,
+    intervals), its mean, variance and standard deviation."""
+    return {k: v for k, v in c.items() if k.startswith("distribution")}

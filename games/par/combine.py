@@ -12,7 +12,10 @@ stored sheet's, var(side) the side wager's exact count (games.analysis); the cov
   with its 95 % interval; the optimal strategy cannot be played outside the enumeration, so for it these
   figures are "not computed".
 A Progressive is taken at a stated meter: the rules' minimum reset amounts (R4) on a $1 unit, named in
-"meters"; the Envy Bonus has no stake of its own and is left out.  Stored as
+"meters"; the Envy Bonus has no stake of its own and is left out.  Each combination also gives the
+distribution of base + side ("distribution"): exact from a joint count (HCF's kernel tally; UTH's enumeration
+when given), else from the simulation's strata with an interval per value; so do the sheet's own
+combinations where a joint is had ("sheet_combinations").  Stored as
 games/par/data/<game>.<letter or base>.<strategy>.combinations.json; docs/analysis.md.
 """
 
@@ -23,6 +26,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -101,8 +105,10 @@ def stored(game: str, letter: str | None, strategy: str) -> dict[str, Any] | Non
 
 
 def store(sheet: dict[str, Any]) -> Path:
+    """Write the sheet, each value of a distribution on one line (thousands of them: a readable diff)."""
     path = DATA / file_name(sheet["game"], sheet["paytable"], sheet["strategy"])
-    path.write_text(json.dumps(sheet, indent=1) + "\n")
+    text = re.sub(r'\{\n\s*"net": [^{}]*\}', lambda m: json.dumps(json.loads(m.group(0))), json.dumps(sheet, indent=1))
+    path.write_text(text + "\n")
     return path
 
 
@@ -144,6 +150,13 @@ def aces_against_aces(blind_letter: str, boards: np.ndarray | None = None) -> Fr
     bet 4x before the flop (both strategies; asserted by the caller), so only the showdown over the
     C(48,5) boards counts (UTH ch.11 §F-§H; the Blind by its paytable, UTH ch.12 §B).  ``boards``: (n, 5)
     card indices instead (a test settles them one by one)."""
+    counts = aces_against_aces_counts(blind_letter, boards)
+    return sum((b * n for b, n in counts.items()), Fraction(0)) / sum(counts.values())
+
+
+def aces_against_aces_counts(blind_letter: str, boards: np.ndarray | None = None) -> dict[Fraction, int]:
+    """The boards of aces_against_aces by the base game's net in Antes (the distribution the Ultimate Pairs
+    B combination needs)."""
     from games.par.uth import blind_net
 
     aces = [c.index for c in DECK if c.rank == 14]
@@ -156,11 +169,13 @@ def aces_against_aces(blind_letter: str, boards: np.ndarray | None = None) -> Fr
     cat = batch.RANK_CATEGORY[rp]
     blind = blind_net(blind_letter)
     win = rp > rd
-    total = Fraction(-6 * int((rp < rd).sum()))  # a lost 4x round: Ante, Blind, Play (the dealer qualifies)
-    for c in range(10):
+    out = {Fraction(-6): int((rp < rd).sum()), Fraction(0): int((rp == rd).sum())}  # a lost 4x round: Ante,
+    for c in range(10):  # Blind, Play (the dealer qualifies); a tie pushes all
         n = int((win & (cat == c)).sum())
-        total += n * (1 + 4 + blind[c])  # Ante 1 + Play 4 + the Blind's line; a tie pushes all
-    return total / len(boards)
+        if n:
+            net = 1 + 4 + blind[c]  # Ante 1 + Play 4 + the Blind's line
+            out[net] = out.get(net, 0) + n
+    return {b: n for b, n in out.items() if n}
 
 
 def ultimate_pairs_cross(sheet: dict[str, Any], letter: str) -> Fraction:
@@ -231,6 +246,251 @@ counted the same way, which the caller checks against games.analysis's count."""
                 total += (nine_up - six) * value / hcf.PLAYER_HANDS
                 mean += (nine_up - six) / hcf.PLAYER_HANDS
     return total, mean
+
+
+# -- the distribution of base + side (issue 27) ---------------------------------------------------
+
+#: (base net, side net) -> weight: an exact joint count of the two, out of a total stated beside it
+Joint = dict[tuple[Fraction, Fraction], int]
+PLACES = 12  # a probability's decimals: the Progressive's top lines are near 1e-7
+WHY_UTH = ("the starting hands' base-game distributions come from the UTH enumeration (about 22 minutes on "
+           "2 cores), not from the stored sheet: python -m games.par.combine --uth-enumeration")
+
+
+def _net_text(x: Fraction) -> str:
+    return _frac(x).removesuffix("/1")
+
+
+def _p(x: Fraction | float) -> str:
+    """A probability to PLACES decimals, half up, never in exponent notation (a Progressive's top lines)."""
+    from decimal import ROUND_HALF_UP
+
+    d = Decimal(x.numerator) / Decimal(x.denominator) if isinstance(x, Fraction) else Decimal(repr(x))
+    return f"{d.quantize(Decimal(1).scaleb(-PLACES), rounding=ROUND_HALF_UP):f}"
+
+
+def exact_distribution(joint: Joint, total: int) -> dict[str, Any]:
+    """The fields of an exact distribution of base + side: every value with its probability (a fraction and
+    PLACES decimals), its mean and variance."""
+    by: dict[Fraction, int] = {}
+    for (b, s), n in joint.items():
+        if n:
+            by[b + s] = by.get(b + s, 0) + n
+    assert sum(by.values()) == total, (sum(by.values()), total)
+    mean = Fraction(sum(z * n for z, n in by.items()), total)
+    var = Fraction(sum(z * z * n for z, n in by.items()), total) - mean * mean
+    return {"distribution_method": "exact",
+            "distribution": [{"net": _net_text(z), "probability": _frac(Fraction(n, total)),
+                              "probability_decimal": _p(Fraction(n, total))} for z, n in sorted(by.items())],
+            "distribution_mean": _frac(mean), "distribution_mean_decimal": _dec(mean),
+            "distribution_variance": _frac(var), "distribution_variance_decimal": _dec(var),
+            "distribution_std_dev": _sqrt(var)}
+
+
+def not_computed(why: str) -> dict[str, Any]:
+    return {"distribution_method": "not computed", "distribution_why": why}
+
+
+def hcf_joints(strategy: str, joint: np.ndarray | None = None) -> dict[tuple[str, str], Joint]:
+    """Every HCF side wager on the player's seven cards beside the base game, as exact joint counts out of
+    hcf.SPACE: the Flush Bonus and Straight Flush Bonus (HCF ch.7 §F) by the kernel's (flush length, run, four
+    of a kind), the Progressive at its reset meters by the run (R17), the suited 9-A line (R18) moved hand
+    by hand as in hcf_progressive_cross.  ``joint``: the kernel's (net, length, run, quad) tally of the
+    strategy (default: the whole tally, about 3 s of CPU once compiled)."""
+    from games.cards import parse_card
+    from games.par import hcf
+
+    if joint is None:
+        if "joint" not in _hcf_joint:
+            _hcf_joint["joint"] = hcf.tally()[5]
+        joint = _hcf_joint["joint"][hcf.STRATEGIES.index(strategy)]
+    cells = [(tuple(int(x) for x in c), int(joint[tuple(c)])) for c in np.argwhere(joint)]
+    out: dict[tuple[str, str], Joint] = {}
+
+    def tally(side_of: dict[tuple[int, int, int], Fraction]) -> Joint:
+        """The joint of the base game's net and the side wager's, given its net by (length, run, quad)."""
+        j: Joint = {}
+        for (i, length, run, quad), n in cells:
+            key = (Fraction(hcf.NETS[i]), side_of[(length, run, quad)])
+            j[key] = j.get(key, 0) + n
+        return j
+
+    shapes = {(length, run, quad) for (_, length, run, quad), _ in cells}
+
+    for wager in ("flush_bonus", "straight_flush_bonus"):
+        for x in letters(HCF, wager):
+            nets = hcf._side_nets(wager, x)
+            out[(wager, x)] = tally({k: Fraction(nets[k]) for k in shapes})
+    for x in letters(HCF, "progressive"):
+        table = paytable(HCF, "progressive", x)
+        meters = meters_of(HCF, "progressive", x)
+
+        def net(made: frozenset[str], table: Any = table, meters: Any = meters) -> Fraction:
+            line = table.line_for(made)
+            return Fraction(-1) if line is None else line_return(line.pays, meters) - 1
+
+        by_run = [net(frozenset(f"straight_flush_{k}" for k in range(3, run + 1))) for run in range(8)]
+        j = tally({k: by_run[k[1]] for k in shapes})
+        nine_up = net(frozenset({"suited_nine_ten_jack_queen_king_ace", *(f"straight_flush_{k}" for k in range(3, 7))}))
+        if nine_up != by_run[6]:
+            for suit in "cdhs":
+                top = [parse_card(r + suit) for r in "9TJQKA"]
+                for other in DECK:
+                    if other in top or other == parse_card("8" + suit):
+                        continue
+                    player = hcf.masks_of([*top, other])
+                    r = hcf.decide(player, strategy)
+                    nq, win, tie, lose = hcf.hand_counts(player)
+                    base = {-1: hcf.DEALER_HANDS} if r == 0 else {1: nq, 1 + r: win, 0: tie, -1 - r: lose}
+                    for b, n in base.items():
+                        j[(Fraction(b), by_run[6])] -= n  # counted in the six-card run's stratum, a 9-A pays more
+                        j[(Fraction(b), nine_up)] = j.get((Fraction(b), nine_up), 0) + n
+                        assert j[(Fraction(b), by_run[6])] >= 0
+        out[("progressive", x)] = j
+    return out
+
+
+def uth_joints(setup: Any, result: dict[str, Any], letter: str, strategy: str, weights: list[int],
+               hands: list[tuple[tuple[Card, Card], int]]) -> tuple[dict[tuple[str, str], Joint], int]:
+    """UTH's Trips and Ultimate Pairs beside the base game, as exact joint counts from the enumeration's
+    histogram (games.par.uth.enumerate_all): Trips by the category of the player's seven cards (UTH ch.12 §C,
+    as uth.sheet's by_cat_net), Ultimate Pairs by the player's two cards (R22): ``hands`` every two-card hand
+    with the index of the class whose histogram it has.  With the whole deck, paytable B's line of the dealer's
+    aces too: the AA-against-AA showdown over every board (aces_against_aces_counts).  The total: the space."""
+    from games.par import uth
+    from games.par import uth_kernel as uk
+    from games.ultimate_pairs import ultimate_pairs_made
+
+    policy = 2 if strategy == "posted" else uth.LETTERS.index(letter)
+    bh = [int(x) for x in setup.bh[uth.LETTERS.index(letter)]]
+    hist = result["hist"][policy]
+    per_hand = setup.boards_per_hand * 10 * setup.n_dealer
+    by_cat_net: dict[tuple[int, int], int] = {}
+    per_class: list[dict[int, int]] = []
+    for q in range(len(setup.reps)):
+        mine: dict[int, int] = {}
+        for a, c, o in zip(*np.nonzero(hist[q]), strict=True):
+            n = int(hist[q, a, c, o])
+            net = sum(uth._net_half(bh, int(a), int(c), int(o)))
+            mine[net] = mine.get(net, 0) + n
+            by_cat_net[(int(c), net)] = by_cat_net.get((int(c), net), 0) + n * weights[q]
+        per_class.append(mine)
+    space = sum(weights) * per_hand
+    out: dict[tuple[str, str], Joint] = {}
+    for x in letters(UTH, "trips"):
+        t = uth.trips_net(x)
+        j: Joint = {}
+        for (c, net), n in by_cat_net.items():
+            key = (Fraction(net, 2), t[c])
+            j[key] = j.get(key, 0) + n
+        out[("trips", x)] = j
+    aces = [c for c in DECK if c.rank == 14]
+    for x in letters(UTH, "ultimate_pairs"):
+        table = paytable(UTH, "ultimate_pairs", x)
+
+        def up(made: frozenset[str], table: Any = table) -> Fraction:
+            line = table.line_for(made)
+            return Fraction(-1) if line is None else line_return(line.pays, {}) - 1
+
+        j = {}
+        for cards, q in hands:
+            v = up(ultimate_pairs_made(cards))
+            for net, n in per_class[q].items():
+                j[(Fraction(net, 2), v)] = j.get((Fraction(net, 2), v), 0) + n
+            if len(setup.deck) == 52 and all(c.rank == 14 for c in cards):
+                dealer = tuple(c for c in aces if c not in cards)
+                top = up(ultimate_pairs_made(cards, dealer))
+                if top != v:  # the outcomes with the dealer's aces: one dealer hand of every board, 10 flops each
+                    assert int(result["preflop"][policy, q]) == uk.BET4, "AA bets 4x: the showdown below"
+                    for b, n in aces_against_aces_counts(letter).items():
+                        j[(b, v)] -= 10 * n
+                        j[(b, top)] = j.get((b, top), 0) + 10 * n
+                        assert j[(b, v)] >= 0
+        out[("ultimate_pairs", x)] = j
+    return out, space
+
+
+def uth_hands(names: list[str]) -> list[tuple[tuple[Card, Card], int]]:
+    """Every two-card hand of the whole deck with the index of its class among ``names`` (169 classes)."""
+    index = {name: q for q, name in enumerate(names)}
+    return [((a, b), index[_class_of((a, b))]) for a, b in combinations(DECK, 2)]
+
+
+def _wilson(k: int, n: int) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k / n at 95 % (Wilson 1927; Brown, Cai and DasGupta 2001:
+    unlike the normal interval it does not shrink to a point at k = 0)."""
+    p = k / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def simulated_distribution(strata: list[tuple[Fraction, Fraction, dict[Fraction, int]]],
+                           base: dict[Fraction, Fraction], rounds: int) -> dict[str, Any]:
+    """The distribution of base + side from the post-stratified simulation: ``strata`` each (the side wager's
+    net v, its exact probability P, the base game's nets counted in its rounds); ``base``: the base game's
+    exact distribution (the sheet's), which stands for a stratum never seen (as the covariance takes its
+    conditional mean to be the base game's).  P(z) = sum of P x the stratum's share of base = z - v.  Each
+    point's 95 % interval: every stratum's Wilson interval of that share, combined by the method of variance
+    estimates recovery (Zou and Donner 2008: the square root of the summed squared distances to each
+    limit); a stratum seen fewer than FEW times may hold anything of its P, [0, P], added.  The mean and
+    variance with intervals by the same strata (normal; the variance's by its influence (b + v)^2 - 2 mean
+    (b + v)), a rare stratum bounded over the base game's range."""
+    support = sorted(base)
+    point: dict[Fraction, Fraction] = {}
+    low2: dict[Fraction, float] = {}
+    high2: dict[Fraction, float] = {}
+    lin_low: dict[Fraction, float] = {}
+    lin_high: dict[Fraction, float] = {}
+    shares = []
+    for v, p, counts in strata:
+        n = sum(counts.values())
+        share = {b: Fraction(counts.get(b, 0), n) for b in support} if n else dict(base)
+        assert set(counts) <= set(support), "a base net outside the sheet's distribution"
+        shares.append((v, p, n, share))
+        for b in support:
+            z = b + v
+            point[z] = point.get(z, Fraction(0)) + p * share[b]
+            if n >= FEW:
+                lo, hi = _wilson(counts.get(b, 0), n)
+                low2[z] = low2.get(z, 0.0) + (float(p) * (float(share[b]) - lo)) ** 2
+                high2[z] = high2.get(z, 0.0) + (float(p) * (hi - float(share[b]))) ** 2
+            else:
+                lin_low[z] = lin_low.get(z, 0.0) + float(p * share[b])
+                lin_high[z] = lin_high.get(z, 0.0) + float(p * (1 - share[b]))
+    assert sum(point.values()) == 1
+    mean = sum((z * q for z, q in point.items()), Fraction(0))
+    var = sum((z * z * q for z, q in point.items()), Fraction(0)) - mean * mean
+    m_var = v_var = 0.0
+    m_low = m_high = v_low = v_high = 0.0
+    for v, p, n, share in shares:
+        g = {b: float((b + v) ** 2 - 2 * mean * (b + v)) for b in support}
+        eb = sum(float(share[b]) * float(b) for b in support)
+        eg = sum(float(share[b]) * g[b] for b in support)
+        if n >= FEW:
+            m_var += float(p) ** 2 * sum(float(share[b]) * (float(b) - eb) ** 2 for b in support) / n
+            v_var += float(p) ** 2 * sum(float(share[b]) * (g[b] - eg) ** 2 for b in support) / n
+        else:
+            m_low += float(p) * (float(support[0]) - eb)
+            m_high += float(p) * (float(support[-1]) - eb)
+            v_low += float(p) * (min(g.values()) - eg)
+            v_high += float(p) * (max(g.values()) - eg)
+    fm, fv = float(mean), float(var)
+    m_ci = (fm - Z95 * math.sqrt(m_var) + m_low, fm + Z95 * math.sqrt(m_var) + m_high)
+    v_ci = (fv - Z95 * math.sqrt(v_var) + v_low, fv + Z95 * math.sqrt(v_var) + v_high)
+    values = []
+    for z in sorted(point):
+        q = float(point[z])
+        lo = max(0.0, q - math.sqrt(low2.get(z, 0.0)) - lin_low.get(z, 0.0))
+        hi = min(1.0, q + math.sqrt(high2.get(z, 0.0)) + lin_high.get(z, 0.0))
+        values.append({"net": _net_text(z), "probability_decimal": _p(point[z]), "probability_ci95": [_p(lo), _p(hi)]})
+    return {"distribution_method": "simulation", "distribution_rounds": rounds,
+            "distribution": values,
+            "distribution_mean_decimal": _dec(mean), "distribution_mean_ci95": [_dec(m_ci[0]), _dec(m_ci[1])],
+            "distribution_variance_decimal": _dec(var),
+            "distribution_variance_ci95": [_dec(v_ci[0]), _dec(v_ci[1])],
+            "distribution_std_dev": _sqrt(var), "distribution_std_dev_ci95": [_sqrt(v_ci[0]), _sqrt(v_ci[1])]}
 
 
 # -- the others: simulated ------------------------------------------------------------------------
@@ -379,7 +639,8 @@ def strata(game: str, wager: str, letter: str) -> tuple[dict[Fraction, Fraction]
 
 def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
                    side_means: dict[tuple[str, str], Fraction], rounds: int, seed: int,
-                   forced: int = FORCED) -> dict[tuple[str, str], tuple[float, float, float]]:
+                   forced: int = FORCED, distributions: dict[tuple[str, str], dict[str, Any]] | None = None,
+                   ) -> dict[tuple[str, str], tuple[float, float, float]]:
     """Per side wager (and letter) the covariance with the base game, post-stratified on the side wager's
     net: cov = sum over its net values v of P(v) (v - E side) (E[base | v] - E base), P(v) exact, E[base | v]
     the mean of the simulated rounds with that net.  The rounds are ``rounds`` plain ones plus, for a
@@ -388,13 +649,15 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
     The 95 % interval: the strata's normal intervals combined, widened by the whole range of the base
     game's net (the sheet's) times P(v) |v - E side| for a stratum seen fewer than FEW times.  Chunk i of
     the plain rounds draws from a generator seeded with (seed, i) only (games.simulation's convention).
-    A side wager counted exactly may be simulated too (a test compares the two)."""
+    A side wager counted exactly may be simulated too (a test compares the two).  ``distributions``: filled
+    with each side wager's distribution of base + side from the same strata (simulated_distribution)."""
     play = _player(game, letter, tuple(sorted({w for w, _ in side_means})))
     mb = Fraction(base_sheet["return_per_ante"]) - 1
     support = [Fraction(x["net"]) for x in base_sheet["net"]]
     low_b, high_b = min(support), max(support)
     info = {key: strata(game, key[0], key[1]) for key in side_means}
     sums: dict[tuple[str, str], dict[Fraction, list[float]]] = {key: {} for key in side_means}
+    hists: dict[tuple[str, str], dict[Any, dict[Fraction, int]]] = {key: {} for key in side_means}
 
     groups: dict[tuple[str, str], dict[Any, tuple[Fraction, Fraction]]] = {key: {} for key in side_means}
 
@@ -413,6 +676,8 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
         else:
             groups[key][v] = (v, prob[v])
         acc = sums[key].setdefault(stratum, [0, 0.0, 0.0])
+        hist = hists[key].setdefault(stratum, {})
+        hist[Fraction(b)] = hist.get(Fraction(b), 0) + 1
         db = float(Fraction(b) - mb)
         acc[0] += 1
         acc[1] += db
@@ -461,6 +726,11 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
                 above += hi - weight * mean
         half = Z95 * math.sqrt(var)
         out[key] = (cov, cov - half + below, cov + half + above)
+        if distributions is not None:
+            base = {Fraction(x["net"]): Fraction(x["probability"]) for x in base_sheet["net"]}
+            seen = sum(sum(h.values()) for h in hists[key].values())
+            distributions[key] = simulated_distribution(
+                [(v, p, hists[key].get(stratum, {})) for stratum, (v, p) in table.items()], base, seen)
     return out
 
 
@@ -489,16 +759,22 @@ def _sqrt(x: Fraction | float) -> str:
 
 def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, Any],
             rounds: int = ROUNDS, seed: int = SEED, cross: dict[tuple[str, str], tuple[float, float, float]]
-            | None = None) -> dict[str, Any]:
+            | None = None, enumeration: tuple[Any, dict[str, Any], list[str], list[int]] | None = None,
+            ) -> dict[str, Any]:
     """The combinations of one stored base sheet (``base_sheet``); ``cross``: the simulated covariances
-    already computed for this game and letter (posted strategy), else simulated here."""
+    already computed for this game and letter (posted strategy), else simulated here (with the
+    distributions).  ``enumeration``: UTH's (setup, result, names, weights) of games.par.uth.enumerate_all,
+    for the exact distributions of Trips and Ultimate Pairs; without it they are "not computed"."""
     start, cpu = time.monotonic(), time.process_time()
     base_mean = Fraction(base_sheet["return_per_ante"]) - 1
     base_var = Fraction(base_sheet["variance_per_ante"])
     moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)}
     simulated = {k: v for k, v in moments.items() if (game, k[0]) not in EXACT}
+    dists: dict[tuple[str, str], dict[str, Any]] = {}
     if strategy == "posted" and cross is None and simulated:
-        cross = simulate_cross(game, letter, base_sheet, {k: v[0] for k, v in simulated.items()}, rounds, seed)
+        cross = simulate_cross(game, letter, base_sheet, {k: v[0] for k, v in simulated.items()}, rounds, seed,
+                               distributions=dists)
+    joints, total = exact_joints(game, letter, strategy, enumeration)
     out = []
     for (wager, x), (side_mean, side_var) in moments.items():
         entry: dict[str, Any] = {"side_wager": wager, "paytable": x,
@@ -519,6 +795,11 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
             entry.update({"method": "exact", "covariance": _frac(cov), "covariance_decimal": _dec(cov),
                           "variance_per_ante": _frac(var), "variance_per_ante_decimal": _dec(var),
                           "std_dev_per_ante": _sqrt(var)})
+            if (wager, x) in joints:
+                entry.update(exact_distribution(joints[(wager, x)], total))
+                assert Fraction(entry["distribution_variance"]) == var, (wager, x)  # the two counts agree
+            else:
+                entry.update(not_computed(WHY_UTH))
         elif strategy == "posted" and cross is not None:
             c, lo, hi = cross[(wager, x)]
             fixed = float(base_var + side_var)
@@ -528,33 +809,101 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
                           "variance_per_ante_ci95": [_dec(fixed + 2 * lo), _dec(fixed + 2 * hi)],
                           "std_dev_per_ante": _sqrt(fixed + 2 * c),
                           "std_dev_per_ante_ci95": [_sqrt(fixed + 2 * lo), _sqrt(fixed + 2 * hi)]})
+            entry.update(dists.get((wager, x)) or not_computed("the covariance was given, not simulated here"))
         else:
             entry.update({"method": "not computed",
                           "why": "the covariance needs the side wager's cards beside the base game's decisions: "
                                  "the enumeration does not visit them and the simulation plays the posted "
                                  "strategy only"})
+            entry["distribution_method"] = "not computed"
         out.append(entry)
     return {"game": game, "paytable": letter, "strategy": strategy,
             "base_variance_per_ante": base_sheet["variance_per_ante"],
             "combinations": out,
+            "sheet_combinations": _sheet_distributions(game, base_sheet, joints, total),
             "computed": {"seconds": round(time.monotonic() - start), "cpu_seconds": round(time.process_time() - cpu),
                          "code_version": code_version()}}
+
+
+#: the sheet's own combinations whose joint distribution is not kept by the game's enumeration: why
+WHY_SHEET = {
+    JHE: "the Player Bonus is settled on the player's seven cards, but the JHE kernel tallies its covariance, not "
+         "the joint of the hand's category and the round's net (uth.py's by_cat_net): a tally to add to games/par/"
+         "jhe.py and a recount of the JHE sheets",
+    RET: "Ultimate Pairs is settled on the player's two cards: the distribution needs each starting hand's net "
+         "histogram, which games/par/ret.py computes (its results' third item) but does not store: keep it in "
+         "the sheet and recount the RET sheets",
+}
+
+
+def exact_joints(game: str, letter: str | None, strategy: str,
+                 enumeration: tuple[Any, dict[str, Any], list[str], list[int]] | None,
+                 ) -> tuple[dict[tuple[str, str], Joint], int]:
+    """The exact joint counts this module can have for a sheet: HCF's from its kernel's tally (every side
+    wager), UTH's from the enumeration when given (Trips and Ultimate Pairs); with the total they count."""
+    if game == HCF:
+        from games.par import hcf
+
+        return hcf_joints(strategy), hcf.SPACE
+    if game == UTH and enumeration is not None:
+        setup, result, names, weights = enumeration
+        return uth_joints(setup, result, str(letter), strategy, weights, uth_hands(names))
+    return {}, 1
+
+
+def _sheet_distributions(game: str, sheet: dict[str, Any], joints: dict[tuple[str, str], Joint],
+                         total: int) -> list[dict[str, Any]]:
+    """The distributions of the sheet's own combinations (its "combinations"), checked against its figures:
+    the distribution's mean is the base game's plus the side wager's, its variance the sheet's."""
+    base_mean = Fraction(sheet["return_per_ante"]) - 1
+    out = []
+    for c in sheet.get("combinations", []):
+        entry: dict[str, Any] = {"side_wager": c["side_wager"], "paytable": c["paytable"]}
+        key = (c["side_wager"], c["paytable"])
+        if key in joints:
+            entry.update(exact_distribution(joints[key], total))
+            side = Fraction(next(c[k] for k in ("side_return_per_ante", "side_return") if k in c)) - 1
+            assert Fraction(entry["distribution_mean"]) == base_mean + side, key
+            if "covariance" in c:
+                var = Fraction(sheet["variance_per_ante"]) + 2 * Fraction(c["covariance"])
+                side_var = Fraction(entry["distribution_variance"]) - var
+                std = next(c[k] for k in ("side_std_dev_per_ante", "side_std_dev") if k in c)
+                assert abs(float(_sqrt(side_var)) - float(std)) <= 2e-9, (key, side_var, std)  # var(side)
+        else:
+            entry.update(not_computed(WHY_UTH if game == UTH else WHY_SHEET.get(game, "")))
+        out.append(entry)
+    return out
 
 
 #: every stored base sheet: (game, letter)
 SHEETS = ((UTH, "A"), (UTH, "B"), (JHE, "A"), (HCF, None), (RET, "A"))
 
 
-def compute_all(rounds: int = ROUNDS, seed: int = SEED) -> Iterator[dict[str, Any]]:
-    """The combinations of every stored base sheet, both strategies, one after the other (make soak;
-    ``python -m games.par.combine`` writes each as it comes)."""
+def compute_all(rounds: int = ROUNDS, seed: int = SEED, games: tuple[str, ...] | None = None,
+                uth_enumeration: bool = False) -> Iterator[dict[str, Any]]:
+    """The combinations of every stored base sheet (``games``: of these only), both strategies, one after the
+    other (make soak; ``python -m games.par.combine`` writes each as it comes).  ``uth_enumeration``: run
+    UTH's enumeration (about 22 minutes on 2 cores) for its Trips and Ultimate Pairs distributions."""
     from games.par import stored as base_stored
 
+    enumeration = None
     for game, letter in SHEETS:
+        if games is not None and game not in games:
+            continue
+        if game == UTH and uth_enumeration and enumeration is None:
+            from games.par import uth
+
+            reps, names, weights = uth.starting_hands()
+            setup = uth.Setup(np.arange(52), reps)
+            enumeration = (setup, uth.enumerate_all(setup), names, weights)
         for strategy in ("optimal", "posted"):
-            yield compute(game, letter, strategy, base_stored(game, letter, strategy), rounds, seed)
+            yield compute(game, letter, strategy, base_stored(game, letter, strategy), rounds, seed,
+                          enumeration=enumeration if game == UTH else None)
 
 
 if __name__ == "__main__":  # pragma: no cover - the stored data's generator
-    for sheet in compute_all():
+    import sys
+
+    chosen = tuple(a for a in sys.argv[1:] if not a.startswith("--")) or None
+    for sheet in compute_all(games=chosen, uth_enumeration="--uth-enumeration" in sys.argv):
         print(store(sheet), sheet["computed"], flush=True)
