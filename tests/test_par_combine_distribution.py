@@ -2,8 +2,9 @@
 post-stratified simulation's distribution on a short JHE run against the exact figures (mean, variance);
 HCF's exact joints from the whole kernel tally (about 3 s of CPU) against the side wagers' own exact counts
 and the sheets' covariances; UTH's Trips and Ultimate Pairs joints on the 10-card deck of test_par_uth's
-pipeline; the stored distributions' arithmetic and what `tablectl analyze --json` reports.  The whole
-recomputation: tests/soak_par_combine.py."""
+pipeline; RET's Ultimate Pairs joint assembled from the starting hands, two of them recounted by its kernel;
+the stored distributions' arithmetic and what `tablectl analyze --json` reports.  The whole recomputation:
+tests/soak_par_combine.py."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ import pytest
 from games import analysis, par
 from games.cards import DECK, parse_card
 from games.par import combine
+from games.par import ret as par_ret
 from games.par import uth as par_uth
 from games.paytables import letters, paytable
 from games.progressive_return import line_return
 from games.ultimate_pairs import ultimate_pairs_made
 
-JHE, HCF, UTH = "jackpot_holdem", "high_card_flush", "ultimate_texas_holdem"
+JHE, HCF, UTH, RET = "jackpot_holdem", "high_card_flush", "ultimate_texas_holdem", "run_em_twice"
 SMALL = ("As", "Ks", "Qs", "Js", "Ts", "Ah", "Kh", "5h", "5d", "2c")  # test_par_uth's deck
 
 
@@ -139,6 +141,49 @@ def test_uth_joints_on_a_small_deck() -> None:
                 nets.append(Fraction(-1) if line is None else line_return(line.pays, {}) - 1)
             assert side_mean == sum(nets, Fraction(0)) / len(hands)
             assert cross == sum((e * v for e, v in zip(evs, nets, strict=True)), Fraction(0)) / len(hands)
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "posted"])
+def test_ret_ultimate_pairs_joint_is_the_sheets_covariance(strategy: str) -> None:
+    """RET Ultimate Pairs A-E: the joint assembled from the 169 classes (each a point mass at its stored
+    value here: the covariance needs only the classes' means) has the side wager's own exact moments
+    (games.analysis's count) as its side margin and the sheet's covariance, exactly."""
+    sheet = par.stored(RET, "A", strategy)
+    ev = {h["hand"]: Fraction(h["ev"]) for h in sheet["starting_hands"]}
+    joints = combine.ret_joints([{ev[name]: par_ret.PER_HOLE} for name, _, _ in par_ret.HANDS])
+    space = 1326 * par_ret.PER_HOLE
+    mean = Fraction(sheet["return_per_ante"]) - 1
+    own = {c["paytable"]: Fraction(c["covariance"]) for c in sheet["combinations"]}
+    assert set(joints) == {("ultimate_pairs", x) for x in letters(RET, "ultimate_pairs")} and set(own) == {
+        x for _, x in joints}
+    for (wager, x), joint in joints.items():
+        assert sum(joint.values()) == space
+        side_mean, side_var = combine.side_moments(RET, wager, x)
+        side = sum((s * n for (_, s), n in joint.items()), Fraction(0)) / space
+        assert side == side_mean
+        assert sum((s * s * n for (_, s), n in joint.items()), Fraction(0)) / space - side * side == side_var
+        cross = sum((b * s * n for (b, s), n in joint.items()), Fraction(0)) / space
+        assert cross - mean * side == own[x], x
+    # C pays A♥A♦ apart (R22): one of the six pairs of aces (AA marked by a base net no other class has)
+    marked = combine.ret_joints([{Fraction(1 if name == "AA" else 0): par_ret.PER_HOLE}
+                                 for name, _, _ in par_ret.HANDS])[("ultimate_pairs", "C")]
+    assert {v: n for (b, v), n in marked.items() if b == 1} == {100: par_ret.PER_HOLE, 30: 5 * par_ret.PER_HOLE}
+
+
+@pytest.mark.parametrize(("strategy", "hand"), [("optimal", "KQs"), ("posted", "T9o")])
+def test_ret_starting_hand_histogram_recounted(strategy: str, hand: str) -> None:
+    """One starting hand's base-net histogram by RET's kernel (ret_histograms, about 2 s of CPU): its outcomes
+    are the hand's, its mean the stored value, its decision the stored one, its values among the sheet's."""
+    sheet = par.stored(RET, "A", strategy)
+    stored = next(h for h in sheet["starting_hands"] if h["hand"] == hand)
+    hid = [name for name, _, _ in par_ret.HANDS].index(hand)
+    value, k1, hist = combine.ret_histograms(strategy, "A", [hid], workers=1)[hid]
+    assert sum(hist.values()) == par_ret.PER_HOLE
+    assert Fraction(sum(k * n for k, n in hist.items()), par_ret.PER_HOLE) == Fraction(stored["ev"]) \
+        == Fraction(value, par_ret.PER_HOLE)
+    assert stored["decision"] == (f"first_run_{k1}x" if k1 else "fold")
+    assert {Fraction(k) for k in hist} <= {Fraction(x["net"]) for x in sheet["net"]}
+    assert len(hist) > 1  # played on: a distribution, not the fold's one value
 
 
 def test_aces_against_aces_counts_every_board() -> None:

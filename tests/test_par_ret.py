@@ -135,3 +135,17 @@ def test_stored_sheet_names_the_current_code(strategy: str) -> None:
 
     version = j.code_version([Path(ret.__file__), Path(j.__file__)])
     assert j.load(ret.GAME, "A", strategy)["computed"]["code_version"] == version  # type: ignore[index]
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "posted"])
+def test_stored_ultimate_pairs_is_the_side_wagers_own_count(strategy: str) -> None:
+    """Each two-card hand by its own Ultimate Pairs line (C and D pay A♥A♦ apart from the other pairs of aces,
+    R22; the sheets once read the line of AA's representative A♣A♦): the sheet's side return and standard
+    deviation are the side wager's own exact count (games.analysis)."""
+    from games.par.combine import side_moments
+
+    sheet = j.load(ret.GAME, "A", strategy)
+    for c in sheet["combinations"]:  # type: ignore[union-attr]
+        mean, var = side_moments(ret.GAME, "ultimate_pairs", c["paytable"])
+        assert Fraction(c["side_wager_return"]) == 1 + mean, c["paytable"]
+        assert c["side_wager_std_dev"] == j.sqrt_dec9(var), c["paytable"]

@@ -14,8 +14,8 @@ stored sheet's, var(side) the side wager's exact count (games.analysis); the cov
 A Progressive is taken at a stated meter: the rules' minimum reset amounts (R4) on a $1 unit, named in
 "meters"; the Envy Bonus has no stake of its own and is left out.  Each combination also gives the
 distribution of base + side ("distribution"): exact from a joint count (HCF's kernel tally; UTH's enumeration
-when given), else from the simulation's strata with an interval per value; so do the sheet's own
-combinations where a joint is had ("sheet_combinations").  Stored as
+when given; RET's kernel, hand by hand), else from the simulation's strata with an interval per value; so do
+the sheet's own combinations where a joint is had ("sheet_combinations").  Stored as
 games/par/data/<game>.<letter or base>.<strategy>.combinations.json; docs/analysis.md.
 """
 
@@ -408,6 +408,116 @@ def uth_joints(setup: Any, result: dict[str, Any], letter: str, strategy: str, w
                         assert j[(b, v)] >= 0
         out[("ultimate_pairs", x)] = j
     return out, space
+
+
+def ret_histograms(strategy: str, letter: str | None = "A", hands: list[int] | None = None,
+                   workers: int | None = None) -> dict[int, tuple[int, int, dict[int, int]]]:
+    """RET's starting hands (``hands``: indices in games.par.jhe.HANDS, default all 169) by RET's own kernel, as
+    its sheet counts them: each hand's (summed net over its ret.PER_HOLE outcomes, first decision, 0 = fold,
+    and net histogram {net in Antes: outcomes}).  The kernel fills the histogram; ret.compute sums it over
+    the hands and lets it go, so it is counted again here (ret.py unchanged: its stored sheets stay
+    current).  The kernel releases the GIL: ``workers`` threads (default 2), as ret.compute runs it."""
+    import os
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from games.par import _jret as j
+    from games.par import ret
+    from games.par.jhe import HANDS  # ret's starting hands
+
+    if strategy not in ("optimal", "posted"):
+        raise ValueError(f"strategy must be optimal or posted, got {strategy!r}")
+    table = paytable(RET, "run", letter or "A")
+    run_pay = np.array([-1 if p is None else int(p) for p in j.pays_by_rank(table)], dtype=np.int64)
+    r5, f5 = j.tables(5)
+    posted = strategy == "posted"
+    firsts, returns = ret._posted_inputs(letter) if posted else ([0] * len(HANDS), [(0, 0, 1)] * len(HANDS))
+    todo = iter(range(len(HANDS)) if hands is None else hands)
+    lock = threading.Lock()
+    out: dict[int, tuple[int, int, dict[int, int]]] = {}
+
+    def work() -> None:
+        while True:
+            with lock:
+                hid = next(todo, None)
+            if hid is None:
+                return
+            a, b = HANDS[hid][2]
+            t3 = ret._run_table(a, b, j.CARD_KEYS, j.CARD_MASKS, r5, f5, j.FLUSH_RANK, run_pay)
+            hist = np.zeros(ret.NET_OFFSET + 5000, dtype=np.int64)
+            er, ea, den = returns[hid]
+            value, k1 = ret._hole(a, b, t3, posted, firsts[hid], er, ea, den, hist, np.zeros((4, 4, 4), dtype=np.int64),
+                                  np.zeros(5, dtype=np.int64), np.zeros(4, dtype=np.int64))
+            counts = {int(i) - ret.NET_OFFSET: int(hist[i]) for i in np.nonzero(hist)[0]}
+            with lock:
+                out[hid] = (int(value), int(k1), counts)
+
+    n = workers or min(2, os.cpu_count() or 1)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        for f in [pool.submit(work) for _ in range(n)]:
+            f.result()
+    return out
+
+
+def ret_joints(per_class: list[dict[Fraction, int]]) -> dict[tuple[str, str], Joint]:
+    """RET Ultimate Pairs A-E beside the base game, as exact joint counts out of the RET space: the side wager
+    is settled on the player's two cards alone (RET ch.12 §E, R29 reading its lines as R22; no dealer hand, so
+    no line on another hand's cards), so every two-card hand of the deck takes its class's base-net histogram
+    (``per_class``: in games.par.jhe.HANDS's order, each out of ret.PER_HOLE) with the line its own cards make
+    (C and D's hearts-and-diamonds aces apart from the other pairs of aces).  Pays as ret.py's sheet pays them."""
+    from games.par import _jret as j
+    from games.par.jhe import HANDS  # ret's starting hands
+    from games.ultimate_pairs import ultimate_pairs_made
+
+    index = {name: q for q, (name, _, _) in enumerate(HANDS)}
+    assert len(per_class) == len(HANDS)
+    hands = [((a, b), index[_class_of((a, b))]) for a, b in combinations(DECK, 2)]
+    out: dict[tuple[str, str], Joint] = {}
+    for x in letters(RET, "ultimate_pairs"):
+        table = paytable(RET, "ultimate_pairs", x)
+        joint: Joint = {}
+        for cards, q in hands:
+            line = table.line_for(ultimate_pairs_made(cards))
+            v = Fraction(-1) if line is None else j.pays_of_line(line)
+            for net, n in per_class[q].items():
+                joint[(net, v)] = joint.get((net, v), 0) + n
+        out[("ultimate_pairs", x)] = joint
+    return out
+
+
+def ret_sheet_joints(sheet: dict[str, Any], workers: int | None = None) -> tuple[dict[tuple[str, str], Joint], int]:
+    """ret_joints of a stored RET sheet, its 169 histograms counted by ret_histograms (about 170-180 s of
+    CPU a strategy), checked against the sheet exactly: each hand's value and first decision, the base
+    game's distribution (every value's probability) and mean, each Ultimate Pairs covariance."""
+    from games.par import ret
+    from games.par.jhe import HANDS  # ret's starting hands
+
+    counted = ret_histograms(sheet["strategy"], sheet["paytable"], workers=workers)
+    stored_hands = {h["hand"]: h for h in sheet["starting_hands"]}
+    per_class: list[dict[Fraction, int]] = []
+    for hid, (name, _, _) in enumerate(HANDS):
+        value, k1, hist = counted[hid]
+        assert sum(hist.values()) == ret.PER_HOLE and sum(k * n for k, n in hist.items()) == value, name
+        assert Fraction(value, ret.PER_HOLE) == Fraction(stored_hands[name]["ev"]), name
+        assert stored_hands[name]["decision"] == (f"first_run_{k1}x" if k1 else "fold"), name
+        per_class.append({Fraction(k): n for k, n in hist.items()})
+    joints = ret_joints(per_class)
+    space = comb(52, 2) * ret.PER_HOLE
+    assert space == sheet["space"]
+    base = {Fraction(x["net"]): Fraction(x["probability"]) for x in sheet["net"]}
+    mean = Fraction(sheet["return_per_ante"]) - 1
+    covariance = {c["paytable"]: Fraction(c["covariance"]) for c in sheet["combinations"]
+                  if c["side_wager"] == "ultimate_pairs"}
+    for (_, x), joint in joints.items():
+        margin: dict[Fraction, int] = {}
+        for (b, _), n in joint.items():
+            margin[b] = margin.get(b, 0) + n
+        assert {b: Fraction(n, space) for b, n in margin.items() if n} == base, x  # the sheet's distribution
+        assert sum((b * n for b, n in margin.items()), Fraction(0)) / space == mean, x
+        side = sum((s * n for (_, s), n in joint.items()), Fraction(0)) / space
+        cross = sum((b * s * n for (b, s), n in joint.items()), Fraction(0)) / space
+        assert cross - mean * side == covariance[x], x
+    return joints, space
 
 
 def uth_hands(names: list[str]) -> list[tuple[tuple[Card, Card], int]]:
@@ -830,17 +940,18 @@ WHY_SHEET = {
     JHE: "the Player Bonus is settled on the player's seven cards, but the JHE kernel tallies its covariance, not "
          "the joint of the hand's category and the round's net (uth.py's by_cat_net): a tally to add to games/par/"
          "jhe.py and a recount of the JHE sheets",
-    RET: "Ultimate Pairs is settled on the player's two cards: the distribution needs each starting hand's net "
-         "histogram, which games/par/ret.py computes (its results' third item) but does not store: keep it in "
-         "the sheet and recount the RET sheets",
 }
+#: a sheet's own combination: the keys of the side wager's return and standard deviation (RET's sheet: side_wager_*)
+SIDE_KEYS = (("side_return_per_ante", "side_return", "side_wager_return"),
+             ("side_std_dev_per_ante", "side_std_dev", "side_wager_std_dev"))
 
 
 def exact_joints(game: str, letter: str | None, strategy: str,
                  enumeration: tuple[Any, dict[str, Any], list[str], list[int]] | None,
                  ) -> tuple[dict[tuple[str, str], Joint], int]:
     """The exact joint counts this module can have for a sheet: HCF's from its kernel's tally (every side
-    wager), UTH's from the enumeration when given (Trips and Ultimate Pairs); with the total they count."""
+    wager), UTH's from the enumeration when given (Trips and Ultimate Pairs), RET's Ultimate Pairs from its
+    kernel's starting hands (ret_sheet_joints: the stored sheet's); with the total they count."""
     if game == HCF:
         from games.par import hcf
 
@@ -848,6 +959,10 @@ def exact_joints(game: str, letter: str | None, strategy: str,
     if game == UTH and enumeration is not None:
         setup, result, names, weights = enumeration
         return uth_joints(setup, result, str(letter), strategy, weights, uth_hands(names))
+    if game == RET:
+        from games.par import stored as base_stored
+
+        return ret_sheet_joints(base_stored(RET, letter, strategy))
     return {}, 1
 
 
@@ -862,12 +977,12 @@ def _sheet_distributions(game: str, sheet: dict[str, Any], joints: dict[tuple[st
         key = (c["side_wager"], c["paytable"])
         if key in joints:
             entry.update(exact_distribution(joints[key], total))
-            side = Fraction(next(c[k] for k in ("side_return_per_ante", "side_return") if k in c)) - 1
+            side = Fraction(next(c[k] for k in SIDE_KEYS[0] if k in c)) - 1
             assert Fraction(entry["distribution_mean"]) == base_mean + side, key
             if "covariance" in c:
                 var = Fraction(sheet["variance_per_ante"]) + 2 * Fraction(c["covariance"])
                 side_var = Fraction(entry["distribution_variance"]) - var
-                std = next(c[k] for k in ("side_std_dev_per_ante", "side_std_dev") if k in c)
+                std = next(c[k] for k in SIDE_KEYS[1] if k in c)
                 assert abs(float(_sqrt(side_var)) - float(std)) <= 2e-9, (key, side_var, std)  # var(side)
         else:
             entry.update(not_computed(WHY_UTH if game == UTH else WHY_SHEET.get(game, "")))

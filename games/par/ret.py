@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
+from itertools import combinations
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from games.ultimate_pairs import ultimate_pairs_made
 
 from . import _jret as j
 from ._jret import rank_of as j_rank
-from .jhe import HANDS, N_HOLES
+from .jhe import HANDS, N_HOLES, RANK_NAMES
 
 GAME = "run_em_twice"
 PER_HOLE = comb(50, 2) * comb(48, 2) * 46
@@ -401,15 +402,18 @@ def _sheet(
     part_names = ("ante_1", "ante_2", "first_run", "second_run", "center")
     out_names = ("fold_first", "fold_second", "fold_center", "played")
     # Ultimate Pairs (RET ch.7 §E, R29) depends on the two cards alone: its covariance with the base game
-    # is exact from the per-hand values
+    # is exact from the per-hand values.  Every two-card hand by its own line, not its class's representative's:
+    # C and D pay A♥A♦ apart from the other pairs of aces (R22), the representative of AA being A♣A♦
+    classes = {name: h for h, (name, _, _) in enumerate(HANDS)}
+    two_cards = [classes[_class_name(a, b)] for a, b in combinations(range(52), 2)]
     combos = []
     for up_letter in letters(GAME, "ultimate_pairs"):
         up = paytable(GAME, "ultimate_pairs", up_letter)
         e_xy = e_y = e_yy = Fraction(0)
-        for h, (_, w, (a, b)) in enumerate(HANDS):
+        for (a, b), h in zip(combinations(range(52), 2), two_cards, strict=True):
             line = up.line_for(ultimate_pairs_made((DECK[a], DECK[b])))
             y = Fraction(-1) if line is None else j.pays_of_line(line)
-            p = Fraction(w, comb(52, 2))
+            p = Fraction(1, comb(52, 2))
             e_xy += p * Fraction(results[h][0], PER_HOLE) * y
             e_y += p * y
             e_yy += p * y * y
@@ -471,6 +475,13 @@ def _sheet(
             "code_version": j.code_version([Path(__file__), Path(j.__file__)]),
         },
     }
+
+
+def _class_name(a: int, b: int) -> str:
+    """The starting hand's class of two card indices, as HANDS names it ("AA", "AKs", "AKo")."""
+    hi, lo = sorted((DECK[a], DECK[b]), key=lambda c: c.rank, reverse=True)
+    name = RANK_NAMES[hi.rank - 2] + RANK_NAMES[lo.rank - 2]
+    return name if hi.rank == lo.rank else name + ("s" if hi.suit == lo.suit else "o")
 
 
 def recount_hand(name: str, strategy: str, letter: str | None = "A") -> tuple[int, int]:
