@@ -102,6 +102,6 @@ def test_analyze_reports_each_combination_with_its_method() -> None:
     optimal = analysis.analyze(UTH, "base", "A", strategy="optimal")["combinations"]
     assert {c["method"] for c in optimal if c["side_wager"] == "bad_beat"} == {"simulation"}
     jhe = analysis.analyze("jackpot_holdem", "base", "A", strategy="optimal")["combinations"]
-    assert {c["method"] for c in jhe if c["side_wager"] == "progressive"} == {"not computed"}
+    assert {c["method"] for c in jhe if c["side_wager"] == "progressive"} == {"simulation"}
     hcf = analysis.analyze("high_card_flush", "base", None, strategy="optimal")["combinations"]
     assert {c["method"] for c in hcf} == {"exact"} and len(hcf) == 22 + 5

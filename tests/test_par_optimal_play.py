@@ -1,8 +1,9 @@
 """The exact sheets' optimal strategy played at the table (games.par.optimal_play): each decision against
 the enumeration's on a sample (UTH's flop sums against the stored sheets' exact flop states and against
-the first pass run on the hand itself, unmapped; its river against the game's own settlement of every
-dealer hand; RET's decisions adding up to the stored value of whole starting hands), and the combinations'
-simulation playing it.  The simulated base house edge against the exact one: tests/soak_par_combine.py."""
+the first pass run on the hand itself, unmapped; JHE's against an independent count; both rivers against
+the game's own settlement of every dealer hand; RET's decisions adding up to the stored value of whole
+starting hands), and the combinations' simulation playing it.  The simulated base house edge against
+the exact one: tests/soak_par_combine.py."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from math import comb
 import numpy as np
 import pytest
 
-from games import par
-from games.cards import DECK, parse_card
+from games import batch, par
+from games.cards import DECK, Card, parse_card
 from games.par import combine, kernel, optimal_play, uth
 from games.par import uth_kernel as uk
 from games.par.ret import PER_HOLE
@@ -24,7 +25,7 @@ from games.registry import GAMES
 from games.round import Decision, Round, Seat
 from games.strategy import FOLD
 
-UTH, RET = "ultimate_texas_holdem", "run_em_twice"
+UTH, JHE, RET = "ultimate_texas_holdem", "jackpot_holdem", "run_em_twice"
 
 
 def test_every_hand_is_carried_onto_its_representative() -> None:
@@ -113,14 +114,82 @@ def test_ret_decisions_add_up_to_the_stored_value(name: str) -> None:
     assert Fraction(total, PER_HOLE) == Fraction(hand["ev"])
 
 
-@pytest.mark.parametrize("game", [UTH, RET])
+@pytest.mark.parametrize("game", [UTH, JHE, RET])
 def test_combinations_simulated_under_the_optimal_strategy(game: str) -> None:
-    """combine's simulation plays the optimal player: a few rounds (two of each rare hand drawn on purpose),
-    an interval around the covariance."""
+    """combine's simulation plays the optimal player: a few rounds (one of each group of rare hands drawn on
+    purpose), an interval around the covariance."""
     sheet = par.stored(game, "A", "optimal")
-    wager = "six_card_bonus" if game == UTH else "five_card_bonus"
+    wager = {UTH: "six_card_bonus", JHE: "progressive", RET: "five_card_bonus"}[game]
     sides = {(wager, "A"): combine.side_moments(game, wager, "A")[0]}
-    sim = combine.simulate_cross(game, "A", sheet, sides, 60, 5, forced=2)
+    sim = combine.simulate_cross(game, "A", sheet, sides, 16, 5, forced=1)
     (cov, low, high), = sim.values()
     assert low <= cov <= high and low < high
-    assert optimal_play.PLAYABLE == (UTH, RET)
+    assert optimal_play.PLAYABLE == (UTH, JHE, RET)
+
+
+def _relabel(cards: list[Card], perm: list[int]) -> list[Card]:
+    return [DECK[4 * (c.index // 4) + perm[c.index % 4]] for c in cards]
+
+
+def test_jhe_first_is_the_enumerations_in_any_suits() -> None:
+    """The stored sample states' 3x decisions (the enumeration's sums), the cards relabelled by random suit
+    permutations."""
+    sheet = par.stored(JHE, "A", "optimal")
+    player = optimal_play.JheOptimal("A")
+    rng = random.Random(21)
+    for state in sheet["sample_states"]:
+        cards = [parse_card(state["cards"][:2]), parse_card(state["cards"][2:]), parse_card(state["shown"])]
+        for _ in range(3):
+            perm = rng.sample(range(4), 4)
+            a, b, shown = _relabel(cards, perm)
+            assert player.first((a, b), shown) == (3 if state["decision"] == "bet_3x" else 0), state
+
+
+def test_jhe_second_sums_are_an_independent_count() -> None:
+    """One hand and three cards: the first pass's sums (A, B, the river's value) against every turn, river
+    and dealer hand ranked by games.batch and compared here; and the decision of the hand in other suits."""
+    player = optimal_play.JheOptimal("A")
+    hid = player.hid["QJs"]
+    a, b = player.rep["QJs"]
+    three = [parse_card(c).index for c in ("Tc", "7d", "2c")]
+    sums = player.flops.sums(three)[hid]
+    xpay = player.flops.arr.xpay
+    rest = [c for c in range(52) if c not in (a, b, *three)]
+    total = np.zeros(3, dtype=np.int64)
+    for t, r in combinations(rest, 2):
+        board = [*three, t, r]
+        left = np.array([c for c in rest if c not in (t, r)], dtype=np.int64)
+        i, j = np.triu_indices(len(left), 1)
+        dealer = np.column_stack([np.tile(board, (len(i), 1)), left[i], left[j]])
+        rd = batch.ranks(dealer)
+        rp = int(batch.ranks(np.array([[*board, a, b]]))[0])
+        q = batch.RANK_CATEGORY[rd] >= 1
+        win, lose = rd < rp, rd > rp
+        pay = int(xpay[rp])
+        big_a = int((win & q).sum()) * (1 + pay) + int((win & ~q).sum()) * pay - 2 * int((lose & q).sum()) \
+            - int((lose & ~q).sum())
+        big_b = int(win.sum()) - int(lose.sum())
+        total += (big_a, big_b, max(big_a + big_b, -2 * len(rd)))  # play 1x or fold, whichever is worth more
+    assert sums.tolist() == total.tolist()
+    bet = bool(sums[0] + 2 * sums[1] > sums[2])
+    hole, shown = [DECK[a], DECK[b]], [DECK[c] for c in three]
+    perm = [2, 0, 3, 1]
+    assert player.second(tuple(_relabel(hole, perm)), _relabel(shown, perm)) == (2 if bet else 0)
+
+
+def test_jhe_third_is_the_games_settlement() -> None:
+    """Playing 1x against folding, summed over the 990 dealer hands by the game's own settlement."""
+    rng = random.Random(14)
+    player = optimal_play.JheOptimal("A")
+    for _ in range(2):
+        cards = rng.sample(DECK, 7)
+        hole, board = tuple(cards[:2]), tuple(cards[2:])
+        total = Decimal(0)
+        for dealer in combinations([c for c in DECK if c not in cards], 2):
+            seat = Seat(seat=1, cards=hole, wagers={"ante": Decimal(1), "xtra_bonus": Decimal(1)},
+                        decision=Decision(multiples=(1,)))
+            rnd = Round(game=JHE, paytables={"xtra_bonus": "A"}, seats=(seat,), dealer=dealer, community=board)
+            total += GAMES[JHE].settle(rnd).seats[0].net
+        play, fold = player.third_sums(hole, board)
+        assert play == total and fold == -2 * comb(45, 2)
+        assert player.third(hole, board) == (1 if play > fold else FOLD)

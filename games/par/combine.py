@@ -7,10 +7,9 @@ stored sheet's, var(side) the side wager's exact count (games.analysis); the cov
 - exact for UTH Ultimate Pairs: a function of the player's two cards (and, paytable B's first line, of
   the dealer's two: the showdown of AA against AA, every board counted), so the starting hands' exact
   values carry it;
-- otherwise narrowed by simulation (the posted strategy, or the exact sheet's optimal one as
-  games.par.optimal_play plays it (UTH, RET; JHE's is "not computed"), each round settled by the game's
-  own code, the side wager's payouts included), as the mean of (base - its exact mean) x (side - its
-  exact mean), with its 95 % interval.
+- otherwise narrowed by simulation (the posted strategy or the exact sheet's optimal one, played by
+  games.par.optimal_play; each round settled by the game's own code, the side wager's payouts
+  included), as the mean of (base - its exact mean) x (side - its exact mean), with its 95 % interval.
 A Progressive is taken at a stated meter: the rules' minimum reset amounts (R4) on a $1 unit, named in
 "meters"; the Envy Bonus has no stake of its own and is left out.  Stored as
 games/par/data/<game>.<letter or base>.<strategy>.combinations.json; docs/analysis.md.
@@ -302,6 +301,9 @@ def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None, 
         if isinstance(optimal, optimal_play.UthOptimal):
             streets = (optimal.preflop(hole), lambda: optimal.flop(hole, board[:3]),
                        lambda: optimal.river(hole, board))
+        elif isinstance(optimal, optimal_play.JheOptimal):
+            streets = (optimal.first(hole, board[0]), lambda: optimal.second(hole, board[:3]),
+                       lambda: optimal.third(hole, board))
         elif game == UTH:
             streets = (uth_preflop(hole), lambda: uth_flop(hole, board[:3]), lambda: uth_river(hole, board))
         else:

@@ -11,8 +11,9 @@ until FULL flops have been asked for, then from one pass over all C(52,5) boards
 minutes of CPU, on two threads), which also re-derives the preflop decisions (asserted equal to
 the stored ones).  RET: the first decision the stored sheet's; the second and the Center decision
 by the sums games.par.ret's kernel compares (every vertical pair and center left), at the table.
-JHE is not played here (combine leaves its optimal figures "not computed"): its second decision
-needs its own enumeration's first pass, not yet exposed per flop.
+JHE as UTH: the first decision the stored sheet's (the cards shown on which it bets 3x), the
+second from games.par.jhe's first pass (per three cards, on their boards' suit representatives;
+then whole), the third by its river rule over the 990 dealer hands.
 """
 
 from __future__ import annotations
@@ -27,15 +28,17 @@ import numpy as np
 from games.cards import Card
 from games.par import kernel
 from games.par import uth_kernel as uk
+from games.par._jret import N_RANKS
 from games.par._jret import kernel as njit_kernel
 from games.par.ret import _center_choice, _run_table, _sign
 from games.strategy import FOLD, ret_bets
 
 UTH, JHE, RET = "ultimate_texas_holdem", "jackpot_holdem", "run_em_twice"
 #: the games whose optimal strategy is played here
-PLAYABLE = (UTH, RET)
+PLAYABLE = (UTH, JHE, RET)
 #: flops computed one by one before the whole first pass is run instead (0.07 s each against ~170 s)
 FULL = 1500
+FULL_JHE = 300  # JHE's: 0.2 s each against a few minutes
 PREFLOP = {"bet_4x": 4, "bet_3x": 3, "check": 0}
 RANK_TEXT = "23456789TJQKA"
 
@@ -198,6 +201,180 @@ class UthOptimal:
         return 1 if play > fold else FOLD
 
 
+# -- Jackpot Hold 'Em ----------------------------------------------------------------------------
+
+
+def canonical_boards(boards: np.ndarray) -> np.ndarray:
+    """The distinct representatives (the smallest image under the 24 suit permutations, as
+    games.par.jhe._images chooses them) of ``boards`` (n, 5)."""
+    from games.par import jhe
+
+    perms = jhe._suit_perms()
+    b = np.asarray(boards, dtype=np.int64)
+    imgs = np.sort((b - b % 4)[None, :, :] + perms[:, b % 4], axis=2)  # (24, n, 5)
+    codes = imgs @ (52 ** np.arange(4, -1, -1, dtype=np.int64))
+    best = imgs[np.argmin(codes, axis=0), np.arange(len(b))]
+    return np.unique(best, axis=0)
+
+
+class JheFlops:
+    """The enumeration's second decision (three cards shown: bet 2x or check) of X-tra Bonus paytable
+    ``letter``, per (three cards, starting hand), as games.par.jhe's first pass and _aggregate give it."""
+
+    def __init__(self, letter: str) -> None:
+        from games.par import jhe
+
+        self.arr = jhe._Arrays(letter)
+        self.lock = threading.Lock()
+        self.rows: dict[int, np.ndarray] = {}
+        self.table: np.ndarray | None = None
+        self.first: np.ndarray | None = None  # (169, 52) the whole pass's 3x decisions
+        self._scratch: np.ndarray | None = None
+
+    def _pass1(self, boards: np.ndarray, s3: np.ndarray) -> None:
+        from games.par import jhe
+
+        a = self.arr
+        jhe._pass1(boards, 0, len(boards), a.canon, a.keys, a.masks, a.r7, a.f7, a.r6, a.f6, a.r5, a.f5,
+                   a.flush_rank, a.category, a.xpay, False, s3)
+
+    def sums(self, three: Sequence[int]) -> np.ndarray:
+        """The first pass's sums (169, 3: A, B, the river's value) of one set of three cards, from the
+        representatives of its C(49,2) boards only: each representative adds to every distinct image, so
+        the row gets each board holding the three cards once.  The difference of the shared scratch
+        array's row after and before."""
+        f = sorted(three)
+        rest = np.array([c for c in range(52) if c not in f], dtype=np.int64)
+        i, j = np.triu_indices(len(rest), 1)
+        boards = np.sort(np.column_stack([np.tile(f, (len(i), 1)), rest[i], rest[j]]), axis=1)
+        if self._scratch is None:
+            self._scratch = np.zeros((kernel.N_FLOPS, len(self.arr.holes), 3), dtype=np.int64)
+        fi = kernel.colex3(*f)
+        before = self._scratch[fi].copy()
+        self._pass1(canonical_boards(boards).astype(np.int8), self._scratch)
+        return np.asarray(self._scratch[fi] - before, dtype=np.int64)
+
+    @staticmethod
+    def decisions(sums: np.ndarray) -> np.ndarray:
+        """games.par.jhe._aggregate's optimal rule: bet 2x when A + 2B beats checking (a tie checks)."""
+        return np.asarray(sums[..., 0] + 2 * sums[..., 1] > sums[..., 2], dtype=np.bool_)
+
+    def whole(self, workers: int | None = None) -> None:
+        """games.par.jhe's first pass over every board and its _aggregate: both decisions."""
+        from games.par import jhe
+
+        boards = jhe._all_boards()
+        workers = workers or min(2, os.cpu_count() or 1)
+        sums = [np.zeros((kernel.N_FLOPS, len(self.arr.holes), 3), dtype=np.int64) for _ in range(workers)]
+        chunks = iter(range(0, len(boards), 20_000))
+        lock = threading.Lock()
+
+        def run(s3: np.ndarray) -> None:
+            while True:
+                with lock:
+                    s = next(chunks, None)
+                if s is None:
+                    return
+                self._pass1(boards[s:s + 20_000], s3)
+
+        threads = [threading.Thread(target=run, args=(s3,)) for s3 in sums]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        s3 = sum(sums[1:], sums[0])
+        del sums
+        a = self.arr
+        n = len(a.holes)
+        dec2 = np.zeros((kernel.N_FLOPS, n), dtype=np.bool_)
+        bet3, cont = np.zeros((n, 52), dtype=np.int64), np.zeros((n, 52), dtype=np.int64)
+        jhe._aggregate(s3, a.holes, False, a.keys, a.masks, a.r5, a.f5, a.flush_rank, a.category, dec2, bet3, cont)
+        self.table = self.decisions(s3)
+        in_hole = np.zeros((n, 52), dtype=np.bool_)
+        in_hole[np.arange(n), a.holes[:, 0]] = True
+        in_hole[np.arange(n), a.holes[:, 1]] = True
+        self.first = (bet3 > cont) & ~in_hole
+
+    def bet_2x(self, hid: int, three: Sequence[int]) -> bool:
+        fi = kernel.colex3(*sorted(three))
+        with self.lock:
+            if self.table is None and fi not in self.rows:
+                if len(self.rows) >= FULL_JHE:
+                    self.whole()
+                else:
+                    self.rows[fi] = self.decisions(self.sums(three))
+            if self.table is not None:
+                return bool(self.table[fi, hid])
+            return bool(self.rows[fi][hid])
+
+
+class JheOptimal:
+    """The optimal strategy of X-tra Bonus paytable ``letter``: first() 3 or 0 (one card shown), second()
+    2 or 0 (three), third() 1 or FOLD (five), the interface of games.strategy's jhe_first, jhe_second,
+    jhe_third.  The first from the stored sheet's cards shown on which it bets 3x (in the representative's
+    suits), the second from the enumeration's first pass, the third by its rule over the 990 dealer hands."""
+
+    def __init__(self, letter: str) -> None:
+        from games import par
+        from games.cards import parse_card
+        from games.par import jhe
+
+        sheet = par.stored(JHE, letter, "optimal")
+        self.flops = JheFlops(letter)
+        self.hid = {name: i for i, (name, _, _) in enumerate(jhe.HANDS)}
+        self.rep = {name: cards for name, _, cards in jhe.HANDS}
+        self.bet3: dict[str, set[int]] = {}
+        for h in sheet["starting_hands"]:
+            shown = h["bet_3x_shown_cards"]
+            self.bet3[h["hand"]] = {parse_card(shown[i:i + 2]).index for i in range(0, len(shown), 2)}
+            assert {parse_card(h["cards"][:2]).index, parse_card(h["cards"][2:]).index} == set(self.rep[h["hand"]])
+        self.checked = False
+        self._scratch = (np.empty(1081, dtype=np.int64), np.empty(1081, dtype=np.int64),
+                         np.empty(1081, dtype=np.int64), np.empty(1081, dtype=np.int64),
+                         np.empty(1081, dtype=np.int64), np.zeros(52, dtype=np.int64), np.zeros(52, dtype=np.int64),
+                         np.empty(47, dtype=np.int64), np.zeros(N_RANKS + 1, dtype=np.int64),
+                         np.empty(1081, dtype=np.int64))
+
+    def _mapped(self, hole: Sequence[Card], cards: Sequence[Card]) -> tuple[str, list[int]]:
+        a, b = _indices(hole)
+        name = class_name(a, b)
+        perm = suit_map((a, b), self.rep[name])
+        return name, [4 * (c // 4) + perm[c % 4] for c in _indices(cards)]
+
+    def first(self, hole: Sequence[Card], shown: Card) -> int:
+        name, (c,) = self._mapped(hole, [shown])
+        return 3 if c in self.bet3[name] else 0
+
+    def second(self, hole: Sequence[Card], shown: Sequence[Card]) -> int:
+        name, three = self._mapped(hole, shown)
+        bet = self.flops.bet_2x(self.hid[name], three)
+        if self.flops.first is not None and not self.checked:  # the whole pass run: its 3x decisions are the sheet's
+            assert all(set(np.flatnonzero(self.flops.first[self.hid[n]]).tolist()) == cards
+                       for n, cards in self.bet3.items())
+            self.checked = True
+        return 2 if bet else 0
+
+    def third_sums(self, hole: Sequence[Card], board: Sequence[Card]) -> tuple[int, int]:
+        """(playing 1x, folding) summed over the 990 dealer hands, Antes: games.par.jhe's river values."""
+        from games.par import jhe
+
+        a = self.flops.arr
+        ha, hb, hr, less, ties, nqcnt, r6card, r6sorted, hist, order = self._scratch
+        nq_total, _ = jhe._board(np.array(_indices(board), dtype=np.int64), a.keys, a.masks, a.r7, a.f7, a.r6, a.f6,
+                                 a.r5, a.f5, a.flush_rank, a.category, ha, hb, hr, less, ties, nqcnt, r6card,
+                                 r6sorted, hist, order)
+        x, y = sorted(_indices(hole))
+        h = int(np.flatnonzero((np.minimum(ha, hb) == x) & (np.maximum(ha, hb) == y))[0])
+        wq, wnq, _, lq, lnq = jhe._outcomes(ha[h], hb[h], hr[h], less[h], ties[h], nqcnt, nq_total, a.category)
+        pay = int(a.xpay[hr[h]])
+        big_a = wq * (1 + pay) + wnq * pay - 2 * lq - lnq
+        return int(big_a + wq + wnq - lq - lnq), -2 * jhe.DEALER
+
+    def third(self, hole: Sequence[Card], board: Sequence[Card]) -> int:
+        play, fold = self.third_sums(hole, board)
+        return 1 if play > fold else FOLD
+
+
 # -- Run 'Em Twice --------------------------------------------------------------------------------
 
 
@@ -289,14 +466,16 @@ class RetOptimal:
         return ret_bets(self, hole, cross)
 
 
-_PLAYERS: dict[tuple[str, str], UthOptimal | RetOptimal] = {}
+Optimal = UthOptimal | JheOptimal | RetOptimal
+_PLAYERS: dict[tuple[str, str], Optimal] = {}
 
 
-def player(game: str, letter: str) -> UthOptimal | RetOptimal:
+def player(game: str, letter: str) -> Optimal:
     """The optimal player of ``game`` and its base paytable ``letter`` (one per process)."""
     if game not in PLAYABLE:
         raise ValueError(f"the optimal strategy of {game} is not played outside its enumeration")
     key = (game, letter)
     if key not in _PLAYERS:
-        _PLAYERS[key] = UthOptimal(letter) if game == UTH else RetOptimal(letter)
+        _PLAYERS[key] = UthOptimal(letter) if game == UTH else JheOptimal(letter) if game == JHE \
+            else RetOptimal(letter)
     return _PLAYERS[key]
