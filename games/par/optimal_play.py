@@ -166,9 +166,7 @@ class UthOptimal:
         self.flops = uth_flops()
         self.q = {name: q for q, name in enumerate(self.flops.names)}
         self.pre = {h["hand"]: PREFLOP[h["decision"]] for h in sheet["starting_hands"]}
-        if self.flops.preflop is not None:  # the whole pass run: its preflop decisions are the sheet's
-            assert all(self.pre[n] == {uk.BET4: 4, uk.BET3: 3, uk.FOLD: 0}[int(self.flops.preflop[self.policy, q])]
-                       for q, n in enumerate(self.flops.names))
+        self.checked = False
         self.bh = self.flops.setup.bh[self.policy]
 
     def preflop(self, hole: Sequence[Card]) -> int:
@@ -181,7 +179,12 @@ class UthOptimal:
         rep = (int(self.flops.reps[q, 0]), int(self.flops.reps[q, 1]))
         perm = suit_map((a, b), rep)
         mapped = [4 * (c // 4) + perm[c % 4] for c in _indices(flop)]
-        return 2 if self.flops.bet_2x(self.policy, q, mapped) else 0
+        bet = self.flops.bet_2x(self.policy, q, mapped)
+        if self.flops.preflop is not None and not self.checked:  # the whole pass run: its preflop is the sheet's
+            assert all(self.pre[n] == {uk.BET4: 4, uk.BET3: 3, uk.FOLD: 0}[int(self.flops.preflop[self.policy, q])]
+                       for q, n in enumerate(self.flops.names))
+            self.checked = True
+        return 2 if bet else 0
 
     def river_sums(self, hole: Sequence[Card], board: Sequence[Card]) -> tuple[int, int]:
         """(playing 1x, folding) summed over the C(45,2) dealer hands, half-Antes: the kernel's values."""
