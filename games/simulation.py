@@ -226,16 +226,7 @@ def _ret(spec: Spec) -> _Player:
         hole = tuple(cards[:2])
         cross = tuple(cards[2:])  # left, center, right, top, bottom (R25)
         left, center, right, top, bottom = cross
-        bets: list[int] = []
-        k = strategy.first(hole)
-        if k != FOLD:
-            bets.append(k)
-            k = strategy.second(hole, left, right, k)
-            if k != FOLD:
-                bets.append(k)
-                k = strategy.center(hole, (left, None, right, top, bottom), (bets[0], bets[1]))
-                if k != FOLD:
-                    bets.append(k)
+        bets = strategy.bets(hole, cross)
         fold = len(bets) < 3
         tally.decisions["-".join([*(f"{b}x" for b in bets), *(["fold"] if fold else [])])] += 1
         seat = Seat(

@@ -32,6 +32,7 @@ from fractions import Fraction
 from itertools import combinations_with_replacement
 from math import comb
 from math import prod as prod_of
+from typing import Protocol
 
 from games.cards import ACE, DECK, JACK, KING, QUEEN, TEN, Card
 from games.high_card_flush import FlushHand, flush_hand, max_raise
@@ -207,6 +208,34 @@ def _run_return(table: Paytable, hand: PokerHand) -> tuple[Fraction | int, int]:
     return (int(pays) if pays.denominator == 1 else pays), 1
 
 
+class RetDecisions(Protocol):
+    """A Run 'Em Twice strategy's three decisions (R26), each a multiple or FOLD."""
+
+    def first(self, hole: Sequence[Card]) -> int: ...
+
+    def second(self, hole: Sequence[Card], left: Card, right: Card, first_bet: int) -> int: ...
+
+    def center(self, hole: Sequence[Card], cross: tuple[Card, None, Card, Card, Card],
+               bets: tuple[int, int]) -> int: ...
+
+
+def ret_bets(strategy: RetDecisions, hole: Sequence[Card], cross: Sequence[Card]) -> tuple[int, ...]:
+    """The multiples bet in a round dealt ``hole`` and ``cross`` (left, center, right, top, bottom, R25),
+    each decision seeing only what is shown by then; fewer than three: folded at the next."""
+    left, _, right, top, bottom = cross
+    bets: list[int] = []
+    k = strategy.first(hole)
+    if k != FOLD:
+        bets.append(k)
+        k = strategy.second(hole, left, right, k)
+        if k != FOLD:
+            bets.append(k)
+            k = strategy.center(hole, (left, None, right, top, bottom), (bets[0], bets[1]))
+            if k != FOLD:
+                bets.append(k)
+    return tuple(bets)
+
+
 class RetStrategy:
     """A derived strategy for Run 'Em Twice (no published one was found); see ``docs/analysis.md``.
 
@@ -275,6 +304,10 @@ class RetStrategy:
             hand = best_hand(list(cards))
             got = self._hands[(prod, flush)] = (hand.value, *_run_return(self.table, hand))
         return got
+
+    def bets(self, hole: Sequence[Card], cross: Sequence[Card]) -> tuple[int, ...]:
+        """The round's multiples under this strategy (``ret_bets``)."""
+        return ret_bets(self, hole, cross)
 
     def first(self, hole: Sequence[Card]) -> int:
         e_run, e_ante = self.hole_returns(hole)

@@ -15,7 +15,7 @@ import pytest
 
 from games import analysis, par
 from games.cards import DECK
-from games.par import combine
+from games.par import combine, optimal_play
 from games.paytables import letters
 from games.registry import GAMES
 from games.round import Decision, Round, Seat
@@ -35,7 +35,8 @@ def test_stored_figures_add_up(game: str, letter: str | None, strategy: str) -> 
     assert {(c["side_wager"], c["paytable"]) for c in stored["combinations"]} == wanted
     for c in stored["combinations"]:
         exact = (game, c["side_wager"]) in combine.EXACT
-        expected = "exact" if exact else "simulation" if strategy == "posted" else "not computed"
+        playable = strategy == "posted" or game in optimal_play.PLAYABLE
+        expected = "exact" if exact else "simulation" if playable else "not computed"
         assert c["method"] == expected, c
         if expected == "exact":
             var = Fraction(base["variance_per_ante"]) + Fraction(c["side_variance_per_ante"]) \
@@ -99,6 +100,8 @@ def test_analyze_reports_each_combination_with_its_method() -> None:
     low, high = (float(x) for x in sim["std_dev_ci95"])
     assert low <= float(sim["std_dev"]) <= high
     optimal = analysis.analyze(UTH, "base", "A", strategy="optimal")["combinations"]
-    assert {c["method"] for c in optimal if c["side_wager"] == "bad_beat"} == {"not computed"}
+    assert {c["method"] for c in optimal if c["side_wager"] == "bad_beat"} == {"simulation"}
+    jhe = analysis.analyze("jackpot_holdem", "base", "A", strategy="optimal")["combinations"]
+    assert {c["method"] for c in jhe if c["side_wager"] == "progressive"} == {"simulation"}
     hcf = analysis.analyze("high_card_flush", "base", None, strategy="optimal")["combinations"]
     assert {c["method"] for c in hcf} == {"exact"} and len(hcf) == 22 + 5

@@ -7,10 +7,9 @@ stored sheet's, var(side) the side wager's exact count (games.analysis); the cov
 - exact for UTH Ultimate Pairs: a function of the player's two cards (and, paytable B's first line, of
   the dealer's two: the showdown of AA against AA, every board counted), so the starting hands' exact
   values carry it;
-- otherwise narrowed by simulation (the posted strategy, each round settled by the game's own code, the
-  side wager's payouts included), as the mean of (base - its exact mean) x (side - its exact mean),
-  with its 95 % interval; the optimal strategy cannot be played outside the enumeration, so for it these
-  figures are "not computed".
+- otherwise narrowed by simulation (the posted strategy or the exact sheet's optimal one, played by
+  games.par.optimal_play; each round settled by the game's own code, the side wager's payouts
+  included), as the mean of (base - its exact mean) x (side - its exact mean), with its 95 % interval.
 A Progressive is taken at a stated meter: the rules' minimum reset amounts (R4) on a $1 unit, named in
 "meters"; the Envy Bonus has no stake of its own and is left out.  Each combination also gives the
 distribution of base + side ("distribution"): exact from a joint count (HCF's kernel tally; UTH's enumeration
@@ -81,19 +80,22 @@ def file_name(game: str, letter: str | None, strategy: str) -> str:
     return f"{game}.{letter or 'base'}.{strategy}.combinations.json"
 
 
-def code_version(source: str | None = None) -> str:
-    """A hash of this module's code (``source``: another version's text): the stored figures name the code that
-    computed them.  Its syntax tree without docstrings (and without this function, which computes no figure), so
-    a comment or docstring edited does not call for the seven minutes of a recomputation; a change to what runs
-    does."""
-    tree = ast.parse(Path(__file__).read_text(encoding="utf-8") if source is None else source)
-    tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "code_version")]
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
-            node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+def code_version() -> str:
+    """A hash of the code that computes the stored figures: this module and the optimal players it plays
+    (games.par.optimal_play).  Their syntax trees without docstrings (and without this function, which computes
+    no figure), so a comment or docstring edited does not call for the half hour of a recomputation; a change to
+    what runs does."""
+    digest = hashlib.sha256()
+    for path in (Path(__file__), Path(__file__).with_name("optimal_play.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "code_version")]
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+                node.body = body[1:] or [ast.Pass()]  # type: ignore[attr-defined]
+        digest.update(ast.dump(tree).encode())
+    return digest.hexdigest()[:16]
 
 
 def stored(game: str, letter: str | None, strategy: str) -> dict[str, Any] | None:
@@ -648,9 +650,13 @@ FEW = 30  # a stratum seen fewer times is bounded by the base game's least and g
 _Play = Callable[[random.Random, dict[int, Card] | None], tuple[Decimal, dict[tuple[str, str], Decimal]]]
 
 
-def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None) -> _Play:
-    """The posted strategy of games.strategy, dealt as games.simulation deals it (plus UTH's bonus box);
-    ``forced``: cards placed at given positions of the deal, the rest drawn at random."""
+def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None, strategy: str = "posted") -> _Play:
+    """The posted strategy of games.strategy, or the exact sheet's optimal one (games.par.optimal_play),
+    dealt as games.simulation deals it (plus UTH's bonus box); ``forced``: cards placed at given positions
+    of the deal, the rest drawn at random."""
+    from games.par import optimal_play
+
+    optimal = optimal_play.player(game, letter or "A") if strategy == "optimal" else None
     sides = only or tuple(w for w in SIDES[game] if (game, w) not in EXACT)
     wager = BASE[game]
     base: dict[str, str] = {wager: letter} if wager and letter else {}
@@ -665,7 +671,13 @@ def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None) 
     def holdem(rng: random.Random, forced: dict[int, Card] | None) -> tuple[Decimal, dict[tuple[str, str], Decimal]]:
         cards = deal(rng, forced)
         hole, dealer, board = tuple(cards[:2]), tuple(cards[2:4]), tuple(cards[4:9])
-        if game == UTH:
+        if isinstance(optimal, optimal_play.UthOptimal):
+            streets = (optimal.preflop(hole), lambda: optimal.flop(hole, board[:3]),
+                       lambda: optimal.river(hole, board))
+        elif isinstance(optimal, optimal_play.JheOptimal):
+            streets = (optimal.first(hole, board[0]), lambda: optimal.second(hole, board[:3]),
+                       lambda: optimal.third(hole, board))
+        elif game == UTH:
             streets = (uth_preflop(hole), lambda: uth_flop(hole, board[:3]), lambda: uth_river(hole, board))
         else:
             streets = (jhe_first(hole, board[0]), lambda: jhe_second(hole, board[:3]), lambda: jhe_third(hole, board))
@@ -676,21 +688,11 @@ def _player(game: str, letter: str | None, only: tuple[str, ...] | None = None) 
         return _settle_all(game, base, seat, sides, dealer=dealer, community=board, **extra)
 
     def ret(rng: random.Random, forced: dict[int, Card] | None) -> tuple[Decimal, dict[tuple[str, str], Decimal]]:
-        table = paytable(RET, "run", letter)
-        strategy = RetStrategy.for_table(table)
+        chosen = optimal if isinstance(optimal, optimal_play.RetOptimal) \
+            else RetStrategy.for_table(paytable(RET, "run", letter))
         cards = deal(rng, forced)
         hole, cross = tuple(cards[:2]), tuple(cards[2:])
-        left, center, right, top, bottom = cross
-        bets: list[int] = []
-        k = strategy.first(hole)
-        if k != FOLD:
-            bets.append(k)
-            k = strategy.second(hole, left, right, k)
-            if k != FOLD:
-                bets.append(k)
-                k = strategy.center(hole, (left, None, right, top, bottom), (bets[0], bets[1]))
-                if k != FOLD:
-                    bets.append(k)
+        bets = chosen.bets(hole, cross)
         seat = Seat(seat=1, cards=hole, wagers={"ante_1": ONE, "ante_2": ONE},
                     decision=Decision(multiples=tuple(bets), fold=len(bets) < 3))
         return _settle_all(game, base, seat, sides, community=cross)
@@ -761,7 +763,7 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
     the plain rounds draws from a generator seeded with (seed, i) only (games.simulation's convention).
     A side wager counted exactly may be simulated too (a test compares the two).  ``distributions``: filled
     with each side wager's distribution of base + side from the same strata (simulated_distribution)."""
-    play = _player(game, letter, tuple(sorted({w for w, _ in side_means})))
+    play = _player(game, letter, tuple(sorted({w for w, _ in side_means})), base_sheet["strategy"])
     mb = Fraction(base_sheet["return_per_ante"]) - 1
     support = [Fraction(x["net"]) for x in base_sheet["net"]]
     low_b, high_b = min(support), max(support)
@@ -872,16 +874,19 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
             | None = None, enumeration: tuple[Any, dict[str, Any], list[str], list[int]] | None = None,
             ) -> dict[str, Any]:
     """The combinations of one stored base sheet (``base_sheet``); ``cross``: the simulated covariances
-    already computed for this game and letter (posted strategy), else simulated here (with the
-    distributions).  ``enumeration``: UTH's (setup, result, names, weights) of games.par.uth.enumerate_all,
-    for the exact distributions of Trips and Ultimate Pairs; without it they are "not computed"."""
+    already computed for this game, letter and strategy, else simulated here (with the distributions).
+    ``enumeration``: UTH's (setup, result, names, weights) of games.par.uth.enumerate_all, for the exact
+    distributions of Trips and Ultimate Pairs; without it they are "not computed"."""
+    from games.par import optimal_play
+
     start, cpu = time.monotonic(), time.process_time()
     base_mean = Fraction(base_sheet["return_per_ante"]) - 1
     base_var = Fraction(base_sheet["variance_per_ante"])
     moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)}
     simulated = {k: v for k, v in moments.items() if (game, k[0]) not in EXACT}
     dists: dict[tuple[str, str], dict[str, Any]] = {}
-    if strategy == "posted" and cross is None and simulated:
+    playable = strategy == "posted" or game in optimal_play.PLAYABLE
+    if playable and cross is None and simulated:
         cross = simulate_cross(game, letter, base_sheet, {k: v[0] for k, v in simulated.items()}, rounds, seed,
                                distributions=dists)
     joints, total = exact_joints(game, letter, strategy, enumeration)
@@ -910,7 +915,7 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
                 assert Fraction(entry["distribution_variance"]) == var, (wager, x)  # the two counts agree
             else:
                 entry.update(not_computed(WHY_UTH))
-        elif strategy == "posted" and cross is not None:
+        elif playable and cross is not None:
             c, lo, hi = cross[(wager, x)]
             fixed = float(base_var + side_var)
             entry.update({"method": "simulation", "rounds": rounds, "seed": seed,
@@ -923,8 +928,8 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
         else:
             entry.update({"method": "not computed",
                           "why": "the covariance needs the side wager's cards beside the base game's decisions: "
-                                 "the enumeration does not visit them and the simulation plays the posted "
-                                 "strategy only"})
+                                 "the enumeration does not visit them and this game's optimal strategy is "
+                                 "not played outside it (games.par.optimal_play)"})
             entry["distribution_method"] = "not computed"
         out.append(entry)
     return {"game": game, "paytable": letter, "strategy": strategy,
