@@ -60,8 +60,8 @@
       const why = line(box, "refused", refused.cause_said + " (refused " + dated(refused.at) + ")");
       why.dataset.cause = refused.cause;
       why.dataset.at = refused.at;
-      line(box, "action", refused.action_said).dataset.action = refused.action;
-      if (refused.action === "call_technician") line(box, "clear", refused.clear);
+      line(box, "refused-action", refused.action_said).dataset.action = refused.action;
+      if (refused.action === "call_technician") line(box, "refused-clear", refused.clear);
     }
     if (state === "stopped" && heartbeat) line(box, "last", "last heard from at " + clock(heartbeat));
     box.hidden = false;
