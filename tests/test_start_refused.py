@@ -101,6 +101,11 @@ def test_the_streams_are_sent_the_refusal_when_it_appears_and_goes(tmp_path):
     assert feed.look_alive() is True and feed.refused is not None and feed.refused["action"] == "start_again"
     program.refusal_file(journal).unlink()
     assert feed.look_alive() is True and feed.liveness_data() == {"running": False, "heartbeat": None}
+    # a refusal that cannot even be looked at (here its directory is a file): refused, the same view each look
+    (tmp_path / "gone").write_text("")
+    feed = feed_of(tmp_path / "gone" / "table.journal")
+    assert feed.look_alive() is True and feed.refused is not None and feed.refused["cause"] == "unreadable"
+    assert feed.look_alive() is False
 
 
 def test_the_technicians_page_lists_the_problems_the_dealers_screen_does_not(tmp_path):

@@ -115,7 +115,10 @@ class StatusFeed:
         except FileNotFoundError:
             self._refusal_seen = None
             return None
-        except OSError:
+        except OSError:  # dated when first seen (the same view at every look: nothing sent again)
+            self._refusal_seen = None
+            if self.refused is not None and self.refused["cause"] == "unreadable":
+                return self.refused
             return program.refused_view({"problems": [program.UNREADABLE]}, time.time(), self.table)
         seen = (st.st_ino, st.st_mtime_ns, st.st_size)
         if seen == self._refusal_seen and self.refused is not None:
