@@ -31,6 +31,7 @@ import io
 import json
 import re
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
@@ -48,6 +49,15 @@ WORDS: dict[str, str] = {
     MISMATCH: "Program does NOT match its release: play refused",
     NO_MANIFEST: "No release manifest: play refused",
     "program_refused": "Program not verified: call a technician",
+    # a refusal kept while the daemon does not run, as the screens say it (``refused_view``; web/feed.py)
+    "start_refused": "TABLE CONTROLLER REFUSED: PROGRAM NOT VERIFIED \u2014 do not deal",
+    "start_refused.does_not_start": "The program does not match its release and does not start",
+    "start_refused.mismatch": "The program does not match its release",
+    "start_refused.no_manifest": "No release manifest: the program cannot be verified",
+    "start_refused.unreadable": "The refusal kept could not be read: play stays refused",
+    "start_refused.call_technician": "Call a technician: play stays refused until a technician clears it",
+    "start_refused.start_again": "Cleared by a technician: start the table controller again",
+    "alarm.start_refused": "Table controller refused: program not verified",
 }
 
 
@@ -301,6 +311,9 @@ def refusal_file(journal: Path) -> Path:
     return Path(journal).with_suffix(".program-refused.json")
 
 
+UNREADABLE = "the refusal file does not read"
+
+
 def read_refusal(journal: Path) -> dict[str, Any] | None:
     """The refusal kept, or None; a file that does not read is a refusal still (fail closed)."""
     path = refusal_file(journal)
@@ -309,8 +322,27 @@ def read_refusal(journal: Path) -> dict[str, Any] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"problems": ["the refusal file does not read"]}
-    return data if isinstance(data, dict) else {"problems": ["the refusal file does not read"]}
+        return {"problems": [UNREADABLE]}
+    return data if isinstance(data, dict) else {"problems": [UNREADABLE]}
+
+
+def refused_view(kept: dict[str, Any], modified: float, table: str | None = None) -> dict[str, Any]:
+    """What the screens show of a refusal kept while the daemon does not run: when (the refusal's ``at``, else
+    the file's time ``modified``), the cause, how many problems, the action and the command that clears it.
+    No problem's text, path or exception: the dealer's screen is open to anyone at the table (the list is the
+    technician's page's, web/technician.py)."""
+    problems = kept.get("problems")
+    unreadable = "state" not in kept and problems == [UNREADABLE]
+    cause = ("unreadable" if unreadable else "does_not_start" if kept.get("not_started")
+             else "no_manifest" if kept.get("state") == NO_MANIFEST else "mismatch")
+    at = kept.get("at")
+    if not (isinstance(at, str) and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", at)):
+        at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(modified))
+    action = "start_again" if kept.get("cleared") and not unreadable else "call_technician"
+    return {"at": at, "cause": cause, "problems": len(problems) if isinstance(problems, list) else 0,
+            "action": action, "said": WORDS["start_refused"], "cause_said": WORDS[f"start_refused.{cause}"],
+            "action_said": WORDS[f"start_refused.{action}"],
+            "clear": f"tablectl verify-program --table {table or 'ID'} --clear --by NAME --reason TEXT"}
 
 
 def write_refusal(journal: Path, data: dict[str, Any]) -> None:

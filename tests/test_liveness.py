@@ -4,8 +4,9 @@ web feed's ``liveness`` events and web/static/liveness.js on the dealer's screen
 The browser test runs ``tablectl run`` as a process (the simulators in the test's process) and ``tablectl web``:
 no daemon yet -> "not running" on both pages; started -> gone; SIGSTOP -> "not running" within 3 s of the daemon's
 last heartbeat; SIGCONT -> gone; SIGTERM -> at once (the heartbeat deleted); the web service killed -> "no
-connection".  The
-others: the heartbeat's age read, and a heartbeat that cannot be touched halting the table as a status does.
+connection"; before the start, a refusal kept beside the journal -> the banner says why (P122; the rest of it:
+tests/test_start_refused.py).  The others: the heartbeat's age read, and a heartbeat that cannot be touched
+halting the table as a status does.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from controller import liveness
+from controller import liveness, program
 from controller.cli.main import main as tablectl
 from controller.paths import heartbeat_file
 from daemon_harness import simulated_table, table_in_process
+from unsaid import identifiers
 from web_harness import login, web_service
 
 GAME = "ultimate_texas_holdem"
@@ -58,6 +60,21 @@ def test_the_screens_say_not_running_within_3_s_of_the_last_heartbeat(tmp_path, 
             dealer = browser.new_page()
             dealer.goto(w.dealer)
             live_is(dealer, "stopped", 3_000)  # no daemon yet: never a heartbeat
+            assert banner(dealer)["text"] == STOPPED
+            # a refusal kept beside the journal (P122): the banner says why, in words; gone, it says so
+            program.write_refusal(t.journal_path, {"at": "2026-03-01T09:30:00Z", "state": "mismatch",
+                                                   "problems": ["changed: controller/daemon.py"],
+                                                   "not_started": "SyntaxError: x", "journaled": False})
+            dealer.wait_for_function("() => document.body.dataset.startRefused === 'does_not_start'", timeout=3_000)
+            b = banner(dealer)
+            assert (b["hidden"], b["role"], b["text"]) == (False, "alert", program.WORDS["start_refused"])
+            assert dealer.evaluate("() => [...document.querySelectorAll('#liveness [data-cause], #liveness "
+                                   "[data-action]')].map(e => e.dataset.cause || e.dataset.action)") == [
+                "does_not_start", "call_technician"]
+            said = dealer.evaluate("() => document.getElementById('liveness').innerText")
+            assert not identifiers([said]) and "daemon.py" not in said and "SyntaxError" not in said
+            program.refusal_file(t.journal_path).unlink()
+            dealer.wait_for_function("() => document.body.dataset.startRefused === undefined", timeout=3_000)
             assert banner(dealer)["text"] == STOPPED
             t.start_daemon()  # started: the banner goes
             live_is(dealer, "running", START_MS)

@@ -170,6 +170,7 @@ def test_a_module_that_no_longer_imports_is_refused_before_the_daemon_starts(tmp
         kept = program.read_refusal(t.journal_path)
         assert kept["problems"] == ["changed: controller/daemon.py"] and kept["journaled"] is False
         assert kept["not_started"].startswith("SyntaxError")
+        assert program.refused_view(kept, 0.0)["cause"] == "does_not_start"  # the screens' view of it (P122)
         # the module put back: the next start journals the refusal it could not, and stays refused (P115)
         daemon.write_bytes(good)
         monkeypatch.setattr(program, "installed", lambda: r)

@@ -67,7 +67,7 @@ def dealer_app(feed: StatusFeed) -> web.Application:
         # the status as the daemon wrote it, and whether the daemon still runs (a stopped one's last status
         # is not the table now); null before the daemon's first status
         current = feed.current()
-        text = json.dumps({**current, "liveness": feed.liveness().data()}) if current is not None else "null"
+        text = json.dumps({**current, "liveness": feed.liveness_data()}) if current is not None else "null"
         return web.Response(text=text, content_type="application/json", headers={"Cache-Control": "no-store"})
 
     async def alive(request: web.Request) -> web.Response:
@@ -119,7 +119,7 @@ def runner_options(cfg: TableConfig) -> dict[str, Any]:
 
 
 async def serve(cfg: TableConfig, out: TextIO = sys.stdout, config: Path | None = None) -> None:
-    feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal))
+    feed = StatusFeed(status_file(cfg.journal), heartbeat_file(cfg.journal), Path(cfg.journal), cfg.id)
     # the access log within its cap on the disk, in KEEP_FILES files, kept at least audit_keep_days (P107)
     audit = Audit(audit_dir(Path(cfg.journal)), max_bytes=cfg.web.audit_max_mb * 2**20 // KEEP_FILES,
                   keep=KEEP_FILES, keep_days=cfg.web.audit_keep_days)

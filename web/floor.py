@@ -261,11 +261,15 @@ def _storage(st: dict[str, Any] | None) -> str:
 
 
 def _running(request: web.Request) -> str:
-    alive = request.app[keys.FEED].liveness()
+    feed = request.app[keys.FEED]
+    alive = feed.liveness()
     if alive.running:
         return "Running"
     last = "" if alive.heartbeat is None else f" (last heartbeat {local_time(alive.heartbeat)})"
-    return f"NOT RUNNING — do not deal{last}"
+    refused = feed.refused  # a refusal kept beside the journal (P115, P122): why it does not run, and what to do
+    why = "" if refused is None else (f": {refused['cause_said']} (refused {local_time(refused['at'], date=True)})"
+                                      f". {refused['action_said']}")
+    return f"NOT RUNNING — do not deal{last}{why}"
 
 
 async def glance(request: web.Request) -> web.Response:

@@ -4,7 +4,8 @@ What a technician checks before calling a table sound: each device's health now 
 of order or not, and its last fault in the journal (``device_fault``, and when it ended); the configuration the web
 service was started with: which file, its SHA-256 then and now (a file changed since is said: the daemon reads it
 at its start), the file checked again now (``load_config``: every problem, each naming its key), and each section's
-values.  Secrets are left out: the supervisors' hashed IDs (counted, P93), the password of any address
+values; a refusal of the program kept beside the journal (P115, P122) with its problems and the command that
+clears it.  Secrets are left out: the supervisors' hashed IDs (counted, P93), the password of any address
 (``postgresql://user:...@host``).  No round, seat, wager or card is on it (P107: the technician's role has no
 hand history); web/guard.py opens it to the technician and the supervisor.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from typing import Any
 from aiohttp import web
 
 from controller import events as ev
+from controller import program
 from controller.config.table import ConfigError, TableConfig, load_config
 from controller.journal.segments import open_for_reading
 from controller.journal.store import Event
@@ -163,6 +166,32 @@ def _devices(status: dict[str, Any], faults: dict[str, tuple[Event, Event | None
             + ("".join(rows) or "<tr><td colspan=4>no device</td></tr>") + "</table>")
 
 
+def _refusal(journal: Path, table: str) -> str:
+    """The program's refusal kept beside the journal (P115, P122), for the technician who clears it: its problems
+    (the files changed, missing or added) and why the program did not start; nothing when none is kept."""
+    kept = program.read_refusal(journal)
+    if kept is None:
+        return ""
+    try:
+        modified = program.refusal_file(journal).stat().st_mtime
+    except OSError:
+        modified = time.time()
+    v = program.refused_view(kept, modified, table)
+    problems = [str(p) for p in kept.get("problems") or []][:50] if isinstance(kept.get("problems"), list) else []
+    cleared = kept.get("cleared") if isinstance(kept.get("cleared"), dict) else None
+    rows = [("Cause", v["cause_said"]), ("Refused", local_time(v["at"], date=True)),
+            ("Release", str(kept.get("release") or "-")), ("Did not start", str(kept.get("not_started") or "-")),
+            ("Cleared", f"by {cleared.get('by')}: {cleared.get('reason')}" if cleared else "not yet"),
+            ("What to do", v["action_said"])]
+    return (f'<h2>Program refused</h2><table id="refusal" data-cause="{e(v["cause"])}" data-at="{e(v["at"])}" '
+            f'data-action="{e(v["action"])}" data-problems="{v["problems"]}">'
+            + "".join(f"<tr><th>{e(k)}</th><td>{e(x)}</td></tr>" for k, x in rows) + "</table>"
+            + ('<ul id="refusal-problems">' + "".join(f"<li><code>{e(p)}</code></li>" for p in problems) + "</ul>"
+               if problems else "")
+            + f'<p>Once the program verifies again, it is cleared with <code id="clear">{e(v["clear"])}</code> '
+            "and the table controller started again (the clearance is journaled at its start).</p>")
+
+
 async def technician(request: web.Request, page: Any, in_thread: Any) -> web.Response:
     status = request.app[keys.FEED].current() or {}
     faults = await in_thread(last_faults, request.app[keys.JOURNAL_PATH])
@@ -186,7 +215,8 @@ async def technician(request: web.Request, page: Any, in_thread: Any) -> web.Res
         f"<h3>{e(key_words(name) if name != 'table' else 'The table')}</h3><table>"
         + "".join(f'<tr data-key="{e(name)}.{e(k)}"><th>{e(words)}</th><td>{e(v)}</td></tr>' for k, words, v in rows)
         + "</table>" for name, rows in sections(got.cfg))
-    body = (f"<h2>Devices</h2>{_devices(status, faults)}<h2>Configuration in use</h2>{conf}"
+    refusal = await in_thread(_refusal, request.app[keys.JOURNAL_PATH], got.cfg.id)
+    body = (f"{refusal}<h2>Devices</h2>{_devices(status, faults)}<h2>Configuration in use</h2>{conf}"
             f"<h2>Its values (secrets left out)</h2>{values}")
     resp: web.Response = page(request, "Devices and configuration", body)
     return resp

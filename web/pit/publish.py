@@ -49,9 +49,23 @@ ALARM_KINDS = (ev.AlarmRaised.kind, ev.AlarmAcknowledged.kind, ev.AlarmCleared.k
 log = logging.getLogger(__name__)
 
 
+START_REFUSED = "start_refused"
+
+
+def refused_alarm(refused: dict[str, Any]) -> dict[str, Any]:
+    """A refusal kept while the daemon does not run (``StatusFeed.refused``, P115/P122) as a high alarm of the
+    pit's list: the daemon, not running, raises none of its own, and the heartbeat's stop alone names no cause.
+    Its id is the refusal's time: a new refusal is a new alarm, acknowledged anew."""
+    since = datetime.fromisoformat(refused["at"].replace("Z", "+00:00")).timestamp()
+    return {"id": f"{START_REFUSED}@{refused['at']}", "priority": "high", "kind": START_REFUSED, "since": since,
+            "seat": None, "device": None, "clauses": ["P115", "P122"], "acknowledged": None}
+
+
 def summary(status: dict[str, Any] | None, running: bool, heartbeat: float | None, *, floor_url: str | None,
-            hands: int, hands_since: float | None, verification: dict[str, Any] | None) -> dict[str, Any]:
-    """What the pit shows of a table: a subset of the daemon's public status, with no card in it."""
+            hands: int, hands_since: float | None, verification: dict[str, Any] | None,
+            start_refused: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the pit shows of a table: a subset of the daemon's public status, with no card in it (and the
+    refusal kept while the daemon does not run, as an alarm: ``refused_alarm``)."""
     s = status or {}
     r = s.get("round") or {}
     devices = s.get("devices") or {}
@@ -70,7 +84,8 @@ def summary(status: dict[str, Any] | None, running: bool, heartbeat: float | Non
         "out_of_order": list(s.get("out_of_order") or []),
         "irregularity": bool(s.get("irregularity_menu")) or r.get("phase") == "halted",
         "storage": (s.get("storage") or {}).get("state"),
-        "alarms": list(s.get("alarms") or []),
+        "alarms": list(s.get("alarms") or []) + ([refused_alarm(start_refused)] if start_refused else []),
+        "start_refused": start_refused,
         "meters": dict(s.get("meters") or {}),
         "verification": verification,
         "floor_url": floor_url,
@@ -181,12 +196,15 @@ class Publisher:
         status = self.feed.current()
         alive = self.feed.alive
         hands, since = self._hands(status or {}, now)
-        if status is not None:
-            alarms = list(status.get("alarms") or [])
+        refused = self.feed.refused
+        if status is not None or refused is not None or any(a.get("kind") == START_REFUSED
+                                                            for a in self._alarms.values()):
+            daemons = list((status or {}).get("alarms") or [])
+            alarms = daemons + ([refused_alarm(refused)] if refused is not None else [])
             self.outbox.extend(alarm_events(self._alarms, alarms, now))
             self._alarms = {a["id"]: a for a in alarms}
         self.pending = (summary(status, alive.running, alive.heartbeat, floor_url=self.floor_url, hands=hands,
-                                hands_since=since, verification=self.verification), now)
+                                hands_since=since, verification=self.verification, start_refused=refused), now)
 
     async def _verify(self) -> None:
         while self.journal is not None:
@@ -244,13 +262,13 @@ class Publisher:
 
     async def run(self) -> None:
         verifier = asyncio.create_task(self._verify())
-        seen: tuple[str | None, bool] | None = None
+        seen: tuple[str | None, bool, dict[str, Any] | None] | None = None
         last_sent = 0.0
         retry_at = 0.0
         try:
             while True:
                 now = self.clock()
-                look = (self.feed.text, self.feed.alive.running)
+                look = (self.feed.text, self.feed.alive.running, self.feed.refused)
                 if look != seen or now - last_sent >= REFRESH:
                     seen = look
                     self.take(now)

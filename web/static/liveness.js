@@ -2,7 +2,9 @@
 // when the daemon stops (its heartbeat, web/feed.py: `event: liveness` at least every second) or when this page's
 // own event stream drops or falls silent; document.body.dataset.live is "running", "stopped" or "disconnected".
 // The stream: the page's own (window.__events) when it has one, else the script tag's data-events (default
-// /liveness); the banner fills <div id="liveness">.
+// /liveness); the banner fills <div id="liveness">.  Stopped with a refusal kept (the liveness's start_refused,
+// web/feed.py: the program did not verify or did not start, P115/P122) the banner says so, in the words the
+// service sends, with when, what to do and the command that clears it; body.dataset.startRefused is its cause.
 "use strict";
 (function () {
   const SILENT_MS = 3000;  // no event for this long: the stream is lost (the service sends one every second)
@@ -21,9 +23,26 @@
       hour12: false, timeZoneName: "short" });
   }
 
-  function show(state, heartbeat) {
-    const key = state + (state === "stopped" && heartbeat ? " " + heartbeat : "");
+  function dated(iso) {
+    // a refusal may be days old: its date too, in the viewer's local time
+    return new Date(iso).toLocaleString([], { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit",
+      minute: "2-digit", second: "2-digit", hour12: false, timeZoneName: "short" });
+  }
+
+  function line(box, cls, text) {
+    const span = document.createElement("span");
+    span.className = cls;
+    span.textContent = text;
+    box.appendChild(span);
+    return span;
+  }
+
+  function show(state, heartbeat, refused) {
+    refused = state === "stopped" ? refused : null;
+    const key = state + (state === "stopped" && heartbeat ? " " + heartbeat : "") + JSON.stringify(refused || null);
     document.body.dataset.live = state;
+    if (refused) document.body.dataset.startRefused = refused.cause;
+    else delete document.body.dataset.startRefused;
     if (key === shown) return;  // unchanged: the alert is not announced again every second
     shown = key;
     const box = document.getElementById("liveness");
@@ -35,14 +54,16 @@
       return;
     }
     const head = document.createElement("strong");
-    head.textContent = SAID[state];
+    head.textContent = refused ? refused.said : SAID[state];
     box.appendChild(head);
-    if (state === "stopped" && heartbeat) {
-      const last = document.createElement("span");
-      last.className = "last";
-      last.textContent = "last heard from at " + clock(heartbeat);
-      box.appendChild(last);
+    if (refused) {
+      const why = line(box, "refused", refused.cause_said + " (refused " + dated(refused.at) + ")");
+      why.dataset.cause = refused.cause;
+      why.dataset.at = refused.at;
+      line(box, "refused-action", refused.action_said).dataset.action = refused.action;
+      if (refused.action === "call_technician") line(box, "refused-clear", refused.clear);
     }
+    if (state === "stopped" && heartbeat) line(box, "last", "last heard from at " + clock(heartbeat));
     box.hidden = false;
   }
 
@@ -56,7 +77,7 @@
   const source = window.__events || new EventSource(url);
   source.addEventListener("liveness", (e) => {
     const d = JSON.parse(e.data);
-    show(d.running ? "running" : "stopped", d.heartbeat);
+    show(d.running ? "running" : "stopped", d.heartbeat, d.start_refused);
     heard();
   });
   source.addEventListener("status", heard);  // a stream that also sends the status: any event is a sign of life
