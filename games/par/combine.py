@@ -64,6 +64,11 @@ SIDES: dict[str, tuple[str, ...]] = {
     RET: ("five_card_bonus", "progressive"),
 }
 EXACT = {(UTH, "ultimate_pairs"), (HCF, "progressive")}
+#: side wagers whose own distribution no exact count gives: the strata need it (P(v) exact), so none is had
+UNCOUNTED = {(UTH, "bad_beat"): "the Bad Beat pays on the losing hand of the two final hands (R24b): its lines' "
+                                "probabilities need the dealer's cards beside the player's, which no exact count "
+                                "of this project gives yet (games.analysis simulates it), and the stratified "
+                                "simulation needs them exact"}
 #: the base paytable's wager (its letter is the sheet's) and the base game's parts, per game
 BASE = {UTH: "blind", JHE: "xtra_bonus", HCF: None, RET: "run"}
 PARTS = {UTH: ("ante", "blind", "play"), JHE: ("ante", "xtra_bonus", "play"), HCF: ("ante", "raise"),
@@ -538,68 +543,89 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+RAKE_PRIOR = 1.0  # pseudo-rounds of the base game's exact distribution in every stratum (no base net has share 0)
+
+
+def rake(shares: np.ndarray, base: np.ndarray, side: np.ndarray) -> np.ndarray:
+    """The joint table ``shares`` (base nets x strata, each column a stratum's shares) scaled to the exact
+    margins, the base game's distribution ``base`` and the strata's probabilities ``side``, by iterative
+    proportional fitting (Deming and Stephan, "On a least squares adjustment of a sampled frequency table
+    when the expected marginal totals are known", Ann. Math. Statist. 11 (1940)): rows and columns scaled in
+    turn until both margins hold to 1e-14."""
+    w = shares * side[None, :]
+    for _ in range(10_000):
+        w *= (base / w.sum(axis=1))[:, None]
+        w *= (side / w.sum(axis=0))[None, :]
+        if np.abs(w.sum(axis=1) - base).max() < 1e-14:
+            break
+    else:  # pragma: no cover - margins of positive tables always rake
+        raise AssertionError("the joint did not rake to its margins")
+    return w
+
+
 def simulated_distribution(strata: list[tuple[Fraction, Fraction, dict[Fraction, int]]],
                            base: dict[Fraction, Fraction], rounds: int) -> dict[str, Any]:
     """The distribution of base + side from the post-stratified simulation: ``strata`` each (the side wager's
     net v, its exact probability P, the base game's nets counted in its rounds); ``base``: the base game's
-    exact distribution (the sheet's), which stands for a stratum never seen (as the covariance takes its
-    conditional mean to be the base game's).  P(z) = sum of P x the stratum's share of base = z - v.  Each
-    point's 95 % interval: every stratum's Wilson interval of that share, combined by the method of variance
-    estimates recovery (Zou and Donner 2008: the square root of the summed squared distances to each
-    limit); a stratum seen fewer than FEW times may hold anything of its P, [0, P], added.  The mean and
-    variance with intervals by the same strata (normal; the variance's by its influence (b + v)^2 - 2 mean
-    (b + v)), a rare stratum bounded over the base game's range."""
+    exact distribution (the sheet's).  Each stratum's shares of the base nets (with RAKE_PRIOR pseudo-rounds of
+    the base game's distribution: a stratum never seen is the base game's) are raked to both exact margins
+    (rake): the base game's distribution and the side wager's are the sheets', so the sum's mean is exact and
+    the base game's rare nets, seldom dealt in a simulation, weigh what they weigh.  P(z) = the raked cells
+    with b + v = z.  Each point's 95 % interval: every stratum's Wilson interval of its share, combined by the
+    method of variance estimates recovery (Zou and Donner 2008); a stratum seen fewer than FEW times may hold
+    anything of its P, [0, P], added.  The variance's interval by its influence (b + v)^2 - 2 mean (b + v) over
+    the strata (normal), a rare stratum bounded over the base game's range."""
     support = sorted(base)
-    point: dict[Fraction, Fraction] = {}
+    base_vec = np.array([float(base[b]) for b in support])
+    raw = np.empty((len(support), len(strata)))
+    for k, (_, _, counts) in enumerate(strata):
+        assert set(counts) <= set(support), "a base net outside the sheet's distribution"
+        n = sum(counts.values())
+        raw[:, k] = [(counts.get(b, 0) + RAKE_PRIOR * float(base[b])) / (n + RAKE_PRIOR) for b in support]
+    raked = rake(raw, base_vec, np.array([float(p) for _, p, _ in strata]))
+    point: dict[Fraction, float] = {}
     low2: dict[Fraction, float] = {}
     high2: dict[Fraction, float] = {}
     lin_low: dict[Fraction, float] = {}
     lin_high: dict[Fraction, float] = {}
-    shares = []
-    for v, p, counts in strata:
+    for k, (v, p, counts) in enumerate(strata):
         n = sum(counts.values())
-        share = {b: Fraction(counts.get(b, 0), n) for b in support} if n else dict(base)
-        assert set(counts) <= set(support), "a base net outside the sheet's distribution"
-        shares.append((v, p, n, share))
-        for b in support:
+        for i, b in enumerate(support):
             z = b + v
-            point[z] = point.get(z, Fraction(0)) + p * share[b]
+            cell = float(raked[i, k])
+            point[z] = point.get(z, 0.0) + cell
             if n >= FEW:
+                share = counts.get(b, 0) / n
                 lo, hi = _wilson(counts.get(b, 0), n)
-                low2[z] = low2.get(z, 0.0) + (float(p) * (float(share[b]) - lo)) ** 2
-                high2[z] = high2.get(z, 0.0) + (float(p) * (hi - float(share[b]))) ** 2
+                low2[z] = low2.get(z, 0.0) + (float(p) * (share - lo)) ** 2
+                high2[z] = high2.get(z, 0.0) + (float(p) * (hi - share)) ** 2
             else:
-                lin_low[z] = lin_low.get(z, 0.0) + float(p * share[b])
-                lin_high[z] = lin_high.get(z, 0.0) + float(p * (1 - share[b]))
-    assert sum(point.values()) == 1
-    mean = sum((z * q for z, q in point.items()), Fraction(0))
-    var = sum((z * z * q for z, q in point.items()), Fraction(0)) - mean * mean
-    m_var = v_var = 0.0
-    m_low = m_high = v_low = v_high = 0.0
-    for v, p, n, share in shares:
-        g = {b: float((b + v) ** 2 - 2 * mean * (b + v)) for b in support}
-        eb = sum(float(share[b]) * float(b) for b in support)
-        eg = sum(float(share[b]) * g[b] for b in support)
+                lin_low[z] = lin_low.get(z, 0.0) + cell
+                lin_high[z] = lin_high.get(z, 0.0) + float(p) - cell
+    assert abs(sum(point.values()) - 1) < 1e-12
+    mean = sum(float(z) * q for z, q in point.items())
+    var = sum(float(z) ** 2 * q for z, q in point.items()) - mean * mean
+    v_var = v_low = v_high = 0.0
+    for k, (v, p, counts) in enumerate(strata):
+        n = sum(counts.values())
+        share = raked[:, k] / float(p)
+        g = np.array([float((b + v) ** 2) - 2 * mean * float(b + v) for b in support])
+        eg = float(share @ g)
         if n >= FEW:
-            m_var += float(p) ** 2 * sum(float(share[b]) * (float(b) - eb) ** 2 for b in support) / n
-            v_var += float(p) ** 2 * sum(float(share[b]) * (g[b] - eg) ** 2 for b in support) / n
+            v_var += float(p) ** 2 * float(share @ (g - eg) ** 2) / n
         else:
-            m_low += float(p) * (float(support[0]) - eb)
-            m_high += float(p) * (float(support[-1]) - eb)
-            v_low += float(p) * (min(g.values()) - eg)
-            v_high += float(p) * (max(g.values()) - eg)
-    fm, fv = float(mean), float(var)
-    m_ci = (fm - Z95 * math.sqrt(m_var) + m_low, fm + Z95 * math.sqrt(m_var) + m_high)
-    v_ci = (fv - Z95 * math.sqrt(v_var) + v_low, fv + Z95 * math.sqrt(v_var) + v_high)
+            v_low += float(p) * (float(g.min()) - eg)
+            v_high += float(p) * (float(g.max()) - eg)
+    v_ci = (var - Z95 * math.sqrt(v_var) + v_low, var + Z95 * math.sqrt(v_var) + v_high)
     values = []
     for z in sorted(point):
-        q = float(point[z])
+        q = point[z]
         lo = max(0.0, q - math.sqrt(low2.get(z, 0.0)) - lin_low.get(z, 0.0))
         hi = min(1.0, q + math.sqrt(high2.get(z, 0.0)) + lin_high.get(z, 0.0))
-        values.append({"net": _net_text(z), "probability_decimal": _p(point[z]), "probability_ci95": [_p(lo), _p(hi)]})
+        values.append({"net": _net_text(z), "probability_decimal": _p(q), "probability_ci95": [_p(lo), _p(hi)]})
     return {"distribution_method": "simulation", "distribution_rounds": rounds,
-            "distribution": values,
-            "distribution_mean_decimal": _dec(mean), "distribution_mean_ci95": [_dec(m_ci[0]), _dec(m_ci[1])],
+            "distribution_raked": "to the base game's and the side wager's exact distributions",
+            "distribution": values, "distribution_mean_decimal": _dec(mean),
             "distribution_variance_decimal": _dec(var),
             "distribution_variance_ci95": [_dec(v_ci[0]), _dec(v_ci[1])],
             "distribution_std_dev": _sqrt(var), "distribution_std_dev_ci95": [_sqrt(v_ci[0]), _sqrt(v_ci[1])]}
@@ -882,13 +908,15 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
     start, cpu = time.monotonic(), time.process_time()
     base_mean = Fraction(base_sheet["return_per_ante"]) - 1
     base_var = Fraction(base_sheet["variance_per_ante"])
-    moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)}
+    moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)
+               if (game, w) not in UNCOUNTED}
     simulated = {k: v for k, v in moments.items() if (game, k[0]) not in EXACT}
     dists: dict[tuple[str, str], dict[str, Any]] = {}
     playable = strategy == "posted" or game in optimal_play.PLAYABLE
+    own = {(w, x): side_moments(game, w, x)[0] for w in SIMULATED_SHEET.get(game, ()) for x in letters(game, w)}
     if playable and cross is None and simulated:
-        cross = simulate_cross(game, letter, base_sheet, {k: v[0] for k, v in simulated.items()}, rounds, seed,
-                               distributions=dists)
+        cross = simulate_cross(game, letter, base_sheet, {**{k: v[0] for k, v in simulated.items()}, **own}, rounds,
+                               seed, distributions=dists)
     joints, total = exact_joints(game, letter, strategy, enumeration)
     out = []
     for (wager, x), (side_mean, side_var) in moments.items():
@@ -932,10 +960,14 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
                                  "not played outside it (games.par.optimal_play)"})
             entry["distribution_method"] = "not computed"
         out.append(entry)
+    for (g, wager), why in UNCOUNTED.items():
+        if g == game:
+            out.extend({"side_wager": wager, "paytable": x, "method": "not computed", "why": why,
+                        "distribution_method": "not computed"} for x in letters(game, wager))
     return {"game": game, "paytable": letter, "strategy": strategy,
             "base_variance_per_ante": base_sheet["variance_per_ante"],
             "combinations": out,
-            "sheet_combinations": _sheet_distributions(game, base_sheet, joints, total),
+            "sheet_combinations": _sheet_distributions(game, base_sheet, joints, total, dists),
             "computed": {"seconds": round(time.monotonic() - start), "cpu_seconds": round(time.process_time() - cpu),
                          "code_version": code_version()}}
 
@@ -946,6 +978,9 @@ WHY_SHEET = {
          "the joint of the hand's category and the round's net (uth.py's by_cat_net): a tally to add to games/par/"
          "jhe.py and a recount of the JHE sheets",
 }
+#: the sheet's own combinations (exact covariance) whose distribution is simulated beside the others: the JHE
+#: Player Bonus (WHY_SHEET: no exact joint), its strata the side wager's exact line counts
+SIMULATED_SHEET: dict[str, tuple[str, ...]] = {JHE: ("player_bonus",)}
 #: a sheet's own combination: the keys of the side wager's return and standard deviation (RET's sheet: side_wager_*)
 SIDE_KEYS = (("side_return_per_ante", "side_return", "side_wager_return"),
              ("side_std_dev_per_ante", "side_std_dev", "side_wager_std_dev"))
@@ -972,9 +1007,11 @@ def exact_joints(game: str, letter: str | None, strategy: str,
 
 
 def _sheet_distributions(game: str, sheet: dict[str, Any], joints: dict[tuple[str, str], Joint],
-                         total: int) -> list[dict[str, Any]]:
+                         total: int, simulated: dict[tuple[str, str], dict[str, Any]] | None = None,
+                         ) -> list[dict[str, Any]]:
     """The distributions of the sheet's own combinations (its "combinations"), checked against its figures:
-    the distribution's mean is the base game's plus the side wager's, its variance the sheet's."""
+    the distribution's mean is the base game's plus the side wager's, its variance the sheet's; ``simulated``:
+    those simulated (SIMULATED_SHEET), raked to the exact margins, so their mean is checked too."""
     base_mean = Fraction(sheet["return_per_ante"]) - 1
     out = []
     for c in sheet.get("combinations", []):
@@ -989,6 +1026,10 @@ def _sheet_distributions(game: str, sheet: dict[str, Any], joints: dict[tuple[st
                 side_var = Fraction(entry["distribution_variance"]) - var
                 std = next(c[k] for k in SIDE_KEYS[1] if k in c)
                 assert abs(float(_sqrt(side_var)) - float(std)) <= 2e-9, (key, side_var, std)  # var(side)
+        elif simulated and key in simulated:
+            entry.update(simulated[key])
+            side = Fraction(next(c[k] for k in SIDE_KEYS[0] if k in c)) - 1
+            assert abs(float(entry["distribution_mean_decimal"]) - float(base_mean + side)) < 1e-8, key
         else:
             entry.update(not_computed(WHY_UTH if game == UTH else WHY_SHEET.get(game, "")))
         out.append(entry)
