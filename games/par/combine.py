@@ -552,7 +552,7 @@ def rake(shares: np.ndarray, base: np.ndarray, side: np.ndarray) -> np.ndarray:
     proportional fitting (Deming and Stephan, "On a least squares adjustment of a sampled frequency table
     when the expected marginal totals are known", Ann. Math. Statist. 11 (1940)): rows and columns scaled in
     turn until both margins hold to 1e-14."""
-    w = shares * side[None, :]
+    w: np.ndarray = shares * side[None, :]
     for _ in range(10_000):
         w *= (base / w.sum(axis=1))[:, None]
         w *= (side / w.sum(axis=0))[None, :]
@@ -608,11 +608,11 @@ def simulated_distribution(strata: list[tuple[Fraction, Fraction, dict[Fraction,
     v_var = v_low = v_high = 0.0
     for k, (v, p, counts) in enumerate(strata):
         n = sum(counts.values())
-        share = raked[:, k] / float(p)
+        column = raked[:, k] / float(p)
         g = np.array([float((b + v) ** 2) - 2 * mean * float(b + v) for b in support])
-        eg = float(share @ g)
+        eg = float(column @ g)
         if n >= FEW:
-            v_var += float(p) ** 2 * float(share @ (g - eg) ** 2) / n
+            v_var += float(p) ** 2 * float(column @ (g - eg) ** 2) / n
         else:
             v_low += float(p) * (float(g.min()) - eg)
             v_high += float(p) * (float(g.max()) - eg)
