@@ -108,7 +108,8 @@ def combinations(game: str, letter: str | None, strategy: str, sheet: dict[str, 
     if extra:
         for c in extra["combinations"]:
             entry = {"side_wager": c["side_wager"], "paytable": c["paytable"], "method": c["method"],
-                     "side_return": c["side_return_per_ante_decimal"], "side_std_dev": c["side_std_dev_per_ante"],
+                     "side_return": c.get("side_return_per_ante_decimal"),
+                     "side_std_dev": c.get("side_std_dev_per_ante"),
                      "covariance": c.get("covariance_decimal"), "std_dev": c.get("std_dev_per_ante")}
             for k, new in (("covariance_ci95", "covariance_ci95"), ("std_dev_per_ante_ci95", "std_dev_ci95"),
                            ("rounds", "rounds"), ("seed", "seed"), ("meters", "meters"), ("why", "why")):
