@@ -81,41 +81,12 @@ LONGEST_FIRST = (
 )
 
 
-# Tests that mostly wait (a device's timeout, a silent poll, a restart) and use little CPU: handed out between
-# the longest ones, WAITING_EACH after each, so that while some workers wait others keep the two cores busy
-# (last, as they were, the run ended on four workers waiting on timeouts with the cores mostly idle).
-WAITING = (
-    "tests/test_irregularities_modbus.py::",
-    "tests/test_irregularities_devices.py::",
-    "tests/test_progressive_letters.py::",
-    "tests/test_shuffler.py::",
-    "tests/test_shoe.py::",
-    "tests/test_panel_driver.py::",
-    "tests/test_progressive_driver.py::",
-    "tests/test_link_meters.py::",
-)
-WAITING_EACH = int(os.environ.get("WAITING_EACH", "6"))
-
-
 def pytest_collection_modifyitems(session, config, items):
     def rank(item) -> int:
         return next((i for i, prefix in enumerate(LONGEST_FIRST) if item.nodeid.startswith(prefix)),
                     len(LONGEST_FIRST))
 
     items.sort(key=rank)  # stable: the order within a rank, and of all the rest, is pytest's
-    if WAITING_EACH <= 0:
-        return
-    waiting = [i for i in items if i.nodeid.startswith(WAITING)]
-    if not waiting:
-        return
-    chosen = {id(i) for i in waiting}
-    order, queue = [], iter(waiting)
-    for item in (i for i in items if id(i) not in chosen):
-        order.append(item)
-        if rank(item) < len(LONGEST_FIRST):
-            order.extend(x for _, x in zip(range(WAITING_EACH), queue, strict=False))
-    order.extend(queue)
-    items[:] = order
 
 
 # --- where the suite's CPU goes (issue 12: make test on two shared cores) ----------------------------
