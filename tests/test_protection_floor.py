@@ -12,13 +12,16 @@ tests/test_protection_witnesses.py.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import re
 from decimal import Decimal
 from pathlib import Path
+from types import SimpleNamespace
 
 from aiohttp.test_utils import TestClient, TestServer
 
 from controller import events as ev
+from controller.journal import store as journal_store
 from controller.journal.store import Journal
 from controller.protection import requests
 from test_protection_hold import _rows
@@ -111,9 +114,18 @@ def test_the_protection_page_shows_each_finding_and_each_wagers_band(tmp_path):
     assert (band["gaming-day-starts"], band["shift-hours"]) == ("06:00", "8")
 
 
-def test_the_page_takes_the_gaming_day_and_shifts_from_the_configuration(tmp_path):
+class _Noon(_dt.datetime):
+    """The journal's clock (controller.journal.store._dt) at 12:00 UTC on 2026-11-27, whenever the test runs."""
+
+    @classmethod
+    def now(cls, tz: _dt.tzinfo | None = None) -> _Noon:  # type: ignore[override]
+        return cls(2026, 11, 27, 12, 0, tzinfo=_dt.UTC)
+
+
+def test_the_page_takes_the_gaming_day_and_shifts_from_the_configuration(tmp_path, monkeypatch):
+    monkeypatch.setattr(journal_store, "_dt", SimpleNamespace(datetime=_Noon, timezone=_dt.timezone))
     path = tmp_path / "t.journal"
-    _journal(path)  # every round at 12:00 UTC
+    _journal(path)  # every round at 12:00 UTC (the journal's clock, set above)
     status, text = asyncio.run(_get(path, tmp_path, "auditor",
                                     protection={"gaming_day_starts": "13:00", "shift_hours": 12}))
     assert status == 200, text[:500]
