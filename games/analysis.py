@@ -25,7 +25,7 @@ from games.meter_model import house_seeding
 from games.money import display, meter_display
 from games.paytable import MeterPercent, Paytable
 from games.paytables import METER_MINIMUMS, letters, paytable
-from games.poker import ROYAL_FLUSH
+from games.poker import CATEGORY_NAMES, ROYAL_FLUSH
 from games.progressive_return import (
     best_five_lines,
     break_even_meter,
@@ -61,6 +61,15 @@ SIMULATED: dict[str, tuple[str, ...]] = {
     RET: ("base",),
 }
 
+#: Simulated wagers counted exactly too: the count answers unless ``--rounds`` asks for the simulation (the
+#: base games likewise, from their stored sheets: games.par).  The Bad Beat's count: games.par.bad_beat.
+COUNTED_TOO: dict[str, tuple[str, ...]] = {UTH: ("bad_beat",)}
+
+
+def simulated(game: str, wager: str, rounds: int | None) -> bool:
+    """Whether ``tablectl analyze`` simulates this wager (a base game: see _exact_base_wanted)."""
+    return wager in SIMULATED.get(game, ()) and not (wager in COUNTED_TOO.get(game, ()) and rounds is None)
+
 #: The parts of each base game: analysed together as ``base`` (refused alone, naming ``base``).
 PART_OF_BASE: dict[str, tuple[str, ...]] = {
     UTH: ("ante", "blind", "play"),
@@ -78,7 +87,6 @@ DEFAULT_ROUNDS: dict[tuple[str, str], int] = {
     (JHE, "base"): 1_000_000,
     (HCF, "base"): 1_000_000,
     (RET, "base"): 600_000,
-    (UTH, "bad_beat"): 50_000_000,
 }
 DEFAULT_SEED = 1
 
@@ -339,6 +347,13 @@ def _line_counts(table: Paytable, progress: Progress | None) -> tuple[int, list[
         space, classes = comb(52, 6), _six_card_bonus_classes(progress)
     elif wager in ("play_the_board", "five_card_bonus"):
         space, classes = comb(52, 5), _poker_classes(5, best_five_lines, progress)
+    elif wager == "bad_beat":
+        # R24b: the losing hand of the player's and the dealer's, counted over every deal (games.par.bad_beat);
+        # its lines are categories only (asserted), so a category's representative hand makes them
+        from games.par import bad_beat
+
+        assert all(line.key in CATEGORY_NAMES for line in table.lines), table.lines
+        space, classes = bad_beat.stored_classes(lambda c: best_five_lines(representative_hand(c)))
     else:  # UTH Trips, JHE Player Bonus: the best five of seven cards
         space, classes = comb(52, 7), _poker_classes(7, best_five_lines, progress)
     counts, losing = tally(table, classes)
@@ -450,11 +465,12 @@ def analyze(
             raise AnalysisError("--meter" if list(meter_args) else "--rate", f"{game} base pays from no meter")
         return exact_base(game, table.letter if table is not None else None, strategy or "posted", recompute,
                           progress)
+    simulate = simulated(game, wager, rounds)
     rounds = _int_arg("--rounds", rounds, DEFAULT_ROUNDS.get((game, wager), 0), 1)
     seed = _int_arg("--seed", seed, DEFAULT_SEED, 0)
     other_seats = _int_arg("--other-seats", other_seats, DEFAULT_OTHER_SEATS, 0, MAX_OTHER_SEATS)
     progressive_unit = parse_unit(unit)
-    if wager in SIMULATED[game]:
+    if simulate:
         if table is None and list(meter_args):
             raise AnalysisError("--meter", f"{game} {wager} pays from no meter")
         if table is not None:

@@ -102,9 +102,10 @@ def test_analyze_reports_each_combination_with_its_method() -> None:
     assert low <= float(sim["std_dev"]) <= high
     optimal = analysis.analyze(UTH, "base", "A", strategy="optimal")["combinations"]
     assert {c["method"] for c in optimal if c["side_wager"] == "play_the_board"} == {"simulation"}
-    # the Bad Beat's own lines have no exact count (R24b: the losing hand of two): nothing to stratify on
-    assert {c["method"] for c in optimal if c["side_wager"] == "bad_beat"} == {"not computed"}
-    assert all(c["why"] for c in optimal if c["side_wager"] == "bad_beat")
+    # the Bad Beat (R24b: the losing hand of two) stratified on its exact count (games.par.bad_beat)
+    bad_beat = [c for c in optimal if c["side_wager"] == "bad_beat"]
+    assert [c["paytable"] for c in bad_beat] == ["A", "B", "C"]
+    assert {c["method"] for c in bad_beat} == {"simulation"} and all(len(c["covariance_ci95"]) == 2 for c in bad_beat)
     jhe = analysis.analyze("jackpot_holdem", "base", "A", strategy="optimal")["combinations"]
     assert {c["method"] for c in jhe if c["side_wager"] == "progressive"} == {"simulation"}
     hcf = analysis.analyze("high_card_flush", "base", None, strategy="optimal")["combinations"]

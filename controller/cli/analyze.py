@@ -290,10 +290,10 @@ def _render_simulation(result: dict[str, Any]) -> str:
 
 
 def cmd_analyze(args: argparse.Namespace, stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
-    from games.analysis import SIMULATED, AnalysisError, analyze
+    from games.analysis import AnalysisError, analyze, simulated
 
-    simulated = args.game in SIMULATED and args.wager in SIMULATED[args.game]
-    unit = "boards" if args.recompute else "rounds" if simulated else "outcomes"
+    simulate = simulated(args.game, args.wager, args.rounds)
+    unit = "boards" if args.recompute else "rounds" if simulate else "outcomes"
     # --recompute shows its progress line even with --json: minutes of work (on standard error)
     bar = None if args.json and not args.recompute else _Bar(stderr, unit)
     try:

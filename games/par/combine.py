@@ -41,6 +41,7 @@ import numpy as np
 from games import batch
 from games.cards import DECK, Card
 from games.paytables import letters, paytable
+from games.poker import CATEGORY_NAMES
 from games.progressive_return import line_return
 from games.registry import GAMES
 from games.round import Decision, Progressive, Round, Seat
@@ -64,11 +65,6 @@ SIDES: dict[str, tuple[str, ...]] = {
     RET: ("five_card_bonus", "progressive"),
 }
 EXACT = {(UTH, "ultimate_pairs"), (HCF, "progressive")}
-#: side wagers whose own distribution no exact count gives: the strata need it (P(v) exact), so none is had
-UNCOUNTED = {(UTH, "bad_beat"): "the Bad Beat pays on the losing hand of the two final hands (R24b): its lines' "
-                                "probabilities need the dealer's cards beside the player's, which no exact count "
-                                "of this project gives yet (games.analysis simulates it), and the stratified "
-                                "simulation needs them exact"}
 #: the base paytable's wager (its letter is the sheet's) and the base game's parts, per game
 BASE = {UTH: "blind", JHE: "xtra_bonus", HCF: None, RET: "run"}
 PARTS = {UTH: ("ante", "blind", "play"), JHE: ("ante", "xtra_bonus", "play"), HCF: ("ante", "raise"),
@@ -86,12 +82,13 @@ def file_name(game: str, letter: str | None, strategy: str) -> str:
 
 
 def code_version() -> str:
-    """A hash of the code that computes the stored figures: this module and the optimal players it plays
-    (games.par.optimal_play).  Their syntax trees without docstrings (and without this function, which computes
-    no figure), so a comment or docstring edited does not call for the half hour of a recomputation; a change to
-    what runs does."""
+    """A hash of the code that computes the stored figures: this module, the optimal players it plays
+    (games.par.optimal_play) and the Bad Beat's rare deals it draws (games.par.bad_beat).  Their syntax
+    trees without docstrings (and without this function, which computes no figure), so a comment or
+    docstring edited does not call for the half hour of a recomputation; a change to what runs does.  (The
+    Bad Beat's kernel is checked by draw itself: each board's pairs counted again.)"""
     digest = hashlib.sha256()
-    for path in (Path(__file__), Path(__file__).with_name("optimal_play.py")):
+    for path in (Path(__file__), *(Path(__file__).with_name(f) for f in ("optimal_play.py", "bad_beat.py"))):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         tree.body = [n for n in tree.body if not (isinstance(n, ast.FunctionDef) and n.name == "code_version")]
         for node in ast.walk(tree):
@@ -220,7 +217,6 @@ def hcf_progressive_cross(strategy: str, letter: str) -> tuple[Fraction, Fractio
     longest straight-flush run, games.par.hcf); the suited 9-A line (R18), which the run does not tell,
     is added hand by hand (the 180 hands holding it without a seven-card run).  Also the side wager's mean
 counted the same way, which the caller checks against games.analysis's count."""
-    from games.cards import parse_card
     from games.par import hcf
 
     if "joint" not in _hcf_joint:
@@ -243,16 +239,23 @@ counted the same way, which the caller checks against games.analysis's count."""
     nine_up = net(frozenset({"suited_nine_ten_jack_queen_king_ace", *(f"straight_flush_{k}" for k in range(3, 7))}))
     six = net(frozenset(f"straight_flush_{k}" for k in range(3, 7)))
     if nine_up != six:
-        for suit in "cdhs":
-            top = [parse_card(r + suit) for r in "9TJQKA"]
-            for other in DECK:
-                if other in top or other == parse_card("8" + suit):
-                    continue
-                player = hcf.masks_of([*top, other])
-                value = hcf.raise_value(player, hcf.decide(player, strategy))
-                total += (nine_up - six) * value / hcf.PLAYER_HANDS
-                mean += (nine_up - six) / hcf.PLAYER_HANDS
+        for hand in suited_nine_to_ace_hands():
+            player = hcf.masks_of(hand)
+            value = hcf.raise_value(player, hcf.decide(player, strategy))
+            total += (nine_up - six) * value / hcf.PLAYER_HANDS
+            mean += (nine_up - six) / hcf.PLAYER_HANDS
     return total, mean
+
+
+def suited_nine_to_ace_hands() -> Iterator[list[Card]]:
+    """The 180 seven-card hands holding a suited 9-A (R18) and no eight of its suit: the kernel counts
+    them by their six-card run, which a Progressive table printing the 9-A line pays otherwise."""
+    from games.cards import parse_card
+
+    for suit in "cdhs":
+        top = [parse_card(r + suit) for r in "9TJQKA"]
+        eight = parse_card("8" + suit)
+        yield from ([*top, other] for other in DECK if other not in top and other != eight)
 
 
 # -- the distribution of base + side (issue 27) ---------------------------------------------------
@@ -304,7 +307,6 @@ def hcf_joints(strategy: str, joint: np.ndarray | None = None) -> dict[tuple[str
     of a kind), the Progressive at its reset meters by the run (R17), the suited 9-A line (R18) moved hand
     by hand as in hcf_progressive_cross.  ``joint``: the kernel's (net, length, run, quad) tally of the
     strategy (default: the whole tally, about 3 s of CPU once compiled)."""
-    from games.cards import parse_card
     from games.par import hcf
 
     if joint is None:
@@ -340,19 +342,15 @@ def hcf_joints(strategy: str, joint: np.ndarray | None = None) -> dict[tuple[str
         j = tally({k: by_run[k[1]] for k in shapes})
         nine_up = net(frozenset({"suited_nine_ten_jack_queen_king_ace", *(f"straight_flush_{k}" for k in range(3, 7))}))
         if nine_up != by_run[6]:
-            for suit in "cdhs":
-                top = [parse_card(r + suit) for r in "9TJQKA"]
-                for other in DECK:
-                    if other in top or other == parse_card("8" + suit):
-                        continue
-                    player = hcf.masks_of([*top, other])
-                    r = hcf.decide(player, strategy)
-                    nq, win, tie, lose = hcf.hand_counts(player)
-                    base = {-1: hcf.DEALER_HANDS} if r == 0 else {1: nq, 1 + r: win, 0: tie, -1 - r: lose}
-                    for b, n in base.items():
-                        j[(Fraction(b), by_run[6])] -= n  # counted in the six-card run's stratum, a 9-A pays more
-                        j[(Fraction(b), nine_up)] = j.get((Fraction(b), nine_up), 0) + n
-                        assert j[(Fraction(b), by_run[6])] >= 0
+            for hand in suited_nine_to_ace_hands():
+                player = hcf.masks_of(hand)
+                r = hcf.decide(player, strategy)
+                nq, win, tie, lose = hcf.hand_counts(player)
+                base = {-1: hcf.DEALER_HANDS} if r == 0 else {1: nq, 1 + r: win, 0: tie, -1 - r: lose}
+                for b, n in base.items():
+                    j[(Fraction(b), by_run[6])] -= n  # counted in the six-card run's stratum, a 9-A pays more
+                    j[(Fraction(b), nine_up)] = j.get((Fraction(b), nine_up), 0) + n
+                    assert j[(Fraction(b), by_run[6])] >= 0
         out[("progressive", x)] = j
     return out
 
@@ -425,11 +423,9 @@ def ret_histograms(strategy: str, letter: str | None = "A", hands: list[int] | N
     the hands and lets it go, so it is counted again here (ret.py unchanged: its stored sheets stay
     current).  The kernel releases the GIL: ``workers`` threads (default 2), as ret.compute runs it."""
     import os
-    import threading
-    from concurrent.futures import ThreadPoolExecutor
 
     from games.par import _jret as j
-    from games.par import ret
+    from games.par import ret, threads
     from games.par.jhe import HANDS  # ret's starting hands
 
     if strategy not in ("optimal", "posted"):
@@ -439,31 +435,19 @@ def ret_histograms(strategy: str, letter: str | None = "A", hands: list[int] | N
     r5, f5 = j.tables(5)
     posted = strategy == "posted"
     firsts, returns = ret._posted_inputs(letter) if posted else ([0] * len(HANDS), [(0, 0, 1)] * len(HANDS))
-    todo = iter(range(len(HANDS)) if hands is None else hands)
-    lock = threading.Lock()
-    out: dict[int, tuple[int, int, dict[int, int]]] = {}
 
-    def work() -> None:
-        while True:
-            with lock:
-                hid = next(todo, None)
-            if hid is None:
-                return
-            a, b = HANDS[hid][2]
-            t3 = ret._run_table(a, b, j.CARD_KEYS, j.CARD_MASKS, r5, f5, j.FLUSH_RANK, run_pay)
-            hist = np.zeros(ret.NET_OFFSET + 5000, dtype=np.int64)
-            er, ea, den = returns[hid]
-            value, k1 = ret._hole(a, b, t3, posted, firsts[hid], er, ea, den, hist, np.zeros((4, 4, 4), dtype=np.int64),
-                                  np.zeros(5, dtype=np.int64), np.zeros(4, dtype=np.int64))
-            counts = {int(i) - ret.NET_OFFSET: int(hist[i]) for i in np.nonzero(hist)[0]}
-            with lock:
-                out[hid] = (int(value), int(k1), counts)
+    def work(hid: int, out: dict[int, tuple[int, int, dict[int, int]]]) -> None:
+        a, b = HANDS[hid][2]
+        t3 = ret._run_table(a, b, j.CARD_KEYS, j.CARD_MASKS, r5, f5, j.FLUSH_RANK, run_pay)
+        hist = np.zeros(ret.NET_OFFSET + 5000, dtype=np.int64)
+        er, ea, den = returns[hid]
+        value, k1 = ret._hole(a, b, t3, posted, firsts[hid], er, ea, den, hist, np.zeros((4, 4, 4), dtype=np.int64),
+                              np.zeros(5, dtype=np.int64), np.zeros(4, dtype=np.int64))
+        out[hid] = (int(value), int(k1), {int(i) - ret.NET_OFFSET: int(hist[i]) for i in np.nonzero(hist)[0]})
 
-    n = workers or min(2, os.cpu_count() or 1)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        for f in [pool.submit(work) for _ in range(n)]:
-            f.result()
-    return out
+    parts = threads.each(range(len(HANDS)) if hands is None else hands, work, dict,
+                         workers or min(2, os.cpu_count() or 1))
+    return {hid: v for part in parts for hid, v in part.items()}
 
 
 def ret_joints(per_class: list[dict[Fraction, int]]) -> dict[tuple[str, str], Joint]:
@@ -671,6 +655,9 @@ SIDE_CARDS: dict[tuple[str, str], tuple[int, ...]] = {
 RARE_LINES = ("royal", "straight_flush", "four_of_a_kind")  # line keys drawn on purpose (key contains one)
 FORCED = 400  # rounds drawn with a rare hand in the side wager's cards, per group of rare hands (rare_groups)
 FEW = 30  # a stratum seen fewer times is bounded by the base game's least and greatest net
+#: side wagers settled on the losing hand of two (R24b): their rare lines drawn on purpose by the losing hand's
+#: category, each such deal equally likely (games.par.bad_beat.draw)
+LOSING_HAND = {(UTH, "bad_beat")}
 
 
 _Play = Callable[[random.Random, dict[int, Card] | None], tuple[Decimal, dict[tuple[str, str], Decimal]]]
@@ -769,7 +756,7 @@ def strata(game: str, wager: str, letter: str) -> tuple[dict[Fraction, Fraction]
         v = line_return(line.pays, meters) - 1
         prob[v] = prob.get(v, Fraction(0)) + Fraction(n, space)
         (rare if any(r in line.key for r in RARE_LINES) else common).add(v)
-    if (game, wager) not in SIDE_CARDS:
+    if (game, wager) not in SIDE_CARDS and (game, wager) not in LOSING_HAND:
         rare = set()
     assert not rare & common, (game, wager, letter)
     return prob, rare
@@ -783,7 +770,8 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
     net: cov = sum over its net values v of P(v) (v - E side) (E[base | v] - E base), P(v) exact, E[base | v]
     the mean of the simulated rounds with that net.  The rounds are ``rounds`` plain ones plus, for a
     wager on fixed cards, FORCED rounds dealt with one of its rare hands (four of a kind or better, every
-    such hand equally likely, placed in its cards in random order), which alone estimate those strata.
+    such hand equally likely, placed in its cards in random order), which alone estimate those strata; for
+    the Bad Beat (LOSING_HAND) FORCED deals whose losing hand is four of a kind, and as many a straight flush.
     The 95 % interval: the strata's normal intervals combined, widened by the whole range of the base
     game's net (the sheet's) times P(v) |v - E side| for a stratum seen fewer than FEW times.  Chunk i of
     the plain rounds draws from a generator seeded with (seed, i) only (games.simulation's convention).
@@ -841,6 +829,21 @@ def simulate_cross(game: str, letter: str | None, base_sheet: dict[str, Any],
                 for key, s in sides.items():
                     if key[0] == wager:
                         add(key, b, s, True, (name, Fraction(len(hands), space)))
+    if any((game, w) in LOSING_HAND for w, _ in side_means):
+        from games.par import bad_beat
+
+        boards, weights = bad_beat.rare_weights()
+        counted = bad_beat.stored()
+        rng = random.Random(seed * 1_000_003 + 999_979)
+        for category, name in enumerate(CATEGORY_NAMES[bad_beat.RARE_FROM:], bad_beat.RARE_FROM):
+            p = Fraction(counted["losing_hand"][name], counted["space"])
+            for _ in range(forced if p else 0):
+                player, dealer, board = bad_beat.draw(rng, category, boards, weights)
+                cards = dict(enumerate(DECK[c] for c in [*player, *dealer, *board]))
+                b, sides = play(rng, cards)
+                for key, s in sides.items():
+                    if (game, key[0]) in LOSING_HAND:
+                        add(key, b, s, True, (f"losing_{name}", p))
     out = {}
     for key, ms in side_means.items():
         prob, rare = info[key]
@@ -908,8 +911,7 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
     start, cpu = time.monotonic(), time.process_time()
     base_mean = Fraction(base_sheet["return_per_ante"]) - 1
     base_var = Fraction(base_sheet["variance_per_ante"])
-    moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)
-               if (game, w) not in UNCOUNTED}
+    moments = {(w, x): side_moments(game, w, x) for w in SIDES[game] for x in letters(game, w)}
     simulated = {k: v for k, v in moments.items() if (game, k[0]) not in EXACT}
     dists: dict[tuple[str, str], dict[str, Any]] = {}
     playable = strategy == "posted" or game in optimal_play.PLAYABLE
@@ -960,10 +962,6 @@ def compute(game: str, letter: str | None, strategy: str, base_sheet: dict[str, 
                                  "not played outside it (games.par.optimal_play)"})
             entry["distribution_method"] = "not computed"
         out.append(entry)
-    for (g, wager), why in UNCOUNTED.items():
-        if g == game:
-            out.extend({"side_wager": wager, "paytable": x, "method": "not computed", "why": why,
-                        "distribution_method": "not computed"} for x in letters(game, wager))
     return {"game": game, "paytable": letter, "strategy": strategy,
             "base_variance_per_ante": base_sheet["variance_per_ante"],
             "combinations": out,

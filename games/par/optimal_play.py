@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from games.cards import Card
-from games.par import kernel
+from games.par import kernel, threads
 from games.par import uth_kernel as uk
 from games.par._jret import N_RANKS
 from games.par._jret import kernel as njit_kernel
@@ -69,17 +69,46 @@ def _indices(cards: Sequence[Card]) -> list[int]:
 # -- Ultimate Texas Hold 'Em ----------------------------------------------------------------------
 
 
-class UthFlops:
+class FlopDecisions:
+    """The enumeration's decisions after the flop (or JHE's three cards shown), asked one flop at a time:
+    each flop's row from the first pass over its own boards (``row``) until ``full`` flops have been
+    asked, then the whole table from one pass over every board (``whole``).  Threads of a simulation
+    share it (one lock)."""
+
+    full = FULL
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rows: dict[int, np.ndarray] = {}  # flop index -> the row, computed one by one
+        self.table: np.ndarray | None = None  # (N_FLOPS, ...) the whole first pass's decisions
+
+    def row(self, flop: Sequence[int]) -> np.ndarray:
+        raise NotImplementedError
+
+    def whole(self, workers: int | None = None) -> None:
+        raise NotImplementedError
+
+    def decided(self, flop: Sequence[int], at: tuple[int, ...]) -> bool:
+        """The decision at ``at`` (the row's index: hand, and paytable where the row holds both)."""
+        fi = kernel.colex3(*sorted(flop))
+        with self.lock:
+            if self.table is None and fi not in self.rows:
+                if len(self.rows) >= self.full:
+                    self.whole()
+                else:
+                    self.rows[fi] = self.row(flop)
+            return bool((self.table[fi] if self.table is not None else self.rows[fi])[at])
+
+
+class UthFlops(FlopDecisions):
     """The enumeration's flop decisions after a check, both Blind paytables (policies 0 = A, 1 = B)."""
 
     def __init__(self) -> None:
         from games.par import uth
 
+        super().__init__()  # a row: (169, 2) bool, a hand's decision with each paytable
         self.reps, self.names, _ = uth.starting_hands()
         self.setup = uth.Setup(np.arange(52), self.reps)
-        self.lock = threading.Lock()
-        self.rows: dict[int, np.ndarray] = {}  # flop index -> (169, 2) bool, computed one by one
-        self.table: np.ndarray | None = None  # (N_FLOPS, 169, 2) bool, the whole first pass
         self.preflop: np.ndarray | None = None  # (2, 169) the whole pass's preflop actions
         self._scratch: np.ndarray | None = None
 
@@ -130,17 +159,11 @@ class UthFlops:
         self.table = d["flop2x"][:, :, :2].astype(np.bool_)
         self.preflop = d["preflop"][:2]
 
+    def row(self, flop: Sequence[int]) -> np.ndarray:
+        return self.decisions(self.sums(flop))
+
     def bet_2x(self, policy: int, q: int, flop: Sequence[int]) -> bool:
-        fi = kernel.colex3(*sorted(flop))
-        with self.lock:
-            if self.table is None and fi not in self.rows:
-                if len(self.rows) >= FULL:
-                    self.whole()
-                else:
-                    self.rows[fi] = self.decisions(self.sums(flop))
-            if self.table is not None:
-                return bool(self.table[fi, q, policy])
-            return bool(self.rows[fi][q, policy])
+        return self.decided(flop, (q, policy))
 
 
 _UTH_FLOPS: list[UthFlops] = []
@@ -220,17 +243,17 @@ def canonical_boards(boards: np.ndarray) -> np.ndarray:
     return np.unique(best, axis=0)
 
 
-class JheFlops:
+class JheFlops(FlopDecisions):
     """The enumeration's second decision (three cards shown: bet 2x or check) of X-tra Bonus paytable
     ``letter``, per (three cards, starting hand), as games.par.jhe's first pass and _aggregate give it."""
+
+    full = FULL_JHE
 
     def __init__(self, letter: str) -> None:
         from games.par import jhe
 
+        super().__init__()  # a row: (169,) bool, a hand's decision
         self.arr = jhe._Arrays(letter)
-        self.lock = threading.Lock()
-        self.rows: dict[int, np.ndarray] = {}
-        self.table: np.ndarray | None = None
         self.first: np.ndarray | None = None  # (169, 52) the whole pass's 3x decisions
         self._scratch: np.ndarray | None = None
 
@@ -268,23 +291,8 @@ class JheFlops:
 
         boards = jhe._all_boards()
         workers = workers or min(2, os.cpu_count() or 1)
-        sums = [np.zeros((kernel.N_FLOPS, len(self.arr.holes), 3), dtype=np.int64) for _ in range(workers)]
-        chunks = iter(range(0, len(boards), 20_000))
-        lock = threading.Lock()
-
-        def run(s3: np.ndarray) -> None:
-            while True:
-                with lock:
-                    s = next(chunks, None)
-                if s is None:
-                    return
-                self._pass1(boards[s:s + 20_000], s3)
-
-        threads = [threading.Thread(target=run, args=(s3,)) for s3 in sums]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        sums = threads.each(range(0, len(boards), 20_000), lambda s, s3: self._pass1(boards[s:s + 20_000], s3),
+                            lambda: np.zeros((kernel.N_FLOPS, len(self.arr.holes), 3), dtype=np.int64), workers)
         s3 = sum(sums[1:], sums[0])
         del sums
         a = self.arr
@@ -298,17 +306,11 @@ class JheFlops:
         in_hole[np.arange(n), a.holes[:, 1]] = True
         self.first = (bet3 > cont) & ~in_hole
 
+    def row(self, flop: Sequence[int]) -> np.ndarray:
+        return self.decisions(self.sums(flop))
+
     def bet_2x(self, hid: int, three: Sequence[int]) -> bool:
-        fi = kernel.colex3(*sorted(three))
-        with self.lock:
-            if self.table is None and fi not in self.rows:
-                if len(self.rows) >= FULL_JHE:
-                    self.whole()
-                else:
-                    self.rows[fi] = self.decisions(self.sums(three))
-            if self.table is not None:
-                return bool(self.table[fi, hid])
-            return bool(self.rows[fi][hid])
+        return self.decided(three, (hid,))
 
 
 class JheOptimal:

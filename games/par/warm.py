@@ -37,6 +37,14 @@ def uth() -> None:
     deck = np.array(sorted(parse_card(c).index for c in SMALL))
     small = par_uth.Setup(deck, np.array(list(combinations(deck, 2)), dtype=np.int64))
     par_uth.enumerate_all(small, workers=1)
+    from games.par import bad_beat
+    from games.par import bad_beat_kernel as bk
+
+    i, j = bad_beat.hand_pairs(47)
+    args = (board[None, :], full.t7, full.category, i, j)
+    bk.losers(*args, np.zeros(bk.TIES + 1, dtype=np.int64))
+    bk.per_board(*args, bad_beat.RARE_FROM, np.zeros((1, bk.TIES - bad_beat.RARE_FROM), dtype=np.int64))
+    bk.categories(*args, np.zeros((bk.TIES, bk.TIES), dtype=np.int64))
 
 
 def others() -> None:
