@@ -48,6 +48,8 @@ def test_side_wager_figures_are_exact_from_their_line_counts():
             assert hold._side_counts()[f"{game}/{wager}/{letter}"] == {"space": space, "counts": counts,
                                                                        "losing": losing}
     assert hold.figures(UTH, "progressive", "A") is None  # the meters' return: no figures
+    bad_beat = hold.side_figures(UTH, "bad_beat", "A")  # R24b: the losing hand of two, counted exactly
+    assert bad_beat is not None and 1 + bad_beat.mean == Fraction(1797346909, 2257614450)
 
 
 def test_the_base_game_figures_come_from_its_par_sheet_or_there_are_none(monkeypatch):

@@ -50,7 +50,7 @@ STREAK_ALPHA = 1e-6  # the binomial tail below which a window is a finding
 GAMING_DAY_STARTS = 6  # hours after midnight UTC; shifts of SHIFT_HOURS from it (the configuration's defaults)
 SHIFT_HOURS = 8
 COUNTS_FILE = Path(__file__).with_name("side_counts.json")
-NO_FIGURES = frozenset({"progressive", "envy", "bad_beat"})  # the meters' return, or simulated only
+NO_FIGURES = frozenset({"progressive", "envy"})  # the meters' return
 
 
 @dataclass(frozen=True)
