@@ -33,6 +33,7 @@ from controller.journal import segments
 from controller.journal.store import Journal
 from controller.progressive.link.meters import LINK_WAIT_S, LinkedMeters
 from controller.progressive.link.migrate import migrate
+from controller.progressive.link.store import LinkStalled, deadline
 from controller.table import TableLife
 from daemon_harness import phase, simulated_table
 from demo.cluster import Cluster
@@ -243,6 +244,35 @@ def faults(n: int, seed: int, tmp_path: Path, monkeypatch, url: str) -> None:
             assert m.down is None and not m.outbox
             await check_invariant(m, [j])
             await m.close()
+
+    asyncio.run(main())
+
+
+def test_a_call_under_a_deadline_is_cancelled_with_its_caller_or_past_its_time():
+    """``deadline`` never leaves its call running alone: past its time the call is cancelled (LinkStalled),
+    and so it is when the caller itself is cancelled while waiting (a publisher stopping while the pit's
+    server hangs: its query must not go on holding a connection of a pool being closed)."""
+    async def main() -> None:
+        for cancel_the_caller in (False, True):
+            started, ended = asyncio.Event(), asyncio.Event()
+
+            async def call(started: asyncio.Event = started, ended: asyncio.Event = ended) -> None:
+                started.set()
+                try:
+                    await asyncio.Event().wait()  # a server that never answers
+                finally:
+                    ended.set()
+
+            waiter = asyncio.ensure_future(deadline(call(), 0.05 if not cancel_the_caller else 3600))
+            await started.wait()
+            if cancel_the_caller:
+                waiter.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await waiter
+            else:
+                with pytest.raises(LinkStalled):
+                    await waiter
+            await asyncio.wait_for(ended.wait(), 5)  # the call ended too
 
     asyncio.run(main())
 

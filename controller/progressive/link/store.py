@@ -501,9 +501,15 @@ async def deadline(aw: Awaitable[T], seconds: float) -> T:
 
     Not ``asyncio.wait_for``: it waits for the cancelled call to end, and psycopg, cancelled mid-query,
     first asks the server to cancel it and waits up to 2 x 5 s for that answer, which a stopped server never
-    gives.  The call is cancelled and left to end in the background."""
+    gives.  The call is cancelled and left to end in the background; so it is when the caller is cancelled
+    while it waits (a publisher or a table stopping: its call must not go on alone, holding a connection)."""
     fut = asyncio.ensure_future(aw)
-    done, _ = await asyncio.wait({fut}, timeout=max(seconds, 0.0))
+    try:
+        done, _ = await asyncio.wait({fut}, timeout=max(seconds, 0.0))
+    except asyncio.CancelledError:
+        fut.cancel()
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())
+        raise
     if fut in done:
         return fut.result()
     fut.cancel()
