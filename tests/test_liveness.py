@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
 import time
 import urllib.request
@@ -73,6 +74,9 @@ def test_the_screens_say_not_running_within_3_s_of_the_last_heartbeat(tmp_path, 
                 "does_not_start", "call_technician"]
             said = dealer.evaluate("() => document.getElementById('liveness').innerText")
             assert not identifiers([said]) and "daemon.py" not in said and "SyntaxError" not in said
+            # its time as the floor's rows write one (words.js localTime), whatever the browser's language
+            refused = dealer.evaluate("() => document.querySelector('#liveness .refused').textContent")
+            assert re.search(r"\(refused 2026-03-0[12] \d\d:\d\d:\d\d \S+\)$", refused), refused
             program.refusal_file(t.journal_path).unlink()
             dealer.wait_for_function("() => document.body.dataset.startRefused === undefined", timeout=3_000)
             assert banner(dealer)["text"] == STOPPED

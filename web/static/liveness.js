@@ -24,9 +24,14 @@
   }
 
   function dated(iso) {
-    // a refusal may be days old: its date too, in the viewer's local time
-    return new Date(iso).toLocaleString([], { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit",
-      minute: "2-digit", second: "2-digit", hour12: false, timeZoneName: "short" });
+    // a refusal may be days old: its date too, in the viewer's local time, written as the floor's rows write
+    // it (words.js localTime: 2026-11-27 14:03:07 EST), whatever the browser's language
+    const parts = new Intl.DateTimeFormat("en-US", {
+      year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit",
+      hourCycle: "h23", timeZoneName: "short",
+    }).formatToParts(new Date(iso));
+    const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+    return p.year + "-" + p.month + "-" + p.day + " " + p.hour + ":" + p.minute + ":" + p.second + " " + p.timeZoneName;
   }
 
   function line(box, cls, text) {
