@@ -634,6 +634,25 @@ SIMULATORS: dict[str, Callable[[], Any]] = {"shuffler": ShufflerSim, "shoe": Sho
                                              "progressive": ProgressiveSim, "panel": PanelSim}
 
 
+# The Modbus devices' URLs' query (drivers.modbus.parse_url): "" as configured, or ``quick_faults``'s
+MODBUS_QUERY = ""
+QUICK_STALE_S = 0.5  # a Modbus device's heartbeat unchanged this long is OFFLINE (the driver's tests' figure)
+QUICK_TIMEOUT_S = 0.15  # a Modbus request unanswered this long is tried again, then failed
+
+
+def quick_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test of the faults of the Modbus devices (a heartbeat frozen, a device silent): the in-process
+    daemon's drivers find them sooner -- a heartbeat stale after QUICK_STALE_S, not 1.5 s, a request given
+    up after QUICK_TIMEOUT_S, not 0.3 s (the URL's ``timeout``) -- and the test waits that much less for
+    each.  The same detection, the same checks; the product's defaults unchanged."""
+    from drivers.modbus import ModbusDevice
+
+    defaults = ModbusDevice.__init__.__kwdefaults__
+    assert defaults is not None and "heartbeat_stale_after" in defaults
+    monkeypatch.setitem(defaults, "heartbeat_stale_after", QUICK_STALE_S)
+    monkeypatch.setattr(sys.modules[__name__], "MODBUS_QUERY", f"?timeout={QUICK_TIMEOUT_S}")
+
+
 def _devices(text: str, add_devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch,
              start: Callable[[str], Any]) -> dict[str, Any]:
     """Each device the configuration ``text`` names (or ``add_devices`` adds) started by ``start``, which gives
@@ -642,7 +661,8 @@ def _devices(text: str, add_devices: tuple[str, ...], monkeypatch: pytest.Monkey
     for device in SCHEMES:
         if f"\n{device} =" in text or device in add_devices:
             controls[device] = start(device)
-            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
+            query = MODBUS_QUERY if device_type(device).link is not Link.SERIAL else ""
+            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url + query)
         else:
             monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
     return controls
