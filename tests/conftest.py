@@ -64,7 +64,6 @@ LONGEST_FIRST = (
     "tests/test_web_floor.py::test_progressive_win_held",
     "tests/test_kill_points.py::test_kill_point_sweep[",
     "tests/test_daemon_e2e.py::",
-    "tests/test_daemon_scripted.py::test_the_daemon_starts_with_a_silent_progressive_system",
     "tests/test_web_dealer.py::",
     "tests/test_analysis_sim.py::test_same_seed_same_json_whatever",
     "tests/test_link_daemon.py::",

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import json
 import os
 import random
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections import defaultdict
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -383,12 +385,28 @@ def simulated_table(game: str, state_dir: Path, monkeypatch: pytest.MonkeyPatch,
 # ---------------------------------------------------------------------------------------------- in process
 
 
+# the in-process daemon whose code is running (set in its task; every task it creates inherits it)
+_DAEMON: contextvars.ContextVar[DaemonTask | None] = contextvars.ContextVar("daemon", default=None)
+
+
+def _owned_task(loop: asyncio.AbstractEventLoop, coro: Any,
+                context: contextvars.Context | None = None) -> asyncio.Task[Any]:
+    """The table loop's task factory: a task a daemon's code creates (its drivers' polls and reconnects,
+    its listeners) is counted the daemon's, to end with it as a killed process's threads end with it."""
+    task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, context=context)
+    owner = context.get(_DAEMON) if context is not None else _DAEMON.get()
+    if owner is not None:
+        owner.owned.add(task)
+    return task
+
+
 class TableLoop:
     """The table's event loop, run in a thread of its own: the simulators and the daemon live in it while
     the test (in the test's thread) drives them, as it drives processes, and waits on what they publish."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
+        self.loop.set_task_factory(_owned_task)
         self.thread = threading.Thread(target=self.loop.run_forever, name="table-loop", daemon=True)
         self.thread.start()
 
@@ -496,9 +514,11 @@ class DaemonTask:
 
     def __init__(self, loop: TableLoop, cfg: TableConfig, status_path: Path, published: PublishedStatus) -> None:
         self._loop = loop
+        self.owned: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()  # the tasks its code created
         started: concurrent.futures.Future[TableDaemon] = concurrent.futures.Future()
 
         async def main() -> None:
+            _DAEMON.set(self)
             # built and run in one task, as `tablectl run` does (the log's context is bound in it)
             try:
                 daemon = TableDaemon(cfg, status_path=status_path)
@@ -511,8 +531,7 @@ class DaemonTask:
             try:
                 await daemon.run()
             finally:
-                for task in list(daemon._tasks):  # its background work ends with it, as with its process
-                    task.cancel()
+                self._end_as_a_process(daemon)
 
         self.task: asyncio.Task[None] = loop.run(self._create(main()))
         published.daemon = self
@@ -520,6 +539,24 @@ class DaemonTask:
         self.daemon: TableDaemon | None = None
         with contextlib.suppress(BaseException):
             self.daemon = started.result(timeout=60)
+
+    def _end_as_a_process(self, daemon: TableDaemon) -> None:
+        """What the kernel does when a daemon's process ends: nothing of it runs on and its connections
+        close.  A killed daemon's own clean-up is cut short where the cancel finds it (``run``'s ``finally``
+        closing its devices): left alone, its drivers polled and reconnected on, and a serial simulator, which
+        serves the newest connection, dropped the next daemon's link for each of the killed one's reconnects
+        -- the next daemon's device silent at start for DEVICE_START_TIMEOUT (10 s), then backing off up to
+        5 s a reconnect.  No byte is written here: a killed process says nothing on its way out."""
+        for task in [*daemon._tasks, *self.owned]:
+            if task is not asyncio.current_task():
+                task.cancel()
+        for dev in daemon.devices.started.values():
+            link = getattr(dev, "_link", None)  # a serial device's link (drivers.serial_link)
+            if link is not None:
+                link.close()
+            bus = getattr(dev, "bus", None)  # a Modbus device's connection (drivers.modbus)
+            if bus is not None:
+                bus.close()
 
     @staticmethod
     async def _create(coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
@@ -597,6 +634,25 @@ SIMULATORS: dict[str, Callable[[], Any]] = {"shuffler": ShufflerSim, "shoe": Sho
                                              "progressive": ProgressiveSim, "panel": PanelSim}
 
 
+# The Modbus devices' URLs' query (drivers.modbus.parse_url): "" as configured, or ``quick_faults``'s
+MODBUS_QUERY = ""
+QUICK_STALE_S = 0.5  # a Modbus device's heartbeat unchanged this long is OFFLINE (the driver's tests' figure)
+QUICK_TIMEOUT_S = 0.15  # a Modbus request unanswered this long is tried again, then failed
+
+
+def quick_faults(monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test of the faults of the Modbus devices (a heartbeat frozen, a device silent): the in-process
+    daemon's drivers find them sooner -- a heartbeat stale after QUICK_STALE_S, not 1.5 s, a request given
+    up after QUICK_TIMEOUT_S, not 0.3 s (the URL's ``timeout``) -- and the test waits that much less for
+    each.  The same detection, the same checks; the product's defaults unchanged."""
+    from drivers.modbus import ModbusDevice
+
+    defaults = ModbusDevice.__init__.__kwdefaults__
+    assert defaults is not None and "heartbeat_stale_after" in defaults
+    monkeypatch.setitem(defaults, "heartbeat_stale_after", QUICK_STALE_S)
+    monkeypatch.setattr(sys.modules[__name__], "MODBUS_QUERY", f"?timeout={QUICK_TIMEOUT_S}")
+
+
 def _devices(text: str, add_devices: tuple[str, ...], monkeypatch: pytest.MonkeyPatch,
              start: Callable[[str], Any]) -> dict[str, Any]:
     """Each device the configuration ``text`` names (or ``add_devices`` adds) started by ``start``, which gives
@@ -605,7 +661,8 @@ def _devices(text: str, add_devices: tuple[str, ...], monkeypatch: pytest.Monkey
     for device in SCHEMES:
         if f"\n{device} =" in text or device in add_devices:
             controls[device] = start(device)
-            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url)
+            query = MODBUS_QUERY if device_type(device).link is not Link.SERIAL else ""
+            monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", controls[device].url + query)
         else:
             monkeypatch.setenv(f"TABLE_DEVICES__{device.upper()}", "null")
     return controls

@@ -17,6 +17,7 @@ from decimal import Decimal
 
 import pytest
 
+import controller.service.devices
 from controller.journal.store import Journal
 from daemon_harness import phase, table_in_process, told
 from games.cards import DECK
@@ -430,6 +431,8 @@ def test_the_daemon_starts_with_a_silent_progressive_system_and_takes_it_when_it
     notify.bind(str(tmp_path / "notify.sock"))
     notify.settimeout(60)
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "notify.sock"))
+    # the start waits this long for the silent system (10 s in the product): the same start, 8 s less waited
+    monkeypatch.setattr(controller.service.devices, "DEVICE_START_TIMEOUT", 2.0)
     with table_in_process("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
         t.controls["progressive"]("stop_answering")
         t.start_daemon()

@@ -38,6 +38,7 @@ from daemon_harness import (
     no_more_bets,
     phase,
     play_out,
+    quick_faults,
     table_in_process,
     told,
 )
@@ -50,6 +51,12 @@ from games.registry import GAMES as RULES
 GAMES = {g.short: g.name for g in RULES.values()}  # every game the table runs, by its short name
 CARD_DEVICE = {"UTH": "shuffler", "JHE": "shuffler", "HCF": "shoe", "RET": "shoe"}
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
+
+
+@pytest.fixture(autouse=True)
+def _quick_faults(monkeypatch):
+    """The Modbus devices' faults found in a third of the product's time (daemon_harness.quick_faults)."""
+    quick_faults(monkeypatch)
 
 # The clauses, per game (chapter 13 is numbered differently in each; JHE per RULINGS R10).
 FACE_UP = {"UTH": "UTH ch.13 §B", "JHE": "JHE ch.13 §B", "HCF": "HCF ch.13 §B", "RET": "RET ch.13 §A"}

@@ -56,6 +56,7 @@ from daemon_harness import (
     no_more_bets,
     phase,
     play_out,
+    quick_faults,
     smallest_decision,
     table_in_process,
     told,
@@ -68,6 +69,12 @@ from games.registry import GAMES as RULES
 
 GAMES = {g.short: g.name for g in RULES.values()}  # every game the table runs, by its short name
 KEY = "supervisor 4711"  # Dealer.with_key turns the key of supervisor 4711
+
+
+@pytest.fixture(autouse=True)
+def _quick_faults(monkeypatch):
+    """The Modbus devices' faults found in a third of the product's time (daemon_harness.quick_faults)."""
+    quick_faults(monkeypatch)
 NOT_ANSWERING = "the progressive system is not answering"  # controller.daemon.NOT_ANSWERING
 # the lock-out, each game's own clause (HCF ch.8 §C numbers it (1): its "no more bets" is §C itself)
 LOCKOUT = {"UTH": "UTH ch.8 §C(2)", "JHE": "JHE ch.8 §C(2)", "HCF": "HCF ch.8 §C(1)", "RET": "RET ch.8 §C(2)"}
