@@ -280,11 +280,11 @@ async def glance(request: web.Request) -> web.Response:
         v = await in_thread(request.app[keys.CHECK].check)
     rows = [  # every code in words (web/words.py), every amount as money
         ("Table controller", _running(request)),  # a stopped daemon's last status is not the table now
-        ("Game", say(s["game"]) if s.get("game") else "?"),
+        ("Game", say(s["game"]) if s.get("game") else "-"),  # no status: every row says "-", as the others
         ("State", say(s["state"]) if s.get("state") else "no status from the daemon"),
         ("Round", f"{r.get('round_id', '-')} {say(r.get('phase'))}"),
         ("Dealer told", s.get("message") or "-"),
-        ("Devices", ", ".join(f"{say(k, 'device')} {say(v)}" for k, v in (s.get("devices") or {}).items())),
+        ("Devices", ", ".join(f"{say(k, 'device')} {say(v)}" for k, v in (s.get("devices") or {}).items()) or "-"),
         ("Watchdog", say(s.get("watchdog", "-"))),
         ("Storage", _storage(s.get("storage"))),
         ("Progressive wagers", say(s.get("progressive_wagers", "-"))),
