@@ -36,8 +36,7 @@ def test_stored_figures_add_up(game: str, letter: str | None, strategy: str) -> 
     for c in stored["combinations"]:
         exact = (game, c["side_wager"]) in combine.EXACT
         playable = strategy == "posted" or game in optimal_play.PLAYABLE
-        uncounted = (game, c["side_wager"]) in combine.UNCOUNTED
-        expected = "not computed" if uncounted else "exact" if exact else "simulation" if playable else "not computed"
+        expected = "exact" if exact else "simulation" if playable else "not computed"
         assert c["method"] == expected, c
         if expected == "exact":
             var = Fraction(base["variance_per_ante"]) + Fraction(c["side_variance_per_ante"]) \
