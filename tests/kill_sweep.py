@@ -22,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import weakref
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,14 +88,16 @@ class Killer:
         self.target: tuple[str, Any, str] | None = None  # ("count", n, when) or ("kind", kind, when)
         self.seen = 0  # writes since armed
         self.fired: str | None = None  # where it killed
-        self.dead: set[int] = set()  # journals of killed daemons: they write nothing more
+        # journals of killed daemons: they write nothing more.  Held weakly, not by id(): a killed daemon's
+        # journal, freed once its tasks are gone, may leave its id to the next daemon's journal
+        self.dead: weakref.WeakSet[Journal] = weakref.WeakSet()
         self.task: asyncio.Task[Any] | None = None  # the daemon's task
 
     def arm(self, target: tuple[str, Any, str] | None, task: asyncio.Task[Any] | None) -> None:
         self.target, self.seen, self.fired, self.task = target, 0, None, task
 
     def hook(self, journal: Journal, when: str, kinds: list[str]) -> None:
-        if id(journal) in self.dead:
+        if journal in self.dead:
             raise KilledForTest("a killed daemon writes nothing")
         if self.target is None:
             return
@@ -106,7 +109,7 @@ class Killer:
             return
         self.fired = f"{at} write {self.seen} ({', '.join(kinds)})"
         self.target = None
-        self.dead.add(id(journal))
+        self.dead.add(journal)
         if self.task is not None:  # dead wherever the write was made from (a poll task's listener too)
             asyncio.get_running_loop().call_soon(self.task.cancel)
         raise KilledForTest(self.fired)
