@@ -37,6 +37,16 @@ ast.parse = _parse_again
 # machine running the tests may keep none, and an open table on such a clock is an alarm (P109, test_clock.py)
 os.environ.setdefault("TABLECTL_CLOCK", "synchronised")
 
+# A supervisor's ID is checked by scrypt (controller/supervisors.py, P93: tens of milliseconds of CPU by design),
+# once per daemon: every in-process daemon a test starts, and every restart of a kill sweep, checked the same ID
+# against the same entry anew.  The same ID, salt and cost give the same hash: each worker keeps those it made.
+# The check itself is unchanged (matches() still compares the entry's hash).
+import functools  # noqa: E402
+
+import controller.supervisors  # noqa: E402
+
+controller.supervisors._scrypt = functools.lru_cache(maxsize=256)(controller.supervisors._scrypt)
+
 # The browser tests' Chromium (tests/web_harness.py), one fixture for every module.
 from web_harness import browser  # noqa: E402,F401
 

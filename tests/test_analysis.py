@@ -8,7 +8,9 @@ import json
 import random
 from decimal import Decimal
 from fractions import Fraction
+from functools import cache
 from math import comb
+from typing import Any
 
 import numpy as np
 import pytest
@@ -158,13 +160,19 @@ def test_hcf_flush_bonus_counts():
     assert [x["count"] for x in r["lines"]] == want == [6864, 267696, 3814668, 26137540]
 
 
+@cache
+def _hcf_hands_and_lines() -> tuple[tuple[list[Any], dict[str, Any]], ...]:
+    """The 3,000 random seven-card hands every HCF paytable is checked on, with what the game makes of each:
+    the same hands for every paytable, so the game's evaluation is made once per process, not per paytable."""
+    rng = random.Random(7)
+    return tuple((cards, hcf_lines_made(cards)) for cards in (rng.sample(DECK, 7) for _ in range(3000)))
+
+
 @pytest.mark.parametrize("key", [k for k in PAYTABLES if k[0] == HCF and k[1] != "envy"])
 def test_hcf_suit_by_suit_equals_the_game(key):
     table = PAYTABLES[key]
-    rng = random.Random(7)
-    for _ in range(3000):
-        cards = rng.sample(DECK, 7)
-        line = table.line_for(hcf_lines_made(cards)[table.wager])
+    for cards, made in _hcf_hands_and_lines():
+        line = table.line_for(made[table.wager])
         want = len(table.lines) if line is None else table.lines.index(line)
         assert analysis.hcf_line_index(table, cards) == want
 

@@ -37,7 +37,8 @@ CRASH_GAMES = ["ultimate_texas_holdem", "run_em_twice"] if os.environ.get("CRASH
 @pytest.mark.parametrize("config", CRASH_GAMES)
 def test_sigkill_at_random_points_loses_and_doubles_nothing(config, tmp_path, monkeypatch):
     rng = random.Random(20261126 + len(config))
-    with simulated_table(config, tmp_path, monkeypatch, seed=rng.randrange(1000)) as t:
+    with simulated_table(config, tmp_path, monkeypatch, seed=rng.randrange(1000),
+                         simulators="in_process") as t:
         cfg, dealer = t.cfg, t.dealer
         t.start_daemon()
         kills = 0

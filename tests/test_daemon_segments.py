@@ -37,7 +37,7 @@ def play(t, rounds: int, steps: int = 400) -> None:
 
 def test_the_daemon_rolls_over_between_rounds_and_the_tools_read_across(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLE_JOURNAL_OPTIONS__SEGMENT_MAX_MB", SMALL)
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         t.start_daemon()
         t.open_table()
         play(t, 2)
@@ -59,7 +59,7 @@ def test_the_daemon_rolls_over_between_rounds_and_the_tools_read_across(tmp_path
 
 def test_a_daemon_killed_during_a_roll_over_finishes_it_at_start_and_plays_on(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLE_JOURNAL_OPTIONS__SEGMENT_MAX_MB", SMALL)
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         t.start_daemon()
         t.open_table()
         play(t, 1)

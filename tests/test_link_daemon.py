@@ -36,13 +36,13 @@ def test_a_contribution_at_one_table_shows_on_the_other_tables_sign(tmp_path, mo
         d.mkdir()
     monkeypatch.setenv("TABLE_ID", "uth-a")
     monkeypatch.setenv("TABLE_PROGRESSIVE__ASSET", "A-100")
-    with simulated_table(GAME, dirs["a"], monkeypatch) as a:
+    with simulated_table(GAME, dirs["a"], monkeypatch, simulators="in_process") as a:
         for deck in ("A", "B"):
             a.controls["shuffler"]("set_deck", cards=ROYAL, deck=deck)
         a.start_daemon()  # its environment is taken now: table a
         monkeypatch.setenv("TABLE_ID", "uth-b")
         monkeypatch.setenv("TABLE_PROGRESSIVE__ASSET", "A-200")
-        with simulated_table(GAME, dirs["b"], monkeypatch, seed=2) as b:
+        with simulated_table(GAME, dirs["b"], monkeypatch, seed=2, simulators="in_process") as b:
             b.start_daemon()
             b.open_table()
             a.open_table()
@@ -108,7 +108,7 @@ def test_link_lost_disables_progressive_wagers_until_it_returns(tmp_path, monkey
     monkeypatch.setenv("TABLE_PROGRESSIVE__LINK", url)
     monkeypatch.setenv("TABLE_PROGRESSIVE__LINK_ID", "floor")
     monkeypatch.setenv("TABLE_ID", "uth-c")
-    with simulated_table(GAME, tmp_path, monkeypatch, seed=3) as t:
+    with simulated_table(GAME, tmp_path, monkeypatch, seed=3, simulators="in_process") as t:
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: phase(s) == "wagers", "the first round")

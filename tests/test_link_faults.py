@@ -292,7 +292,8 @@ def test_a_no_more_bets_during_a_stall_is_handled_within_a_second_and_the_dealer
     monkeypatch.setenv("TABLE_PROGRESSIVE__LINK", link_url)
     monkeypatch.setenv("TABLE_PROGRESSIVE__LINK_ID", "floor")
     monkeypatch.setenv("TABLE_ID", "uth-s")
-    with simulated_table(GAME, tmp_path, monkeypatch, seed=5) as t, ThreadPoolExecutor(1) as pool:
+    with (simulated_table(GAME, tmp_path, monkeypatch, seed=5, simulators="in_process") as t,
+          ThreadPoolExecutor(1) as pool):
         t.start_daemon()
         t.open_table()
         s = t.until(lambda s: phase(s) == "wagers", "the first round")

@@ -244,7 +244,7 @@ def test_a_real_table_publishes_through_tablectl_web_and_catches_up(tmp_path, mo
             time.sleep(0.1)
         raise AssertionError(f"the pit never had round {round_id}: {s}")
 
-    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch) as t:
+    with simulated_table("ultimate_texas_holdem", tmp_path, monkeypatch, simulators="in_process") as t:
         t.start_daemon()
         with web_service(t, tmp_path, monkeypatch) as w:
             t.open_table()
