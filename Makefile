@@ -81,10 +81,16 @@ KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 # One collection first writes the rewritten test modules' bytecode, so the workers start from it instead of
 # each rewriting every module on a fresh clone.  Lint (ruff, mypy strict) is its own target, run by CI
 # (.ci/run) before make test: the tests alone take make test's five minutes on 2 cores.
+# The tests' temporary directories go on a RAM disk (/dev/shm) when it has 4 GB free: the daemons' journals
+# sync every commit, which on a disk the daemon tests wait on (measured: a sixth less CPU, the JHE kill
+# sweep 30 s -> 18 s); a directory of this run's own, removed after it (about 2 GB), else pytest's default.
 test: $(KERNELS) chromium postgresql
 	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
-	KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest -n 4 --maxschedchunk=1 -q -m "not install and not timing"
+	@free=$$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $$4}'); \
+	if [ "$${free:-0}" -gt 4000000 ] && base=$$(mktemp -d /dev/shm/table-tests.XXXXXX); then \
+	  trap 'rm -rf "$$base"' EXIT; echo "temporary directories: $$base (RAM)"; basetemp="--basetemp=$$base/t"; fi; \
+	set -x; KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest $$basetemp -n 4 --maxschedchunk=1 -q -m "not install and not timing"
 	$(PY) -m pytest -q -p no:xdist -m timing
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
