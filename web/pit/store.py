@@ -27,12 +27,12 @@ from psycopg_pool import AsyncConnectionPool
 
 from controller.progressive.link import migrate as link_migrate
 from controller.progressive.link.store import (
+    CLOSE_S,
     CONNECT_TIMEOUT_S,
     KEEPALIVE,
     STATEMENT_TIMEOUT_MS,
-    LinkStalled,
     background,
-    deadline,
+    close_pool,
 )
 
 CHANNEL = "pit_changed"
@@ -66,7 +66,6 @@ def _when(epoch: float) -> datetime:
     return datetime.fromtimestamp(epoch, UTC)
 
 
-CLOSE_S = 3.0  # seconds a pool's close may take before it is left to end in the background
 
 
 class PitStore:
@@ -97,13 +96,10 @@ class PitStore:
             raise
 
     async def close(self) -> None:
-        """Close the pool, waiting at most CLOSE_S: a close held up is given up (cancelled, as ``deadline``
-        does), so the publisher or server that owns the pool always ends.  Seen once: with the server stopped
-        and started again, under the load of 6 test workers, a publisher's end waited on its pool without end."""
-        try:
-            await deadline(self.pool.close(timeout=1.0), CLOSE_S)
-        except LinkStalled:
-            pass
+        """Close the pool, waiting at most CLOSE_S: a close held up goes on in the background (never
+        cancelled: ``close_pool``), so the publisher or server that owns the pool always ends, and the pool's
+        workers too.  Seen: with the server stopped and started again, a publisher's end waited without end."""
+        await close_pool(self.pool, CLOSE_S)
 
     def abandon(self) -> None:
         """Leave the pool to close in the background (its calls may be stuck on a stalled server)."""

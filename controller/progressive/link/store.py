@@ -42,6 +42,7 @@ CONNECT_TIMEOUT_S = 2
 # the server's own limit on a statement: it holds only while the server runs (a stopped or stalled server
 # enforces nothing); the table's side enforces its deadlines itself (``LinkedMeters``, P98)
 STATEMENT_TIMEOUT_MS = 3000
+CLOSE_S = 3.0  # seconds a pool's close is waited for before it is left to end in the background
 READ_DEADLINE_S = 3.0  # a page's one read of the meters (``read_meters``)
 # the connection's own checks, on the table's side: a peer gone (host down, cable pulled) is found by TCP
 # keepalives within about 5 + 3 x 2 s, and data unacknowledged for 10 s fails the connection (libpq's
@@ -149,7 +150,7 @@ class LinkStore:
             raise
 
     async def close(self) -> None:
-        await self.pool.close()
+        await close_pool(self.pool, CLOSE_S)
 
     def abandon(self) -> None:
         """Leave the pool to close in the background and take a fresh one (opened by the next ``open``): its
@@ -515,6 +516,21 @@ async def deadline(aw: Awaitable[T], seconds: float) -> T:
     fut.cancel()
     fut.add_done_callback(lambda f: f.cancelled() or f.exception())
     raise LinkStalled(f"no answer within {seconds:g} s")
+
+
+async def close_pool(pool: AsyncConnectionPool, seconds: float) -> None:
+    """Close ``pool``, waiting ``seconds`` at most, the close going on in the background past them.  The close
+    itself is never cancelled (the caller's deadline or its own cancel stops only the waiting): psycopg_pool's
+    workers end on the stop the close queues them, and a worker cancelled instead catches the cancel in the
+    task it runs (its CLIENT_EXCEPTIONS) and waits on its queue for ever -- which hung the end of an event
+    loop that cancelled it (a test's asyncio.run, seen in CI, and so a daemon's or a publisher's end)."""
+    if pool.closed:
+        return
+    closing = background(pool.close(timeout=seconds))
+    try:
+        await deadline(asyncio.shield(closing), seconds)
+    except LinkStalled:
+        pass
 
 
 def background(aw: Awaitable[Any]) -> asyncio.Future[Any]:
