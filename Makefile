@@ -46,6 +46,14 @@ $(KERNELS): $(STAMP) $(wildcard games/par/*.py)
 	$(PY) -m games.par.warm
 	touch $(KERNELS)
 
+# The test modules' asserts rewritten once into their bytecode (pytest's cache in tests/__pycache__), so that
+# make test's four workers start from it instead of each rewriting every module (about 11 s of CPU a worker on
+# a fresh clone): a setup step, redone when a test module changes.
+TESTS_COMPILED := $(VENV)/.tests-compiled
+$(TESTS_COMPILED): $(STAMP) $(wildcard tests/*.py) pyproject.toml
+	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1 || true
+	@touch $(TESTS_COMPILED)
+
 # The browser tests drive Debian's Chromium (Playwright's own browser download is not used):
 # installed here when missing and we are root; otherwise the tests say how to get it.
 CHROMIUM ?= /usr/bin/chromium
@@ -67,7 +75,7 @@ postgresql:
 	  else echo "note: PostgreSQL's server is missing; the linked-progressive tests need it (as root: apt-get install postgresql)"; fi; \
 	fi
 
-setup: $(KERNELS) chromium postgresql
+setup: $(KERNELS) $(TESTS_COMPILED) chromium postgresql
 
 # lint first: a type error or a lint finding fails the suite before a test runs (CI runs make test)
 # the kill-point sweeps append their figures here; printed after the run (tests/kill_report.py)
@@ -78,20 +86,20 @@ KILL_REPORT ?= $(CURDIR)/var/kill-report.jsonl
 # (--maxschedchunk=1).  With 2, xdist's queue for a worker grows by one at each test it finishes, up
 # to a sixteenth of those left: a worker was left alone for 50 s at the end on the hundred slow
 # irregularity tests queued for it while the others had finished.  CPU_REPORT=file records each test's CPU (python tests/cpu_report.py file).
-# One collection first writes the rewritten test modules' bytecode, so the workers start from it instead of
-# each rewriting every module on a fresh clone.  Lint (ruff, mypy strict) is its own target, run by CI
-# (.ci/run) before make test: the tests alone take make test's five minutes on 2 cores.
+# The rewritten test modules' bytecode is written at setup ($(TESTS_COMPILED)).  Lint (ruff, mypy strict) is
+# its own target, run by CI (.ci/run) before make test: the tests alone take most of make test's five minutes.
 # The tests' temporary directories go on a RAM disk (/dev/shm) when it has 4 GB free: the daemons' journals
 # sync every commit, which on a disk the daemon tests wait on (measured: a sixth less CPU, the JHE kill
 # sweep 30 s -> 18 s); a directory of this run's own, removed after it (about 2 GB), else pytest's default.
-test: $(KERNELS) chromium postgresql
-	@$(PY) -m pytest --collect-only -q -p no:cacheprovider >/dev/null 2>&1
+# the modules holding a timing test, run alone after the rest (collecting only them: seconds saved)
+TIMING_TESTS = $(shell grep -l "mark.timing" tests/test_*.py)
+test: $(KERNELS) $(TESTS_COMPILED) chromium postgresql
 	@mkdir -p $(dir $(KILL_REPORT)) && rm -f $(KILL_REPORT)
 	@free=$$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $$4}'); \
 	if [ "$${free:-0}" -gt 4000000 ] && base=$$(mktemp -d /dev/shm/table-tests.XXXXXX); then \
 	  trap 'rm -rf "$$base"' EXIT; echo "temporary directories: $$base (RAM)"; basetemp="--basetemp=$$base/t"; fi; \
 	set -x; KILL_REPORT=$(KILL_REPORT) $(PY) -m pytest $$basetemp -n 4 --maxschedchunk=1 -q -m "not install and not timing"
-	$(PY) -m pytest -q -p no:xdist -m timing
+	$(PY) -m pytest -q -p no:xdist -m timing $(TIMING_TESTS)
 	@$(PY) tests/kill_report.py $(KILL_REPORT)
 
 # The offline install of a table PC, its upgrade and rollback (tests/test_dist.py: two `make dist` builds and
