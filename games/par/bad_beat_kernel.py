@@ -21,11 +21,11 @@ assert batch.RANK_CATEGORY.max() == TIES - 1  # ten categories, high card to roy
 
 
 @njit(cache=True, nogil=True)
-def _board(board: Any, t7: Any, category: Any, hi: Any, hj: Any, rest: Any, hand_rank: Any, above_card: Any,
-           group_card: Any, acc: Any) -> None:
-    """Add one board's pairs into ``acc`` (losers' doc); the other arrays are scratch space of the caller."""
+def _rank(board: Any, t7: Any, hi: Any, hj: Any, rest: Any, hand_rank: Any) -> None:
+    """``rest``: the 47 cards not on ``board``; ``hand_rank[h]``: the rank class of two-card hand h (``rest[hi[h]]``,
+    ``rest[hj[h]]``) with the board.  (uth_kernel.board_results ranks the same way; its stored sheets name that
+    file's code, so it keeps its own loop until their next recount.)"""
     keys7, rank7, fs7, frank = t7
-    nh = len(hi)
     in_board = np.zeros(52, dtype=np.bool_)
     bm = np.zeros(4, dtype=np.int64)
     bkey = 0
@@ -38,7 +38,7 @@ def _board(board: Any, t7: Any, category: Any, hi: Any, hj: Any, rest: Any, hand
         if not in_board[c]:
             rest[k] = c
             k += 1
-    for h in range(nh):
+    for h in range(len(hi)):
         a = rest[hi[h]]
         b = rest[hj[h]]
         key = bkey + keys7[a] + keys7[b]
@@ -52,6 +52,14 @@ def _board(board: Any, t7: Any, category: Any, hi: Any, hj: Any, rest: Any, hand
             hand_rank[h] = frank[m]
         else:
             hand_rank[h] = rank7[key & RANK_FIELD]
+
+
+@njit(cache=True, nogil=True)
+def _board(board: Any, t7: Any, category: Any, hi: Any, hj: Any, rest: Any, hand_rank: Any, above_card: Any,
+           group_card: Any, acc: Any) -> None:
+    """Add one board's pairs into ``acc`` (losers' doc); the other arrays are scratch space of the caller."""
+    nh = len(hi)
+    _rank(board, t7, hi, hj, rest, hand_rank)
     order = _radix_order(hand_rank)
     above_card[:] = 0
     above = 0
@@ -115,45 +123,19 @@ def categories(boards: Any, t7: Any, category: Any, hi: Any, hj: Any, joint: Any
     """``joint[c1, c2]`` += the ordered pairs of hands sharing no card whose categories are c1 and c2: the
     form published two-hand tables take (a check of the ranking and of the overlap arithmetic against
     them, make soak), from every hand's category and the hands of each category holding each card."""
-    keys7, rank7, fs7, frank = t7
     rest = np.empty(47, dtype=np.int64)
     nh = len(hi)
-    cat_h = np.empty(nh, dtype=np.int64)
+    hand_rank = np.empty(nh, dtype=np.int64)
     for bi in range(len(boards)):
-        board = boards[bi]
-        in_board = np.zeros(52, dtype=np.bool_)
-        bm = np.zeros(4, dtype=np.int64)
-        bkey = 0
-        for i in range(5):
-            in_board[board[i]] = True
-            bkey += keys7[board[i]]
-            bm[board[i] % 4] |= 1 << (board[i] // 4)
-        k = 0
-        for c in range(52):
-            if not in_board[c]:
-                rest[k] = c
-                k += 1
+        _rank(boards[bi], t7, hi, hj, rest, hand_rank)
         n_cat = np.zeros(TIES, dtype=np.int64)
         card_cat = np.zeros((47, TIES), dtype=np.int64)
         for h in range(nh):
-            a = rest[hi[h]]
-            b = rest[hj[h]]
-            key = bkey + keys7[a] + keys7[b]
-            fs = fs7[key >> SUIT_SHIFT]
-            if fs >= 0:
-                m = bm[fs]
-                if a % 4 == fs:
-                    m |= 1 << (a // 4)
-                if b % 4 == fs:
-                    m |= 1 << (b // 4)
-                c1 = category[frank[m]]
-            else:
-                c1 = category[rank7[key & RANK_FIELD]]
-            cat_h[h] = c1
+            c1 = category[hand_rank[h]]
             n_cat[c1] += 1
             card_cat[hi[h], c1] += 1
             card_cat[hj[h], c1] += 1
         for h in range(nh):
-            c1 = cat_h[h]
+            c1 = category[hand_rank[h]]
             for c2 in range(TIES):  # the hands of c2 less those holding either card; itself held both
                 joint[c1, c2] += n_cat[c2] - card_cat[hi[h], c2] - card_cat[hj[h], c2] + (1 if c2 == c1 else 0)
